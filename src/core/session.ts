@@ -1,0 +1,135 @@
+/**
+ * @module core/session
+ * The stored state of one agent conversation, independent of dialect and storage.
+ */
+import { isUnfinished, type Item } from './items.js'
+import type { ReminderSettings } from './reminder.js'
+
+export const ENDED_OUTCOMES = ['completed', 'max_turns', 'error', 'cancelled'] as const
+export type EndedOutcome = (typeof ENDED_OUTCOMES)[number]
+
+export interface Ended {
+  outcome: EndedOutcome
+  detail: string | null
+  at: number
+  unfinished: string[]
+}
+
+/** What caused a version: a counted round, an operator's PUT, or the end of a run. */
+export type ChangeSource = 'round' | 'put' | 'end' | 'delete'
+
+export interface Session {
+  tenant: string
+  session_id: string
+  dialect: string
+  version: number
+  items: Item[]
+  round: number
+  rounds_since_todo: number
+  rounds_since_reminder: number | null
+  settings: ReminderSettings
+  /** Dialect-private state, e.g. the next task id of claude-tasks. */
+  dialect_state: Record<string, unknown>
+  /** Set by an operator's PUT; the next round reply carries a notice and clears it. */
+  notice_pending: boolean
+  ended: Ended | null
+  /** Epoch milliseconds. */
+  created_at: number
+  updated_at: number
+}
+
+/** A stored version of the list, for history and stream replay. */
+export interface HistoryEntry {
+  version: number
+  at: number
+  source: ChangeSource
+  items: Item[]
+}
+
+/** Which sessions a listing returns; `stale` needs `staleBefore`. */
+export type ListState = 'active' | 'done' | 'stale' | 'ended' | 'all'
+
+/** Columns a store indexes to filter listings without reading every record. */
+export interface SessionSummary {
+  total: number
+  unfinished: number
+  ended: boolean
+}
+
+/**
+ * The identity of a session: tenant and id.
+ */
+export interface SessionKey {
+  tenant: string
+  sessionId: string
+}
+
+/**
+ * Creates the state of a new session.
+ * @param key - tenant and session id
+ * @param dialect - the dialect fixed by the first write
+ * @param settings - reminder overrides
+ * @param now - epoch ms
+ */
+export function newSession(
+  key: SessionKey,
+  dialect: string,
+  settings: ReminderSettings,
+  now: number
+): Session {
+  return {
+    tenant: key.tenant,
+    session_id: key.sessionId,
+    dialect,
+    version: 0,
+    items: [],
+    round: 0,
+    rounds_since_todo: 0,
+    rounds_since_reminder: null,
+    settings,
+    dialect_state: {},
+    notice_pending: false,
+    ended: null,
+    created_at: now,
+    updated_at: now,
+  }
+}
+
+/**
+ * The indexed summary of a session.
+ * @param session - the session
+ */
+export function summarize(session: Session): SessionSummary {
+  return {
+    total: session.items.length,
+    unfinished: session.items.filter(isUnfinished).length,
+    ended: session.ended !== null,
+  }
+}
+
+/**
+ * Whether a session matches a listing state.
+ * @param summary - the session's summary
+ * @param updatedAt - its last change, epoch ms
+ * @param state - the filter
+ * @param staleBefore - epoch ms: unfinished sessions unchanged since before this are stale
+ */
+export function matchesState(
+  summary: SessionSummary,
+  updatedAt: number,
+  state: ListState,
+  staleBefore: number
+): boolean {
+  switch (state) {
+    case 'all':
+      return true
+    case 'ended':
+      return summary.ended
+    case 'active':
+      return !summary.ended && (summary.unfinished > 0 || summary.total === 0)
+    case 'done':
+      return !summary.ended && summary.total > 0 && summary.unfinished === 0
+    case 'stale':
+      return !summary.ended && summary.unfinished > 0 && updatedAt < staleBefore
+  }
+}

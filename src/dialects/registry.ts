@@ -1,0 +1,24 @@
+/**
+ * @module dialects/registry
+ * Every dialect the service speaks, by name.
+ */
+import { s03 } from './s03.js'
+import type { Dialect } from './types.js'
+
+/** The dialect a new session gets when its first request names none. */
+export const DEFAULT_DIALECT = 's03'
+
+const ALL: readonly Dialect[] = [s03]
+
+export const DIALECTS: ReadonlyMap<string, Dialect> = new Map(ALL.map((d) => [d.name, d]))
+
+/** The names of every dialect, in listing order. */
+export const DIALECT_NAMES = ALL.map((d) => d.name) as [string, ...string[]]
+
+/**
+ * The dialect of that name, or undefined.
+ * @param name - a dialect name
+ */
+export function getDialect(name: string): Dialect | undefined {
+  return DIALECTS.get(name)
+}

@@ -1,0 +1,164 @@
+/**
+ * @module dialects/round
+ * One round of an agent loop: the model's tool calls applied to a session through its dialect.
+ */
+import type { Item } from '../core/items.js'
+import { advanceReminder, type ReminderSettings } from '../core/reminder.js'
+import { newSession, type Session, type SessionKey } from '../core/session.js'
+import { DEFAULT_DIALECT, getDialect } from './registry.js'
+import type { CallResult, Dialect } from './types.js'
+
+/** One tool call as the model API gave it. */
+export interface ToolCall {
+  id?: string
+  name: string
+  /** Anthropic: the parsed input. */
+  input?: unknown
+  /** OpenAI: a JSON string (or, leniently, an object). */
+  arguments?: unknown
+  /** Gemini: the parsed args. */
+  args?: unknown
+}
+
+export interface RoundRequest {
+  dialect?: string
+  tool_calls: ToolCall[]
+  settings?: ReminderSettings
+}
+
+export interface ToolResult extends CallResult {
+  tool_use_id: string
+  name: string
+}
+
+export interface Notice {
+  text: string
+  rendered: string
+}
+
+export interface RoundOutcome {
+  session: Session
+  results: ToolResult[]
+  used_todo: boolean
+  reminder: { text: string } | null
+  notice: Notice | null
+  dropped: Item[]
+}
+
+/** A request named a dialect other than the one the session was created with. */
+export class DialectConflictError extends Error {
+  constructor(
+    readonly sessionDialect: string,
+    readonly requested: string
+  ) {
+    super(`This session speaks '${sessionDialect}'; the request named '${requested}'.`)
+    this.name = 'DialectConflictError'
+  }
+}
+
+/**
+ * Resolves the dialect a request runs in, creating nothing.
+ * @throws DialectConflictError when the request names another dialect than the session's
+ */
+export function resolveDialect(current: Session | null, requested: string | undefined): Dialect {
+  const name = current?.dialect ?? requested ?? DEFAULT_DIALECT
+  if (current && requested !== undefined && requested !== current.dialect) {
+    throw new DialectConflictError(current.dialect, requested)
+  }
+  const dialect = getDialect(name)
+  if (!dialect) throw new Error(`unknown dialect '${name}'`)
+  return dialect
+}
+
+/**
+ * The text handed to the model once after a person edited its list.
+ * @param rendered - the list as the dialect renders it
+ */
+export function noticeFor(rendered: string): Notice {
+  return {
+    text: `The todo list was changed by a person while you were working. This is the current list; continue from it:\n\n${rendered}`,
+    rendered,
+  }
+}
+
+/** Reads a call's arguments from whichever field its API used. */
+function callArguments(call: ToolCall): { ok: true; value: unknown } | { ok: false; raw: string } {
+  if (call.input !== undefined) return { ok: true, value: call.input }
+  if (call.args !== undefined) return { ok: true, value: call.args }
+  if (typeof call.arguments === 'string') {
+    if (call.arguments.trim() === '') return { ok: true, value: {} }
+    try {
+      return { ok: true, value: JSON.parse(call.arguments) }
+    } catch {
+      return { ok: false, raw: call.arguments }
+    }
+  }
+  return { ok: true, value: call.arguments ?? {} }
+}
+
+/**
+ * Applies a round to a session (or to a new one) without side effects: the caller stores the
+ * returned session. Calls to the dialect's tools are applied in order; other calls are counted.
+ * @param current - the stored session, or null for a new one
+ * @param key - tenant and session id
+ * @param request - the round
+ * @param now - epoch ms
+ */
+export function applyRound(
+  current: Session | null,
+  key: SessionKey,
+  request: RoundRequest,
+  now: number
+): RoundOutcome {
+  const dialect = resolveDialect(current, request.dialect)
+  const base = current ?? newSession(key, dialect.name, request.settings ?? {}, now)
+  const toolNames = new Set(dialect.tools.map((t) => t.name))
+  const ownCalls = request.tool_calls.filter((call) => toolNames.has(call.name)).length
+
+  let state = { items: base.items, data: base.dialect_state }
+  const results: ToolResult[] = []
+  const dropped: Item[] = []
+  request.tool_calls.forEach((call, index) => {
+    if (!toolNames.has(call.name)) return
+    const tool_use_id = call.id ?? `call_${index}`
+    const args = callArguments(call)
+    if (!args.ok) {
+      const content = dialect.argumentsError(call.name, args.raw)
+      results.push({ tool_use_id, name: call.name, is_error: true, content, structured: null })
+      return
+    }
+    const outcome = dialect.apply(state, call.name, args.value, {
+      callsInRound: ownCalls,
+      indexInRound: results.length,
+    })
+    state = outcome.state
+    dropped.push(...outcome.dropped)
+    results.push({ tool_use_id, name: call.name, ...outcome.result })
+  })
+
+  const usedTodo = ownCalls > 0
+  const resets = request.tool_calls.some(
+    (call) => toolNames.has(call.name) && (dialect.resetsReminder?.(call.name) ?? true)
+  )
+  const { counters, due } = advanceReminder(dialect.reminder, base.settings, base, resets)
+  const notice = base.notice_pending ? noticeFor(dialect.render(state.items)) : null
+  const session: Session = {
+    ...base,
+    items: state.items,
+    dialect_state: state.data,
+    version: base.version + 1,
+    round: base.round + 1,
+    rounds_since_todo: counters.rounds_since_todo,
+    rounds_since_reminder: counters.rounds_since_reminder,
+    notice_pending: false,
+    updated_at: now,
+  }
+  return {
+    session,
+    results,
+    used_todo: usedTodo,
+    reminder: due ? { text: dialect.reminderText(state.items) } : null,
+    notice,
+    dropped,
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * @module http/app
+ * `createApp(deps)`: the whole HTTP API as a hono app, without a listening socket.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { etag } from 'hono/etag'
+import { HTTPException } from 'hono/http-exception'
+import { methodNotAllowed } from 'hono/method-not-allowed'
+import { requestId } from 'hono/request-id'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { DialectConflictError } from '../dialects/round.js'
+import { ConflictRetryError, StoreUnavailableError } from '../store/types.js'
+import { authenticate } from './auth.js'
+import type { AppDeps } from './deps.js'
+import type { AppEnv } from './env.js'
+import { requestLogger } from './logging.js'
+import { fieldErrors, problem, ProblemError } from './problem.js'
+import { registerOpsRoutes } from './routes/ops.js'
+import { registerRoundRoutes } from './routes/rounds.js'
+import { registerSessionRoutes } from './routes/sessions.js'
+import { registerToolRoutes } from './routes/tools.js'
+
+export const OPENAPI_CONFIG = {
+  openapi: '3.1.0',
+  info: {
+    title: 'agent-todos',
+    version: '1.0.0',
+    description:
+      "The todo / plan tool of LLM agent loops as a service: send your model's todo tool calls keyed by session, get back the exact tool-result text and a reminder flag.",
+  },
+  servers: [{ url: '/' }],
+}
+
+const VALIDATION_TARGET_POINTER: Record<string, string> = {
+  json: '',
+  param: '/path',
+  query: '/query',
+  header: '/headers',
+}
+
+function onError(error: Error, c: Context<AppEnv>): Response {
+  if (error instanceof ProblemError) {
+    return problem(c, error.status as ContentfulStatusCode, error.slug, error.message, {
+      errors: error.errors,
+      headers: error.headers,
+    })
+  }
+  if (error instanceof DialectConflictError) {
+    return problem(c, 409, 'dialect-conflict', error.message)
+  }
+  if (error instanceof StoreUnavailableError) {
+    return problem(c, 503, 'store-unavailable', 'The session store is unreachable; retry shortly.', {
+      headers: { 'Retry-After': '1' },
+    })
+  }
+  if (error instanceof ConflictRetryError) {
+    return problem(c, 503, 'contention', error.message, { headers: { 'Retry-After': '1' } })
+  }
+  if (error instanceof HTTPException) {
+    const status = error.status as ContentfulStatusCode
+    const headers: Record<string, string> = {}
+    error.res?.headers.forEach((value, name) => {
+      if (name !== 'content-type' && name !== 'content-length') headers[name] = value
+    })
+    if (status === 400 && /JSON/i.test(error.message)) {
+      return problem(c, 400, 'malformed-json', 'The request body is not valid JSON.', {
+        errors: [{ pointer: '', detail: error.message }],
+        headers,
+      })
+    }
+    const detail =
+      status === 401 ? 'A valid Authorization: Bearer <key> header is required.' : error.message || 'Request failed.'
+    return problem(c, status, status === 401 ? 'unauthorized' : 'http-error', detail, { headers })
+  }
+  c.get('logger')?.error({ err: error }, 'unhandled error')
+  return problem(c, 500, 'internal', 'An unexpected error occurred; it has been logged.')
+}
+
+/**
+ * Builds the app.
+ * @param deps - store, logger, keys and limits
+ * @example
+ * ```ts
+ * const app = createApp(deps)
+ * const res = await app.request('/v1/dialects')
+ * ```
+ */
+export function createApp(deps: AppDeps) {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result, c) => {
+      if (result.success) return
+      const prefix = VALIDATION_TARGET_POINTER[result.target] ?? ''
+      const slug = result.target === 'param' ? 'invalid-session-id' : 'invalid-request'
+      return problem(c, 400, slug, `The request ${result.target === 'json' ? 'body' : result.target} is invalid.`, {
+        errors: fieldErrors(result.error.issues, prefix),
+      })
+    },
+  })
+
+  app.use(requestId())
+  app.use(requestLogger(deps.logger))
+  app.use(methodNotAllowed({
+    app,
+    onMethodNotAllowed: (c, methods) =>
+      problem(c, 405, 'method-not-allowed', `${c.req.method} is not allowed here.`, {
+        headers: { Allow: methods.join(', ') },
+      }),
+  }))
+  app.use(
+    bodyLimit({
+      maxSize: deps.bodyLimitBytes,
+      onError: (c) =>
+        problem(c, 413, 'body-too-large', `The request body exceeds ${deps.bodyLimitBytes} bytes.`),
+    })
+  )
+  app.use('/v1/*', authenticate(deps.keys))
+  app.use('/v1/*', etag())
+  app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer' })
+
+  registerToolRoutes(app)
+  registerRoundRoutes(app, deps)
+  registerSessionRoutes(app, deps)
+
+  let generated: string | undefined
+  const document = () =>
+    deps.openapiDocument ??
+    (generated ??= JSON.stringify(app.getOpenAPI31Document(OPENAPI_CONFIG), null, 2) + '\n')
+  registerOpsRoutes(app, deps, document)
+
+  app.notFound((c) => problem(c, 404, 'not-found', `No route for ${c.req.method} ${c.req.path}.`))
+  app.onError(onError)
+  return app
+}
+
+export type App = ReturnType<typeof createApp>

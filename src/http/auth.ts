@@ -1,0 +1,79 @@
+/**
+ * @module http/auth
+ * Bearer keys: each key belongs to one tenant with one role.
+ */
+import { createHash } from 'node:crypto'
+import type { Context, MiddlewareHandler } from 'hono'
+import { bearerAuth } from 'hono/bearer-auth'
+import type { AppEnv } from './env.js'
+import { ProblemError } from './problem.js'
+
+export type Role = 'agent' | 'viewer'
+
+export interface ApiKey {
+  tenant: string
+  role: Role
+}
+
+/** Keys by the hex sha256 of their secret; empty means open access as tenant `default`. */
+export type KeyTable = ReadonlyMap<string, ApiKey>
+
+export const DEFAULT_TENANT = 'default'
+const TENANT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+
+/** Hex sha256 of a key's secret. */
+export const hashKey = (secret: string) => createHash('sha256').update(secret).digest('hex')
+
+/**
+ * Parses `AUTH_KEYS`: comma-separated `tenant:role:key`.
+ * @param spec - the variable's value
+ * @throws Error naming the bad entry (by position, never by secret)
+ */
+export function parseAuthKeys(spec: string | undefined): KeyTable {
+  const table = new Map<string, ApiKey>()
+  if (!spec?.trim()) return table
+  spec.split(',').forEach((entry, index) => {
+    const [tenant, role, ...rest] = entry.trim().split(':')
+    const secret = rest.join(':')
+    if (!tenant || !TENANT_PATTERN.test(tenant) || (role !== 'agent' && role !== 'viewer') || secret.length < 8) {
+      throw new Error(
+        `AUTH_KEYS entry ${index + 1} must be tenant:role:key with role agent or viewer and a key of 8+ characters`
+      )
+    }
+    table.set(hashKey(secret), { tenant, role })
+  })
+  return table
+}
+
+/**
+ * Authenticates `/v1` requests and sets `tenant` and `role`. Keys are compared by their sha256,
+ * so the comparison's timing says nothing about a key's characters.
+ * @param keys - the key table; empty for open access
+ */
+export function authenticate(keys: KeyTable): MiddlewareHandler<AppEnv> {
+  if (keys.size === 0) {
+    return async function openAccess(c, next) {
+      c.set('tenant', DEFAULT_TENANT)
+      c.set('role', 'agent')
+      await next()
+    }
+  }
+  const bearer = bearerAuth({
+    verifyToken: (token, c) => {
+      const key = keys.get(hashKey(token))
+      if (!key) return false
+      const ctx = c as unknown as Context<AppEnv>
+      ctx.set('tenant', key.tenant)
+      ctx.set('role', key.role)
+      return true
+    },
+  })
+  return async function authenticate(c, next) {
+    return bearer(c as unknown as Context, async () => {
+      if (c.get('role') === 'viewer' && c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+        throw new ProblemError(403, 'forbidden', 'This key is read-only (role viewer).')
+      }
+      await next()
+    })
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * @module http/routes/ops
+ * Liveness, readiness, the OpenAPI document and the API reference page.
+ */
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { AppDeps } from '../deps.js'
+import type { AppEnv } from '../env.js'
+import { problem } from '../problem.js'
+
+/** How long readiness waits for the store before calling it down. */
+const READY_TIMEOUT_MS = 1000
+
+const DOCS_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>agent-todos API reference</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/init.js"></script>
+</body>
+</html>
+`
+
+const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true })\n`
+
+const DOCS_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * Registers the operational routes.
+ * @param app - the app
+ * @param deps - store and lifecycle
+ * @param document - a function returning the OpenAPI document as JSON text
+ */
+export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, document: () => string) {
+  app.get('/livez', (c) => c.json({ status: 'ok' }, 200, { 'Cache-Control': 'no-store' }))
+
+  app.get('/readyz', async (c) => {
+    if (deps.isDraining()) {
+      return problem(c, 503, 'draining', 'The service is shutting down.', {
+        headers: { 'Cache-Control': 'no-store' },
+      })
+    }
+    try {
+      await withTimeout(deps.store.ping(), READY_TIMEOUT_MS)
+    } catch (error) {
+      c.get('logger').warn({ err: error }, 'readiness: store unreachable')
+      return problem(c, 503, 'store-unavailable', `The ${deps.store.kind} store is unreachable.`, {
+        headers: { 'Cache-Control': 'no-store', 'Retry-After': '1' },
+      })
+    }
+    return c.json({ status: 'ready', store: deps.store.kind }, 200, { 'Cache-Control': 'no-store' })
+  })
+
+  app.get('/openapi.json', (c) =>
+    c.body(document(), 200, { 'Content-Type': 'application/json; charset=utf-8' })
+  )
+
+  app.get('/docs', (c) => c.html(DOCS_HTML))
+  const assetDir = createRequire(import.meta.url)('swagger-ui-dist').getAbsoluteFSPath() as string
+  const assets = new Map<string, Promise<Buffer>>()
+  app.get('/docs/assets/:file', async (c) => {
+    const file = c.req.param('file')
+    if (file === 'init.js') return c.body(DOCS_INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' })
+    const type = DOCS_ASSETS[file]
+    if (!type) return problem(c, 404, 'not-found', `No asset '${file}'.`)
+    let content = assets.get(file)
+    if (!content) {
+      content = readFile(join(assetDir, file))
+      assets.set(file, content)
+    }
+    return c.body(new Uint8Array(await content), 200, {
+      'Content-Type': type,
+      'Cache-Control': 'public, max-age=86400',
+    })
+  })
+}

@@ -1,0 +1,86 @@
+/**
+ * @module http/routes/rounds
+ * `POST /v1/sessions/{session_id}/rounds`: the agent loop's one call per model turn.
+ */
+import { createHash } from 'node:crypto'
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import { applyRound } from '../../dialects/round.js'
+import type { AppDeps } from '../deps.js'
+import type { AppEnv } from '../env.js'
+import { ProblemError, problemResponses } from '../problem.js'
+import { RoundReply, RoundRequest, SessionIdParam } from '../schemas.js'
+import { roundReply } from '../views.js'
+
+const postRound = createRoute({
+  method: 'post',
+  path: '/v1/sessions/{session_id}/rounds',
+  tags: ['rounds'],
+  summary: "Report one model turn's tool calls; get the tool results and the reminder",
+  request: {
+    params: SessionIdParam,
+    headers: z.object({
+      'idempotency-key': z.string().min(1).max(255).optional().openapi({
+        description: 'Retries with the same key return the stored reply and change nothing (24 h).',
+      }),
+    }),
+    body: { required: true, content: { 'application/json': { schema: RoundRequest } } },
+  },
+  responses: {
+    200: {
+      description: 'The round was processed (a tool call may still have failed: see is_error)',
+      headers: { 'Idempotent-Replayed': { schema: { type: 'string' }, description: 'true on a replay' } },
+      content: { 'application/json': { schema: RoundReply } },
+    },
+    ...problemResponses(400, 401, 403, 409, 413, 422, 503),
+  },
+})
+
+const fingerprint = (body: unknown) => createHash('sha256').update(JSON.stringify(body)).digest('hex')
+
+function replay(c: Context, reply: string) {
+  return c.body(reply, 200, { 'Content-Type': 'application/json', 'Idempotent-Replayed': 'true' })
+}
+
+/** Registers the rounds route. */
+export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
+  app.openapi(postRound, async (c) => {
+    const { session_id: sessionId } = c.req.valid('param')
+    const body = c.req.valid('json')
+    const idempotencyKey = c.req.valid('header')['idempotency-key']
+    const key = { tenant: c.get('tenant'), sessionId }
+
+    const run = async () => {
+      const now = deps.now()
+      const outcome = await deps.store.update(key, (current) => {
+        const result = applyRound(current, key, body, now)
+        return { value: result, write: { session: result.session, source: 'round' } }
+      })
+      return JSON.stringify(roundReply(outcome))
+    }
+
+    if (idempotencyKey === undefined) {
+      return c.body(await run(), 200, { 'Content-Type': 'application/json' }) as never
+    }
+    const scope = `${key.tenant}\u0000${sessionId}\u0000${idempotencyKey}`
+    const print = fingerprint(body)
+    const claim = await deps.store.claimIdempotency(scope, print, deps.idempotencyTtlMs)
+    if (!claim.claimed) {
+      if (claim.record.fingerprint !== print) {
+        throw new ProblemError(422, 'idempotency-key-reused', 'This Idempotency-Key was used with a different request body.')
+      }
+      if (claim.record.reply === null) {
+        throw new ProblemError(409, 'idempotency-in-flight', 'A request with this Idempotency-Key is still in flight; retry later.')
+      }
+      return replay(c, claim.record.reply) as never
+    }
+    try {
+      const reply = await run()
+      await deps.store.completeIdempotency(scope, print, reply, deps.idempotencyTtlMs)
+      return c.body(reply, 200, { 'Content-Type': 'application/json' }) as never
+    } catch (error) {
+      await deps.store.releaseIdempotency(scope).catch(() => undefined)
+      throw error
+    }
+  })
+}

@@ -1,0 +1,249 @@
+/**
+ * @module http/routes/sessions
+ * Reading, editing, ending and listing sessions.
+ */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
+import { isUnfinished } from '../../core/items.js'
+import { newSession, type Session, type SessionKey } from '../../core/session.js'
+import { resolveDialect } from '../../dialects/round.js'
+import { decodeCursor, encodeCursor } from '../../store/cursor.js'
+import type { AppDeps } from '../deps.js'
+import type { AppEnv } from '../env.js'
+import { ProblemError, problemResponses } from '../problem.js'
+import {
+  EndRequest,
+  History,
+  HistoryQuery,
+  ListQuery,
+  PutTodosRequest,
+  SessionIdParam,
+  SessionList,
+  SessionView,
+} from '../schemas.js'
+import { historyView, sessionSummary, sessionView } from '../views.js'
+
+const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
+const viewContent = { 'application/json': { schema: SessionView } }
+
+const getSession = createRoute({
+  method: 'get',
+  path: '/v1/sessions/{session_id}',
+  tags: ['sessions'],
+  summary: 'A session: its list, progress, counters',
+  request: { params: SessionIdParam },
+  responses: {
+    200: { description: 'The session', headers: etagHeader, content: viewContent },
+    304: { description: 'Not modified (If-None-Match)' },
+    ...problemResponses(400, 401, 404),
+  },
+})
+
+const getRender = createRoute({
+  method: 'get',
+  path: '/v1/sessions/{session_id}/render',
+  tags: ['sessions'],
+  summary: "The list as the session's dialect renders it",
+  request: { params: SessionIdParam },
+  responses: {
+    200: { description: 'Rendered list', headers: etagHeader, content: { 'text/plain': { schema: z.string() } } },
+    304: { description: 'Not modified (If-None-Match)' },
+    ...problemResponses(400, 401, 404),
+  },
+})
+
+const putTodos = createRoute({
+  method: 'put',
+  path: '/v1/sessions/{session_id}/todos',
+  tags: ['sessions'],
+  summary: "An operator's edit of the list (the next round reply carries a notice)",
+  request: {
+    params: SessionIdParam,
+    headers: z.object({
+      'if-match': z.string().max(200).optional().openapi({ description: '"<version>" or *' }),
+    }),
+    body: { required: true, content: { 'application/json': { schema: PutTodosRequest } } },
+  },
+  responses: {
+    200: { description: 'The session after the edit', headers: etagHeader, content: viewContent },
+    ...problemResponses(400, 401, 403, 409, 412, 413, 422),
+  },
+})
+
+const deleteSession = createRoute({
+  method: 'delete',
+  path: '/v1/sessions/{session_id}',
+  tags: ['sessions'],
+  summary: 'Delete a session and its history',
+  request: { params: SessionIdParam },
+  responses: { 204: { description: 'Deleted' }, ...problemResponses(400, 401, 403, 404) },
+})
+
+const endSession = createRoute({
+  method: 'post',
+  path: '/v1/sessions/{session_id}/end',
+  tags: ['sessions'],
+  summary: "Record how the agent's run ended, and what it left unfinished",
+  request: {
+    params: SessionIdParam,
+    body: { required: true, content: { 'application/json': { schema: EndRequest } } },
+  },
+  responses: {
+    200: { description: 'The ended session', headers: etagHeader, content: viewContent },
+    ...problemResponses(400, 401, 403, 404, 413),
+  },
+})
+
+const listSessions = createRoute({
+  method: 'get',
+  path: '/v1/sessions',
+  tags: ['sessions'],
+  summary: "The tenant's sessions, newest change first",
+  request: { query: ListQuery },
+  responses: {
+    200: { description: 'A page of sessions', content: { 'application/json': { schema: SessionList } } },
+    304: { description: 'Not modified (If-None-Match)' },
+    ...problemResponses(400, 401),
+  },
+})
+
+const getHistory = createRoute({
+  method: 'get',
+  path: '/v1/sessions/{session_id}/history',
+  tags: ['sessions'],
+  summary: 'The last versions of the list, oldest first',
+  request: { params: SessionIdParam, query: HistoryQuery },
+  responses: {
+    200: { description: 'History', content: { 'application/json': { schema: History } } },
+    304: { description: 'Not modified (If-None-Match)' },
+    ...problemResponses(400, 401, 404),
+  },
+})
+
+const etagOf = (session: Session) => `"${session.version}"`
+
+const notFound = (sessionId: string) =>
+  new ProblemError(404, 'session-not-found', `No session '${sessionId}'.`)
+
+/**
+ * Parses an If-Match value into the versions it accepts; `*` accepts any existing version.
+ * @param header - the header value
+ */
+function ifMatchAccepts(header: string, version: number | null): boolean {
+  if (header.trim() === '*') return version !== null
+  if (version === null) return false
+  return header.split(',').some((tag) => tag.trim() === `"${version}"`)
+}
+
+/** Registers the session routes. */
+export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
+  const keyOf = (c: { get(k: 'tenant'): string }, sessionId: string): SessionKey => ({
+    tenant: c.get('tenant'),
+    sessionId,
+  })
+  const load = async (key: SessionKey) => {
+    const session = await deps.store.get(key)
+    if (!session) throw notFound(key.sessionId)
+    return session
+  }
+
+  app.openapi(getSession, async (c) => {
+    const session = await load(keyOf(c, c.req.valid('param').session_id))
+    return c.json(sessionView(session), 200, { ETag: etagOf(session) })
+  })
+
+  app.openapi(getRender, async (c) => {
+    const session = await load(keyOf(c, c.req.valid('param').session_id))
+    return c.text(sessionView(session).rendered, 200, { ETag: etagOf(session) })
+  })
+
+  app.openapi(putTodos, async (c) => {
+    const key = keyOf(c, c.req.valid('param').session_id)
+    const body = c.req.valid('json')
+    const ifMatch = c.req.valid('header')['if-match']
+    const now = deps.now()
+    const session = await deps.store.update(key, (current) => {
+      if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, current?.version ?? null)) {
+        throw new ProblemError(
+          412,
+          'version-mismatch',
+          current
+            ? `If-Match ${ifMatch} does not match the current version "${current.version}".`
+            : `If-Match ${ifMatch} given, but there is no session '${key.sessionId}'.`
+        )
+      }
+      const dialect = resolveDialect(current, body.dialect)
+      const checked = dialect.checkList(body.items)
+      if (!checked.ok) throw new ProblemError(422, 'dialect-rule', checked.message)
+      const base = current ?? newSession(key, dialect.name, {}, now)
+      const next: Session = {
+        ...base,
+        items: checked.items,
+        version: base.version + 1,
+        notice_pending: true,
+        updated_at: now,
+      }
+      return { value: next, write: { session: next, source: 'put' } }
+    })
+    return c.json(sessionView(session), 200, { ETag: etagOf(session) })
+  })
+
+  app.openapi(deleteSession, async (c) => {
+    const key = keyOf(c, c.req.valid('param').session_id)
+    if (!(await deps.store.delete(key))) throw notFound(key.sessionId)
+    return c.body(null, 204)
+  })
+
+  app.openapi(endSession, async (c) => {
+    const key = keyOf(c, c.req.valid('param').session_id)
+    const { outcome, detail } = c.req.valid('json')
+    const now = deps.now()
+    const session = await deps.store.update(key, (current) => {
+      if (!current) throw notFound(key.sessionId)
+      const next: Session = {
+        ...current,
+        version: current.version + 1,
+        ended: {
+          outcome,
+          detail: detail ?? null,
+          at: now,
+          unfinished: current.items.filter(isUnfinished).map((item) => item.id),
+        },
+        updated_at: now,
+      }
+      return { value: next, write: { session: next, source: 'end' } }
+    })
+    return c.json(sessionView(session), 200, { ETag: etagOf(session) })
+  })
+
+  app.openapi(listSessions, async (c) => {
+    const query = c.req.valid('query')
+    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+    if (query.cursor !== undefined && !cursor) {
+      throw new ProblemError(400, 'invalid-cursor', 'cursor is not one this service returned', [
+        { pointer: '/query/cursor', detail: 'invalid cursor' },
+      ])
+    }
+    const staleBefore = deps.now() - deps.staleAfterMs
+    const page = await deps.store.list(c.get('tenant'), {
+      state: query.state,
+      limit: query.limit,
+      cursor,
+      staleBefore,
+    })
+    return c.json(
+      {
+        sessions: page.sessions.map((session) => sessionSummary(session, staleBefore)),
+        next_cursor: page.next ? encodeCursor(page.next) : null,
+      },
+      200
+    )
+  })
+
+  app.openapi(getHistory, async (c) => {
+    const key = keyOf(c, c.req.valid('param').session_id)
+    const limit = Math.min(c.req.valid('query').limit ?? deps.historyLimit, deps.historyLimit)
+    const session = await load(key)
+    const entries = await deps.store.history(key, limit)
+    return c.json({ entries: entries.map(historyView) }, 200, { ETag: etagOf(session) })
+  })
+}

@@ -1,0 +1,92 @@
+/**
+ * @module http/views
+ * The JSON a session is shown as.
+ */
+import type { z } from '@hono/zod-openapi'
+import { isUnfinished } from '../core/items.js'
+import { computeProgress, currentItem } from '../core/progress.js'
+import { isReminderDue } from '../core/reminder.js'
+import type { Ended, HistoryEntry, Session } from '../core/session.js'
+import { getDialect } from '../dialects/registry.js'
+import type { RoundOutcome } from '../dialects/round.js'
+import type * as S from './schemas.js'
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+const endedView = (ended: Ended | null) => (ended ? { ...ended, at: iso(ended.at) } : null)
+
+function dialectOf(session: Session) {
+  const dialect = getDialect(session.dialect)
+  if (!dialect) throw new Error(`stored session has unknown dialect '${session.dialect}'`)
+  return dialect
+}
+
+const reminderDue = (session: Session) =>
+  isReminderDue(dialectOf(session).reminder, session.settings, session)
+
+/**
+ * The full view of a session.
+ * @param session - the stored session
+ */
+export function sessionView(session: Session): z.infer<typeof S.SessionView> {
+  return {
+    session_id: session.session_id,
+    dialect: session.dialect,
+    version: session.version,
+    items: session.items,
+    rendered: dialectOf(session).render(session.items),
+    progress: computeProgress(session.items),
+    current: currentItem(session.items),
+    round: session.round,
+    rounds_since_todo: session.rounds_since_todo,
+    reminder_due: reminderDue(session),
+    settings: session.settings,
+    ended: endedView(session.ended),
+    created_at: iso(session.created_at),
+    updated_at: iso(session.updated_at),
+  }
+}
+
+/**
+ * A session's line in a listing.
+ * @param session - the stored session
+ * @param staleBefore - epoch ms: unfinished sessions unchanged since are stale
+ */
+export function sessionSummary(session: Session, staleBefore: number): z.infer<typeof S.SessionSummary> {
+  return {
+    session_id: session.session_id,
+    dialect: session.dialect,
+    version: session.version,
+    progress: computeProgress(session.items),
+    current: currentItem(session.items),
+    round: session.round,
+    reminder_due: reminderDue(session),
+    ended: endedView(session.ended),
+    stale: !session.ended && session.updated_at < staleBefore && session.items.some(isUnfinished),
+    updated_at: iso(session.updated_at),
+  }
+}
+
+/**
+ * The reply to a round.
+ * @param outcome - what the round did
+ */
+export function roundReply(outcome: RoundOutcome): z.infer<typeof S.RoundReply> {
+  const { session } = outcome
+  return {
+    session_id: session.session_id,
+    dialect: session.dialect,
+    round: session.round,
+    version: session.version,
+    results: outcome.results,
+    used_todo: outcome.used_todo,
+    rounds_since_todo: session.rounds_since_todo,
+    reminder: outcome.reminder,
+    notice: outcome.notice,
+    dropped: outcome.dropped,
+    progress: computeProgress(session.items),
+  }
+}
+
+/** A history entry as JSON. */
+export const historyView = (entry: HistoryEntry) => ({ ...entry, at: iso(entry.at) })

@@ -1,0 +1,88 @@
+/**
+ * @module server
+ * The composition root: configuration → store → app → listen → graceful shutdown.
+ */
+import { readFileSync } from 'node:fs'
+import type { Server } from 'node:http'
+import { serve } from '@hono/node-server'
+import pino from 'pino'
+import { loadConfig } from './config.js'
+import { parseAuthKeys } from './http/auth.js'
+import { createApp } from './http/app.js'
+import { openStore } from './store/index.js'
+
+const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
+
+function committedOpenApi(): string | null {
+  try {
+    return readFileSync(new URL('../openapi/openapi.json', import.meta.url), 'utf8')
+  } catch {
+    return null
+  }
+}
+
+async function main() {
+  const config = loadConfig(process.env)
+  const logger = pino({
+    level: config.LOG_LEVEL,
+    redact: { paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'key', 'token'], censor: '[redacted]' },
+  })
+  const keys = parseAuthKeys(config.AUTH_KEYS)
+  if (keys.size === 0) {
+    logger.warn('AUTH_KEYS is not set: open access, every request acts as tenant "default"')
+  }
+  const store = await openStore({
+    kind: config.STORE,
+    sqlitePath: config.SQLITE_PATH,
+    sqliteSync: config.SQLITE_SYNC,
+    redisUrl: config.REDIS_URL,
+    redisClusterNodes: config.REDIS_CLUSTER_NODES?.split(',').map((node) => node.trim()),
+    ttlMs: config.SESSION_TTL_SECONDS * 1000,
+    historyLimit: config.HISTORY_LIMIT,
+    now: Date.now,
+  })
+
+  let draining = false
+  const app = createApp({
+    store,
+    logger,
+    keys,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    staleAfterMs: config.STALE_AFTER_SECONDS * 1000,
+    historyLimit: config.HISTORY_LIMIT,
+    idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
+    now: Date.now,
+    isDraining: () => draining,
+    openapiDocument: committedOpenApi(),
+  })
+
+  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+    logger.info({ port: info.port, host: config.HOST, store: store.kind }, 'listening')
+  }) as Server
+
+  const shutdown = (signal: string) => {
+    if (draining) return
+    draining = true
+    logger.info({ signal }, 'draining: readiness is 503, finishing in-flight requests')
+    const force = setTimeout(() => {
+      logger.warn('grace period over: closing remaining connections')
+      server.closeAllConnections()
+    }, config.SHUTDOWN_GRACE_MS)
+    force.unref()
+    server.close(async (error) => {
+      clearTimeout(force)
+      await store.close().catch((err) => logger.error({ err }, 'store close failed'))
+      logger.info('stopped')
+      logger.flush()
+      process.exit(error ? 1 : 0)
+    })
+    server.closeIdleConnections()
+  }
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+  process.on('SIGINT', () => shutdown('SIGINT'))
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error)
+  process.exit(1)
+})

@@ -1,0 +1,28 @@
+/**
+ * @module store/cursor
+ * Listing cursors: a position in the (updated_at desc, session_id desc) order.
+ */
+import type { ListCursor } from './types.js'
+
+/**
+ * Whether a session sorts after the cursor, i.e. belongs to the next page.
+ * @param updatedAt - the session's last change
+ * @param sessionId - its id
+ * @param cursor - the last entry of the previous page
+ */
+export function isBeforeCursor(updatedAt: number, sessionId: string, cursor: ListCursor): boolean {
+  return updatedAt < cursor.updatedAt || (updatedAt === cursor.updatedAt && sessionId < cursor.sessionId)
+}
+
+/** Encodes a cursor as an opaque URL-safe token. */
+export function encodeCursor(cursor: ListCursor): string {
+  return Buffer.from(`${cursor.updatedAt}:${cursor.sessionId}`).toString('base64url')
+}
+
+/** Decodes a token made by `encodeCursor`; undefined when it is not one. */
+export function decodeCursor(token: string): ListCursor | undefined {
+  const text = Buffer.from(token, 'base64url').toString('utf8')
+  const match = /^(\d{1,16}):([A-Za-z0-9][A-Za-z0-9._:-]{0,127})$/.exec(text)
+  if (!match) return undefined
+  return { updatedAt: Number(match[1]), sessionId: match[2] }
+}

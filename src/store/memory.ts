@@ -1,0 +1,123 @@
+/**
+ * @module store/memory
+ * An in-process store for tests and single-instance experiments. Records are kept as JSON text so
+ * that no caller can alias stored state.
+ */
+import { summarize, matchesState, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
+import {
+  assertNextVersion,
+  type IdempotencyClaim,
+  type ListPage,
+  type ListQuery,
+  type SessionStore,
+  type StoreOptions,
+  type Updater,
+} from './types.js'
+import { isBeforeCursor } from './cursor.js'
+
+interface Entry {
+  json: string
+  updatedAt: number
+  expiresAt: number
+  history: string[]
+}
+
+const keyOf = (key: SessionKey) => `${key.tenant}\u0000${key.sessionId}`
+
+/** Creates a memory store. */
+export function createMemoryStore(options: StoreOptions): SessionStore {
+  const sessions = new Map<string, Entry>()
+  const idempotency = new Map<string, { fingerprint: string; reply: string | null; expiresAt: number }>()
+
+  const live = (k: string): Entry | undefined => {
+    const entry = sessions.get(k)
+    if (entry && entry.expiresAt <= options.now()) {
+      sessions.delete(k)
+      return undefined
+    }
+    return entry
+  }
+
+  const sweep = setInterval(() => {
+    const now = options.now()
+    for (const [k, entry] of sessions) if (entry.expiresAt <= now) sessions.delete(k)
+    for (const [k, record] of idempotency) if (record.expiresAt <= now) idempotency.delete(k)
+  }, 60_000)
+  sweep.unref()
+
+  return {
+    kind: 'memory',
+    async get(key) {
+      const entry = live(keyOf(key))
+      return entry ? (JSON.parse(entry.json) as Session) : null
+    },
+    async update<T>(key: SessionKey, fn: Updater<T>) {
+      const k = keyOf(key)
+      const entry = live(k)
+      const current = entry ? (JSON.parse(entry.json) as Session) : null
+      const decision = fn(current)
+      if (decision.write) {
+        const { session, source } = decision.write
+        assertNextVersion(current, session)
+        const history = entry?.history ?? []
+        const record: HistoryEntry = { version: session.version, at: session.updated_at, source, items: session.items }
+        history.push(JSON.stringify(record))
+        if (history.length > options.historyLimit) history.splice(0, history.length - options.historyLimit)
+        sessions.set(k, {
+          json: JSON.stringify(session),
+          updatedAt: session.updated_at,
+          expiresAt: options.now() + options.ttlMs,
+          history,
+        })
+      }
+      return decision.value
+    },
+    async delete(key) {
+      const k = keyOf(key)
+      const existed = live(k) !== undefined
+      sessions.delete(k)
+      return existed
+    },
+    async list(tenant, query: ListQuery): Promise<ListPage> {
+      const now = options.now()
+      const matches: Session[] = []
+      for (const entry of sessions.values()) {
+        if (entry.expiresAt <= now) continue
+        const session = JSON.parse(entry.json) as Session
+        if (session.tenant !== tenant) continue
+        if (query.cursor && !isBeforeCursor(session.updated_at, session.session_id, query.cursor)) continue
+        if (!matchesState(summarize(session), session.updated_at, query.state, query.staleBefore)) continue
+        matches.push(session)
+      }
+      matches.sort((a, b) => b.updated_at - a.updated_at || (a.session_id < b.session_id ? 1 : -1))
+      const page = matches.slice(0, query.limit)
+      const last = page[page.length - 1]
+      const next =
+        matches.length > query.limit && last ? { updatedAt: last.updated_at, sessionId: last.session_id } : null
+      return { sessions: page, next }
+    },
+    async history(key, limit) {
+      const entry = live(keyOf(key))
+      if (!entry) return []
+      return entry.history.slice(-limit).map((json) => JSON.parse(json) as HistoryEntry)
+    },
+    async claimIdempotency(scope, fingerprint, ttlMs): Promise<IdempotencyClaim> {
+      const existing = idempotency.get(scope)
+      if (existing && existing.expiresAt > options.now()) {
+        return { claimed: false, record: { fingerprint: existing.fingerprint, reply: existing.reply } }
+      }
+      idempotency.set(scope, { fingerprint, reply: null, expiresAt: options.now() + ttlMs })
+      return { claimed: true }
+    },
+    async completeIdempotency(scope, fingerprint, reply, ttlMs) {
+      idempotency.set(scope, { fingerprint, reply, expiresAt: options.now() + ttlMs })
+    },
+    async releaseIdempotency(scope) {
+      idempotency.delete(scope)
+    },
+    async ping() {},
+    async close() {
+      clearInterval(sweep)
+    },
+  }
+}

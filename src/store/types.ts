@@ -1,0 +1,113 @@
+/**
+ * @module store/types
+ * The storage seam: one interface, one atomic read-modify-write, three backends.
+ */
+import type {
+  ChangeSource,
+  HistoryEntry,
+  ListState,
+  Session,
+  SessionKey,
+} from '../core/session.js'
+
+/** What an updater decides: a value for the caller and, optionally, a new version to store. */
+export interface UpdateDecision<T> {
+  value: T
+  /** The next state; its `version` must be the current version + 1 (1 for a new session). */
+  write?: { session: Session; source: ChangeSource }
+}
+
+/**
+ * A pure function of the current state (null when absent or expired). A store may call it more
+ * than once when a concurrent writer wins the compare-and-set; it must not have side effects.
+ */
+export type Updater<T> = (current: Session | null) => UpdateDecision<T>
+
+export interface ListCursor {
+  updatedAt: number
+  sessionId: string
+}
+
+export interface ListQuery {
+  state: ListState
+  /** Epoch ms: unfinished sessions not changed since are stale. */
+  staleBefore: number
+  limit: number
+  cursor?: ListCursor
+}
+
+export interface ListPage {
+  sessions: Session[]
+  next: ListCursor | null
+}
+
+/** A stored idempotent reply, or a claim on one while the first request runs. */
+export interface IdempotencyRecord {
+  fingerprint: string
+  /** The stored reply body; null while the first request is in flight. */
+  reply: string | null
+}
+
+export type IdempotencyClaim = { claimed: true } | { claimed: false; record: IdempotencyRecord }
+
+export interface StoreOptions {
+  /** Idle sessions expire this long after their last change. */
+  ttlMs: number
+  /** How many versions of history a session keeps. */
+  historyLimit: number
+  /** The clock, epoch ms (tests move it). */
+  now: () => number
+}
+
+export interface SessionStore {
+  readonly kind: 'memory' | 'sqlite' | 'redis'
+  /** The session, or null when absent or expired. */
+  get(key: SessionKey): Promise<Session | null>
+  /**
+   * Atomic read-modify-write with compare-and-set on `version`: concurrent updates of one
+   * session from any number of clients and instances lose nothing.
+   */
+  update<T>(key: SessionKey, fn: Updater<T>): Promise<T>
+  /** Removes a session and its history; false when there was none. */
+  delete(key: SessionKey): Promise<boolean>
+  /** A tenant's sessions, newest change first. */
+  list(tenant: string, query: ListQuery): Promise<ListPage>
+  /** The last `limit` versions, oldest first. */
+  history(key: SessionKey, limit: number): Promise<HistoryEntry[]>
+  /** Claims an idempotency key, or returns what is stored under it. */
+  claimIdempotency(scope: string, fingerprint: string, ttlMs: number): Promise<IdempotencyClaim>
+  /** Stores the reply of a claimed key. */
+  completeIdempotency(scope: string, fingerprint: string, reply: string, ttlMs: number): Promise<void>
+  /** Drops a claim whose request did not succeed, so a retry runs again. */
+  releaseIdempotency(scope: string): Promise<void>
+  /** Throws when the backend is unreachable. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+/** The update of a session raced a concurrent writer too many times. */
+export class ConflictRetryError extends Error {
+  constructor() {
+    super('the session changed concurrently too often; try again')
+    this.name = 'ConflictRetryError'
+  }
+}
+
+/** The storage backend cannot be reached. */
+export class StoreUnavailableError extends Error {
+  constructor(cause?: unknown) {
+    super('the session store is unavailable', { cause })
+    this.name = 'StoreUnavailableError'
+  }
+}
+
+/**
+ * Checks that an updater's new state follows the current one, so no store writes a version
+ * twice or skips one.
+ */
+export function assertNextVersion(current: Session | null, next: Session): void {
+  const expected = (current?.version ?? 0) + 1
+  if (next.version !== expected) {
+    throw new Error(`updater returned version ${next.version}, expected ${expected}`)
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Shared test fixtures: an app on a memory store, JSON request helpers.
+ */
+import pino from 'pino'
+import { createApp } from '../src/http/app.js'
+import type { AppDeps } from '../src/http/deps.js'
+import { parseAuthKeys } from '../src/http/auth.js'
+import { createMemoryStore } from '../src/store/memory.js'
+import type { SessionStore } from '../src/store/types.js'
+
+export interface TestApp {
+  app: ReturnType<typeof createApp>
+  store: SessionStore
+  clock: { now: number }
+  /** JSON request; returns status, headers and parsed body (text when not JSON). */
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>
+}
+
+export interface TestResponse {
+  status: number
+  headers: Headers
+  body: any
+  text: string
+}
+
+/**
+ * Builds an app on a fresh memory store with a movable clock.
+ * @param overrides - deps to replace
+ */
+export function makeTestApp(overrides: Partial<AppDeps> = {}): TestApp {
+  const clock = { now: Date.parse('2026-11-30T12:00:00Z') }
+  const now = () => clock.now
+  const store =
+    overrides.store ?? createMemoryStore({ ttlMs: 7 * 24 * 3600 * 1000, historyLimit: 50, now })
+  const app = createApp({
+    store,
+    logger: pino({ level: 'silent' }),
+    keys: parseAuthKeys(undefined),
+    bodyLimitBytes: 1024 * 1024,
+    staleAfterMs: 900_000,
+    historyLimit: 50,
+    idempotencyTtlMs: 24 * 3600 * 1000,
+    now,
+    isDraining: () => false,
+    openapiDocument: null,
+    ...overrides,
+  })
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {}
+  ): Promise<TestResponse> => {
+    const init: RequestInit = { method, headers: { ...headers } }
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body)
+      ;(init.headers as Record<string, string>)['Content-Type'] ??= 'application/json'
+    }
+    const res = await app.request(path, init)
+    const text = await res.text()
+    let parsed: unknown = text
+    if (/json/.test(res.headers.get('content-type') ?? '') && text) parsed = JSON.parse(text)
+    return { status: res.status, headers: res.headers, body: parsed, text }
+  }
+  return { app, store, clock, call }
+}
+
+/**
+ * Posts a round of tool calls to a session.
+ * @param t - the test app
+ * @param sessionId - the session
+ * @param calls - tool calls
+ * @param extra - other body fields (dialect, settings)
+ */
+export function round(
+  t: TestApp,
+  sessionId: string,
+  calls: { id?: string; name: string; input?: unknown; arguments?: unknown; args?: unknown }[],
+  extra: Record<string, unknown> = {}
+) {
+  return t.call('POST', `/v1/sessions/${sessionId}/rounds`, { ...extra, tool_calls: calls })
+}
