@@ -52,13 +52,14 @@ export function advanceReminder(
 }
 
 /**
- * Whether the next round without a todo call would carry the reminder; what monitors show as
- * `reminder_due`.
+ * Whether the model is overdue: it has gone at least the policy's rounds without a todo call (and
+ * the reminder is on). What monitors show as `reminder_due`.
  */
 export function isReminderDue(
   policy: ReminderPolicy,
   settings: ReminderSettings,
   counters: ReminderCounters
 ): boolean {
-  return advanceReminder(policy, settings, counters, false).due
+  const after = settings.reminder_after_rounds ?? policy.afterRounds
+  return settings.reminder !== false && counters.rounds_since_todo >= after
 }

@@ -31,6 +31,7 @@ export const OPENAPI_CONFIG = {
       "The todo / plan tool of LLM agent loops as a service: send your model's todo tool calls keyed by session, get back the exact tool-result text and a reminder flag.",
   },
   servers: [{ url: '/' }],
+  security: [{ Bearer: [] }],
 }
 
 const VALIDATION_TARGET_POINTER: Record<string, string> = {

@@ -4,6 +4,7 @@
  * that no caller can alias stored state.
  */
 import { summarize, matchesState, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
+import { createChangeFeed } from './changes.js'
 import {
   assertNextVersion,
   type IdempotencyClaim,
@@ -27,6 +28,7 @@ const keyOf = (key: SessionKey) => `${key.tenant}\u0000${key.sessionId}`
 /** Creates a memory store. */
 export function createMemoryStore(options: StoreOptions): SessionStore {
   const sessions = new Map<string, Entry>()
+  const feed = createChangeFeed()
   const idempotency = new Map<string, { fingerprint: string; reply: string | null; expiresAt: number }>()
 
   const live = (k: string): Entry | undefined => {
@@ -69,6 +71,7 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
           expiresAt: options.now() + options.ttlMs,
           history,
         })
+        feed.emit({ tenant: key.tenant, session_id: key.sessionId, version: session.version, source })
       }
       return decision.value
     },
@@ -76,6 +79,7 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
       const k = keyOf(key)
       const existed = live(k) !== undefined
       sessions.delete(k)
+      if (existed) feed.emit({ tenant: key.tenant, session_id: key.sessionId, version: 0, source: 'delete' })
       return existed
     },
     async list(tenant, query: ListQuery): Promise<ListPage> {
@@ -115,6 +119,7 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
     async releaseIdempotency(scope) {
       idempotency.delete(scope)
     },
+    subscribe: feed.subscribe,
     async ping() {},
     async close() {
       clearInterval(sweep)

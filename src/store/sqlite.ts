@@ -8,7 +8,8 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import { summarize, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
+import { summarize, type ChangeSource, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
+import { createChangeFeed } from './changes.js'
 import {
   assertNextVersion,
   ConflictRetryError,
@@ -160,6 +161,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     }
   }
 
+  const feed = createChangeFeed()
   const runUpdate = db.transaction(<T>(key: SessionKey, fn: Updater<T>): T => {
     let row = selectSession.get(key.tenant, key.sessionId)
     if (row && row.expires_at <= options.now()) {
@@ -200,15 +202,25 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       return row ? (JSON.parse(row.data) as Session) : null
     },
     async update<T>(key: SessionKey, fn: Updater<T>): Promise<T> {
-      return runUpdate.immediate(key, fn) as T
+      let written: { version: number; source: ChangeSource } | undefined
+      const value = runUpdate.immediate(key, (current: Session | null) => {
+        const decision = fn(current)
+        written = decision.write && { version: decision.write.session.version, source: decision.write.source }
+        return decision
+      }) as T
+      if (written) feed.emit({ tenant: key.tenant, session_id: key.sessionId, ...written })
+      return value
     },
     async delete(key) {
-      return db.transaction(() => {
+      const existed = db.transaction(() => {
         const live = liveRow(key) !== undefined
         removeSession(key)
         return live
       }).immediate()
+      if (existed) feed.emit({ tenant: key.tenant, session_id: key.sessionId, version: 0, source: 'delete' })
+      return existed
     },
+    subscribe: feed.subscribe,
     async list(tenant, query): Promise<ListPage> {
       const rows = listStatement(query.state, query.cursor !== undefined).all({
         tenant,

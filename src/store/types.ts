@@ -59,6 +59,16 @@ export interface StoreOptions {
   now: () => number
 }
 
+/** A new version of a session (or its deletion), as every instance hears it. */
+export interface ChangeEvent {
+  tenant: string
+  session_id: string
+  version: number
+  source: ChangeSource
+}
+
+export type ChangeListener = (event: ChangeEvent) => void
+
 export interface SessionStore {
   readonly kind: 'memory' | 'sqlite' | 'redis'
   /** The session, or null when absent or expired. */
@@ -80,6 +90,11 @@ export interface SessionStore {
   completeIdempotency(scope: string, fingerprint: string, reply: string, ttlMs: number): Promise<void>
   /** Drops a claim whose request did not succeed, so a retry runs again. */
   releaseIdempotency(scope: string): Promise<void>
+  /**
+   * Hears every change of every session after it is stored, from this instance and (on Redis)
+   * every other one. Returns the unsubscribe function.
+   */
+  subscribe(listener: ChangeListener): () => void
   /** Throws when the backend is unreachable. */
   ping(): Promise<void>
   close(): Promise<void>

@@ -1,0 +1,218 @@
+/**
+ * The contract every SessionStore passes: run it against each backend.
+ */
+import { describe, it, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { makeItem } from '../src/core/items.js'
+import { newSession, type Session, type SessionKey } from '../src/core/session.js'
+import type { SessionStore, StoreOptions } from '../src/store/types.js'
+
+export interface ContractClock {
+  now: number
+}
+
+/** Creates a fresh, empty store on the given clock. */
+export type StoreFactory = (options: StoreOptions) => Promise<SessionStore>
+
+let counter = 0
+const uniqueTenant = () => `t${process.pid}-${Date.now()}-${counter++}`
+
+/** Writes the next version of a session, creating it when absent. */
+function bump(store: SessionStore, key: SessionKey, now: number, change: (s: Session) => Partial<Session> = () => ({})) {
+  return store.update(key, (current) => {
+    const base = current ?? newSession(key, 's03', {}, now)
+    const next: Session = { ...base, ...change(base), version: base.version + 1, updated_at: now }
+    return { value: next, write: { session: next, source: 'round' as const } }
+  })
+}
+
+/**
+ * Registers the contract suite for one backend.
+ * @param name - the backend's name in test titles
+ * @param factory - makes a store on the given options
+ */
+export function storeContract(name: string, factory: StoreFactory) {
+  describe(`SessionStore contract: ${name}`, () => {
+    const clock: ContractClock = { now: Date.parse('2026-11-30T12:00:00Z') }
+    let store: SessionStore
+    before(async () => {
+      store = await factory({ ttlMs: 3_600_000, historyLimit: 5, now: () => clock.now })
+    })
+    after(async () => {
+      await store.close()
+    })
+
+    it('Should return null for an absent session', async () => {
+      assert.equal(await store.get({ tenant: uniqueTenant(), sessionId: 'none' }), null)
+    })
+
+    it('Should create, read back and advance a session', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 's1' }
+      const first = await bump(store, key, clock.now, () => ({
+        items: [makeItem({ id: '1', content: 'Write tests', status: 'in_progress' })],
+      }))
+      assert.equal(first.version, 1)
+      const read = await store.get(key)
+      assert.deepEqual(read, first)
+      const second = await bump(store, key, clock.now + 1)
+      assert.equal(second.version, 2)
+      assert.equal((await store.get(key))?.version, 2)
+    })
+
+    it('Should store nothing when the updater decides not to write', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 's1' }
+      const value = await store.update(key, (current) => ({ value: current === null ? 'absent' : 'present' }))
+      assert.equal(value, 'absent')
+      assert.equal(await store.get(key), null)
+    })
+
+    it('Should store nothing when the updater throws', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 's1' }
+      await bump(store, key, clock.now)
+      await assert.rejects(
+        store.update(key, () => {
+          throw new Error('rejected')
+        }),
+        /rejected/
+      )
+      assert.equal((await store.get(key))?.version, 1)
+    })
+
+    it('Should refuse a version that does not follow the current one', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 's1' }
+      await bump(store, key, clock.now)
+      await assert.rejects(
+        store.update(key, (current) => {
+          const next = { ...current!, version: current!.version + 2 }
+          return { value: null, write: { session: next, source: 'round' as const } }
+        })
+      )
+      assert.equal((await store.get(key))?.version, 1)
+    })
+
+    it('Should lose no update among 50 concurrent ones on one session', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 'hot' }
+      await Promise.all(
+        Array.from({ length: 50 }, () => bump(store, key, clock.now, (s) => ({ round: s.round + 1 })))
+      )
+      const final = await store.get(key)
+      assert.equal(final?.round, 50)
+      assert.equal(final?.version, 50)
+    })
+
+    it('Should delete a session and its history', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 's1' }
+      await bump(store, key, clock.now)
+      assert.equal(await store.delete(key), true)
+      assert.equal(await store.get(key), null)
+      assert.deepEqual(await store.history(key, 10), [])
+      assert.equal(await store.delete(key), false)
+      const again = await bump(store, key, clock.now)
+      assert.equal(again.version, 1, 'a re-created session starts at version 1')
+    })
+
+    it('Should keep tenants apart', async () => {
+      const a = { tenant: uniqueTenant(), sessionId: 'same' }
+      const b = { tenant: uniqueTenant(), sessionId: 'same' }
+      await bump(store, a, clock.now, () => ({ round: 7 }))
+      assert.equal(await store.get(b), null)
+      assert.equal((await store.list(b.tenant, { state: 'all', staleBefore: 0, limit: 10 })).sessions.length, 0)
+      assert.equal(await store.delete(b), false)
+      assert.equal((await store.get(a))?.round, 7)
+    })
+
+    it('Should keep the last historyLimit versions, oldest first', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 'h' }
+      for (let i = 0; i < 8; i++) {
+        await bump(store, key, clock.now + i, () => ({
+          items: [makeItem({ id: '1', content: `v${i + 1}`, status: 'pending' })],
+        }))
+      }
+      const entries = await store.history(key, 100)
+      assert.deepEqual(entries.map((e) => e.version), [4, 5, 6, 7, 8])
+      assert.equal(entries[4].items[0].content, 'v8')
+      assert.equal(entries[4].source, 'round')
+      assert.equal(entries[4].at, clock.now + 7)
+      assert.deepEqual((await store.history(key, 2)).map((e) => e.version), [7, 8])
+    })
+
+    it('Should list newest first with a cursor and state filters', async () => {
+      const tenant = uniqueTenant()
+      const t0 = clock.now
+      const pending = [makeItem({ id: '1', content: 'x', status: 'pending' })]
+      const done = [makeItem({ id: '1', content: 'x', status: 'completed' })]
+      await bump(store, { tenant, sessionId: 'empty' }, t0 + 1)
+      await bump(store, { tenant, sessionId: 'working' }, t0 + 2, () => ({ items: pending }))
+      await bump(store, { tenant, sessionId: 'finished' }, t0 + 3, () => ({ items: done }))
+      await bump(store, { tenant, sessionId: 'old' }, t0 - 10_000, () => ({ items: pending }))
+      await bump(store, { tenant, sessionId: 'ended' }, t0 + 4, () => ({
+        items: pending,
+        ended: { outcome: 'max_turns' as const, detail: null, at: t0 + 4, unfinished: ['1'] },
+      }))
+      const ids = async (state: 'all' | 'active' | 'done' | 'stale' | 'ended') =>
+        (await store.list(tenant, { state, staleBefore: t0 - 5000, limit: 50 })).sessions.map((s) => s.session_id)
+      assert.deepEqual(await ids('all'), ['ended', 'finished', 'working', 'empty', 'old'])
+      assert.deepEqual(await ids('active'), ['working', 'empty', 'old'])
+      assert.deepEqual(await ids('done'), ['finished'])
+      assert.deepEqual(await ids('stale'), ['old'])
+      assert.deepEqual(await ids('ended'), ['ended'])
+
+      const seen: string[] = []
+      let cursor = undefined
+      for (let page = 0; page < 10; page++) {
+        const result: Awaited<ReturnType<SessionStore['list']>> = await store.list(tenant, {
+          state: 'all',
+          staleBefore: 0,
+          limit: 2,
+          cursor,
+        })
+        seen.push(...result.sessions.map((s) => s.session_id))
+        if (!result.next) break
+        cursor = result.next
+      }
+      assert.deepEqual(seen, ['ended', 'finished', 'working', 'empty', 'old'])
+    })
+
+    it('Should expire idle sessions after the TTL', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 'idle' }
+      await bump(store, key, clock.now)
+      const saved = clock.now
+      clock.now += 3_600_001
+      try {
+        assert.equal(await store.get(key), null)
+        assert.equal((await store.list(key.tenant, { state: 'all', staleBefore: 0, limit: 10 })).sessions.length, 0)
+        const fresh = await bump(store, key, clock.now)
+        assert.equal(fresh.version, 1, 'an expired session is gone: the next write starts anew')
+      } finally {
+        clock.now = saved
+      }
+    })
+
+    it('Should claim, complete, replay and release idempotency keys', async () => {
+      const scope = `${uniqueTenant()}\u0000s\u0000key-1`
+      assert.deepEqual(await store.claimIdempotency(scope, 'fp', 60_000), { claimed: true })
+      assert.deepEqual(await store.claimIdempotency(scope, 'fp', 60_000), {
+        claimed: false,
+        record: { fingerprint: 'fp', reply: null },
+      })
+      await store.completeIdempotency(scope, 'fp', '{"ok":true}', 60_000)
+      assert.deepEqual(await store.claimIdempotency(scope, 'other', 60_000), {
+        claimed: false,
+        record: { fingerprint: 'fp', reply: '{"ok":true}' },
+      })
+      await store.releaseIdempotency(scope)
+      assert.deepEqual(await store.claimIdempotency(scope, 'fp2', 60_000), { claimed: true })
+      const saved = clock.now
+      clock.now += 60_001
+      try {
+        assert.deepEqual(await store.claimIdempotency(scope, 'fp3', 60_000), { claimed: true })
+      } finally {
+        clock.now = saved
+      }
+    })
+
+    it('Should answer ping', async () => {
+      await store.ping()
+    })
+  })
+}
