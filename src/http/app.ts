@@ -4,7 +4,6 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
 import { etag } from 'hono/etag'
 import { HTTPException } from 'hono/http-exception'
 import { methodNotAllowed } from 'hono/method-not-allowed'
@@ -13,6 +12,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { DialectConflictError } from '../dialects/round.js'
 import { ConflictRetryError, StoreUnavailableError } from '../store/types.js'
 import { authenticate } from './auth.js'
+import { bodyLimit } from './body-limit.js'
 import type { AppDeps } from './deps.js'
 import type { AppEnv } from './env.js'
 import { requestLogger } from './logging.js'
@@ -110,11 +110,9 @@ export function createApp(deps: AppDeps) {
       }),
   }))
   app.use(
-    bodyLimit({
-      maxSize: deps.bodyLimitBytes,
-      onError: (c) =>
-        problem(c, 413, 'body-too-large', `The request body exceeds ${deps.bodyLimitBytes} bytes.`),
-    })
+    bodyLimit(deps.bodyLimitBytes, (c) =>
+      problem(c, 413, 'body-too-large', `The request body exceeds ${deps.bodyLimitBytes} bytes.`)
+    )
   )
   app.use('/v1/*', authenticate(deps.keys))
   app.use('/v1/*', etag())
