@@ -101,6 +101,32 @@ describe('Durability on SQLite', () => {
     }
   })
 
+  it('Should finish in-flight rounds on SIGTERM, then exit 0 with the store closed', async () => {
+    const env = sqliteEnv('sigterm')
+    const server = await startServer({ ...env, LOG_LEVEL: 'info' })
+    const pending = Array.from({ length: 30 }, (_, i) =>
+      roundOf(server, 'drain', [{ id: `b${i}`, name: 'bash' }]).then(
+        (res) => res.status,
+        () => 'refused'
+      )
+    )
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const code = await server.stop()
+    const statuses = await Promise.all(pending)
+    assert.equal(code, 0)
+    assert.ok(statuses.every((s) => s === 200 || s === 'refused'), JSON.stringify(statuses))
+    assert.match(server.output(), /draining/)
+    assert.match(server.output(), /"msg":"stopped"/)
+    const answered = statuses.filter((s) => s === 200).length
+    const restarted = await startServer(env)
+    try {
+      const view = await request(restarted.url, 'GET', '/v1/sessions/drain')
+      assert.equal(view.status === 404 ? 0 : view.body.round, answered)
+    } finally {
+      await restarted.stop()
+    }
+  })
+
   it('Should keep every acknowledged round after kill -9', async () => {
     const env = sqliteEnv('kill9')
     const server = await startServer(env)
