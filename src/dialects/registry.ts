@@ -2,13 +2,15 @@
  * @module dialects/registry
  * Every dialect the service speaks, by name.
  */
+import { claudeTasks } from './claude-tasks.js'
+import { claudeTodoWrite } from './claude-todowrite.js'
 import { s03 } from './s03.js'
 import type { Dialect } from './types.js'
 
 /** The dialect a new session gets when its first request names none. */
 export const DEFAULT_DIALECT = 's03'
 
-const ALL: readonly Dialect[] = [s03]
+const ALL: readonly Dialect[] = [s03, claudeTodoWrite, claudeTasks]
 
 export const DIALECTS: ReadonlyMap<string, Dialect> = new Map(ALL.map((d) => [d.name, d]))
 

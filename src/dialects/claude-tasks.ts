@@ -1,0 +1,405 @@
+/**
+ * @module dialects/claude-tasks
+ * Claude Code's task tools `TaskCreate`, `TaskGet`, `TaskUpdate` and `TaskList`, byte for byte
+ * (`reference/dialects.md` §2.3): per-item CRUD with server ids "1", "2", … never reused, partial
+ * updates, bidirectional blocks/blockedBy.
+ */
+import { z } from 'zod'
+import { makeItem, type Item } from '../core/items.js'
+import {
+  duplicateId,
+  inputValidationError,
+  isRecord,
+  listIssues,
+  parseStringified,
+  repairKeys,
+  systemReminder,
+  unparsedInputError,
+} from './claude-shared.js'
+import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
+
+const TASK_STATUSES = ['pending', 'in_progress', 'completed'] as const
+const TaskStatus = z.enum(TASK_STATUSES)
+type TaskStatus = z.infer<typeof TaskStatus>
+
+const ACTIVE_FORM =
+  'Present continuous form shown in spinner when in_progress (e.g., "Running tests")'
+
+/** The advertised input schema of `TaskCreate`, as Claude Code declares it. */
+export const TaskCreateInput = z.strictObject({
+  subject: z.string().describe('A brief title for the task'),
+  description: z.string().describe('What needs to be done'),
+  activeForm: z.string().optional().describe(ACTIVE_FORM),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Arbitrary metadata to attach to the task'),
+})
+
+/** The advertised input schema of `TaskGet`. */
+export const TaskGetInput = z.strictObject({
+  taskId: z.string().describe('The ID of the task to retrieve'),
+})
+
+/** The advertised input schema of `TaskUpdate`; `deleted` is an action, not a state. */
+export const TaskUpdateInput = z.strictObject({
+  taskId: z.string().describe('The ID of the task to update'),
+  subject: z.string().optional().describe('New subject for the task'),
+  description: z.string().optional().describe('New description for the task'),
+  activeForm: z.string().optional().describe(ACTIVE_FORM),
+  status: TaskStatus.or(z.literal('deleted')).optional().describe('New status for the task'),
+  addBlocks: z.array(z.string()).optional().describe('Task IDs that this task blocks'),
+  addBlockedBy: z.array(z.string()).optional().describe('Task IDs that block this task'),
+  owner: z.string().optional().describe('New owner for the task'),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Metadata keys to merge into the task. Set a key to null to delete it.'),
+})
+
+/** The advertised input schema of `TaskList`: no input. */
+export const TaskListInput = z.strictObject({})
+
+type TaskCreate = z.infer<typeof TaskCreateInput>
+type TaskUpdate = z.infer<typeof TaskUpdateInput>
+
+// The current wording: Claude Code 2.1.139 dropped the sentence "Make sure that you NEVER mention
+// this reminder to the user" that the v2.1.88 source still had.
+const REMINDER =
+  "The task tools haven't been used recently. If you're working on tasks that would benefit from tracking progress, consider using TaskCreate to add new tasks and TaskUpdate to update task status (set to in_progress when starting, completed when done). Also consider cleaning up the task list if it has become stale. Only use these if relevant to the current work. This is just a gentle reminder - ignore if not applicable.\n"
+
+const TASK_NOT_FOUND = 'Task not found'
+
+/** Per tool: the keys Claude Code repairs silently, the fields a model may send as JSON text. */
+const REPAIRS: Record<string, { aliases: Record<string, string[]>; stringified: string[] }> = {
+  TaskCreate: { aliases: { activeForm: ['active_form'] }, stringified: ['metadata'] },
+  TaskGet: { aliases: { taskId: ['task_id', 'id'] }, stringified: [] },
+  TaskUpdate: {
+    aliases: { taskId: ['task_id', 'id'], activeForm: ['active_form'] },
+    stringified: ['addBlocks', 'addBlockedBy', 'metadata'],
+  },
+  TaskList: { aliases: {}, stringified: [] },
+}
+
+function repairInput(toolName: string, input: unknown): unknown {
+  const repair = REPAIRS[toolName]
+  if (!repair || !isRecord(input)) return input
+  const out = repairKeys(input, repair.aliases)
+  for (const key of repair.stringified) {
+    if (key in out) out[key] = parseStringified(out[key])
+  }
+  return out
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; outcome: CallOutcome }
+
+function parseCall<T>(
+  schema: z.ZodType<T>,
+  state: DialectState,
+  toolName: string,
+  input: unknown
+): Parsed<T> {
+  const parsed = schema.safeParse(repairInput(toolName, input))
+  if (parsed.success) return { ok: true, value: parsed.data }
+  const content = inputValidationError(toolName, parsed.error)
+  return {
+    ok: false,
+    outcome: { result: { is_error: true, content, structured: null }, state, dropped: [] },
+  }
+}
+
+function done(state: DialectState, content: string, structured: unknown): CallOutcome {
+  return { result: { is_error: false, content, structured }, state, dropped: [] }
+}
+
+function markOf(data: Record<string, unknown>): number {
+  return typeof data.high_water_mark === 'number' ? data.high_water_mark : 0
+}
+
+/** Claude Code's id rule: one past the highest id in use or ever assigned (parseInt semantics). */
+function nextTaskId(state: DialectState): number {
+  let highest = markOf(state.data)
+  for (const item of state.items) {
+    const n = Number.parseInt(item.id, 10)
+    if (!Number.isNaN(n) && n > highest) highest = n
+  }
+  return highest + 1
+}
+
+function taskCreate(state: DialectState, input: TaskCreate): CallOutcome {
+  const next = nextTaskId(state)
+  const id = String(next)
+  const task = makeItem({
+    id,
+    content: input.subject,
+    status: 'pending',
+    description: input.description,
+    active_form: input.activeForm,
+    metadata: input.metadata,
+  })
+  return done(
+    { items: [...state.items, task], data: { ...state.data, high_water_mark: next } },
+    `Task #${id} created successfully: ${input.subject}`,
+    { task: { id, subject: input.subject } }
+  )
+}
+
+const refs = (ids: readonly string[]) => ids.map((id) => `#${id}`).join(', ')
+
+function taskGet(state: DialectState, taskId: string): CallOutcome {
+  const task = state.items.find((item) => item.id === taskId)
+  if (!task) return done(state, TASK_NOT_FOUND, { task: null })
+  const lines = [
+    `Task #${task.id}: ${task.content}`,
+    `Status: ${task.status}`,
+    `Description: ${task.description ?? ''}`,
+  ]
+  if (task.blocked_by.length > 0) lines.push(`Blocked by: ${refs(task.blocked_by)}`)
+  if (task.blocks.length > 0) lines.push(`Blocks: ${refs(task.blocks)}`)
+  return done(state, lines.join('\n'), {
+    task: {
+      id: task.id,
+      subject: task.content,
+      description: task.description ?? '',
+      status: task.status,
+      blocks: [...task.blocks],
+      blockedBy: [...task.blocked_by],
+    },
+  })
+}
+
+/** Claude Code's `blockTask(from, to)`: written on both tasks; skipped if either is missing. */
+function blockTask(items: Item[], from: string, to: string): Item[] {
+  if (!items.some((item) => item.id === from) || !items.some((item) => item.id === to)) return items
+  return items.map((item) => {
+    let next = item
+    if (item.id === from && !next.blocks.includes(to)) {
+      next = { ...next, blocks: [...next.blocks, to] }
+    }
+    if (item.id === to && !next.blocked_by.includes(from)) {
+      next = { ...next, blocked_by: [...next.blocked_by, from] }
+    }
+    return next
+  })
+}
+
+function taskDelete(state: DialectState, existing: Item): CallOutcome {
+  const taskId = existing.id
+  const items = state.items
+    .filter((item) => item.id !== taskId)
+    .map((item) => ({
+      ...item,
+      blocks: item.blocks.filter((id) => id !== taskId),
+      blocked_by: item.blocked_by.filter((id) => id !== taskId),
+    }))
+  const n = Number.parseInt(taskId, 10)
+  const mark = Number.isNaN(n) ? markOf(state.data) : Math.max(markOf(state.data), n)
+  return done(
+    { items, data: { ...state.data, high_water_mark: mark } },
+    `Updated task #${taskId} deleted`,
+    {
+      success: true,
+      taskId,
+      updatedFields: ['deleted'],
+      statusChange: { from: existing.status, to: 'deleted' },
+    }
+  )
+}
+
+/** Claude Code's TaskUpdate, in its order: fields, metadata, status (or delete), then edges. */
+function taskUpdate(state: DialectState, input: TaskUpdate): CallOutcome {
+  const { taskId } = input
+  const existing = state.items.find((item) => item.id === taskId)
+  if (!existing) {
+    // the native answers with a non-error result, so the model's sibling calls still run
+    return done(state, TASK_NOT_FOUND, {
+      success: false,
+      taskId,
+      updatedFields: [],
+      error: TASK_NOT_FOUND,
+    })
+  }
+  const updatedFields: string[] = []
+  const updates: Partial<Item> = {}
+  if (input.subject !== undefined && input.subject !== existing.content) {
+    updates.content = input.subject
+    updatedFields.push('subject')
+  }
+  if (input.description !== undefined && input.description !== (existing.description ?? '')) {
+    updates.description = input.description
+    updatedFields.push('description')
+  }
+  if (input.activeForm !== undefined && input.activeForm !== existing.active_form) {
+    updates.active_form = input.activeForm
+    updatedFields.push('activeForm')
+  }
+  if (input.owner !== undefined && input.owner !== existing.owner) {
+    updates.owner = input.owner
+    updatedFields.push('owner')
+  }
+  if (input.metadata !== undefined) {
+    const merged: Record<string, unknown> = { ...existing.metadata }
+    for (const [key, value] of Object.entries(input.metadata)) {
+      if (value === null) delete merged[key]
+      else merged[key] = value
+    }
+    updates.metadata = merged
+    // as the native: listed whenever sent, even if the merge changed nothing
+    updatedFields.push('metadata')
+  }
+  if (input.status === 'deleted') return taskDelete(state, existing)
+  let statusChange: { from: TaskStatus; to: TaskStatus } | undefined
+  if (input.status !== undefined && input.status !== existing.status) {
+    updates.status = input.status
+    statusChange = { from: existing.status as TaskStatus, to: input.status }
+    updatedFields.push('status')
+  }
+
+  let items = state.items.map((item) => (item.id === taskId ? { ...item, ...updates } : item))
+  const newBlocks = (input.addBlocks ?? []).filter((id) => !existing.blocks.includes(id))
+  for (const id of newBlocks) items = blockTask(items, taskId, id)
+  if (newBlocks.length > 0) updatedFields.push('blocks')
+  const newBlockedBy = (input.addBlockedBy ?? []).filter((id) => !existing.blocked_by.includes(id))
+  for (const id of newBlockedBy) items = blockTask(items, id, taskId)
+  if (newBlockedBy.length > 0) updatedFields.push('blockedBy')
+
+  return done({ ...state, items }, `Updated task #${taskId} ${updatedFields.join(', ')}`, {
+    success: true,
+    taskId,
+    updatedFields,
+    ...(statusChange ? { statusChange } : {}),
+  })
+}
+
+/** TaskList's view: internal tasks hidden, and only unresolved blockers. */
+function listedTasks(items: readonly Item[]) {
+  const visible = items.filter((item) => !item.metadata?._internal)
+  const resolved = new Set(visible.filter((t) => t.status === 'completed').map((t) => t.id))
+  return visible.map((task) => ({
+    id: task.id,
+    subject: task.content,
+    status: task.status,
+    ...(task.owner !== undefined ? { owner: task.owner } : {}),
+    blockedBy: task.blocked_by.filter((id) => !resolved.has(id)),
+  }))
+}
+
+/**
+ * TaskList's text: `#{id} [{status}] {subject}`, then ` ({owner})` and
+ * ` [blocked by #1, #2]` when there are any; `No tasks found` when empty.
+ * @param items - the list
+ */
+export function renderTaskList(items: readonly Item[]): string {
+  const tasks = listedTasks(items)
+  if (tasks.length === 0) return 'No tasks found'
+  return tasks
+    .map((task) => {
+      const owner = task.owner ? ` (${task.owner})` : ''
+      const blocked = task.blockedBy.length > 0 ? ` [blocked by ${refs(task.blockedBy)}]` : ''
+      return `#${task.id} [${task.status}] ${task.subject}${owner}${blocked}`
+    })
+    .join('\n')
+}
+
+function taskList(state: DialectState): CallOutcome {
+  return done(state, renderTaskList(state.items), { tasks: listedTasks(state.items) })
+}
+
+/**
+ * Claude Code's `task_reminder` attachment: the nag plus one `#{id}. [{status}] {subject}` line
+ * per task, inside `<system-reminder>`.
+ * @param items - the current list
+ */
+export function taskReminder(items: readonly Item[]): string {
+  const list = items.map((item) => `#${item.id}. [${item.status}] ${item.content}`).join('\n')
+  return systemReminder(
+    list.length > 0 ? `${REMINDER}\n\nHere are the existing tasks:\n\n${list}` : REMINDER
+  )
+}
+
+function applyTask(state: DialectState, toolName: string, input: unknown): CallOutcome {
+  switch (toolName) {
+    case 'TaskCreate': {
+      const call = parseCall(TaskCreateInput, state, toolName, input)
+      return call.ok ? taskCreate(state, call.value) : call.outcome
+    }
+    case 'TaskGet': {
+      const call = parseCall(TaskGetInput, state, toolName, input)
+      return call.ok ? taskGet(state, call.value.taskId) : call.outcome
+    }
+    case 'TaskUpdate': {
+      const call = parseCall(TaskUpdateInput, state, toolName, input)
+      return call.ok ? taskUpdate(state, call.value) : call.outcome
+    }
+    case 'TaskList': {
+      const call = parseCall(TaskListInput, state, toolName, input)
+      return call.ok ? taskList(state) : call.outcome
+    }
+    default: {
+      const content = `<tool_use_error>Error: No such tool available: ${toolName}</tool_use_error>`
+      return { result: { is_error: true, content, structured: null }, state, dropped: [] }
+    }
+  }
+}
+
+const TaskRecord = z.object({ id: z.string(), subject: z.string(), status: TaskStatus })
+
+/** Keeps edges between tasks of the list only, and writes each on both ends as blockTask does. */
+function normaliseEdges(items: readonly Item[]): Item[] {
+  const ids = new Set(items.map((item) => item.id))
+  const blocks = new Map<string, string[]>()
+  const blockedBy = new Map<string, string[]>()
+  for (const item of items) {
+    blocks.set(item.id, [])
+    blockedBy.set(item.id, [])
+  }
+  const link = (from: string, to: string) => {
+    if (!ids.has(from) || !ids.has(to)) return
+    const out = blocks.get(from)!
+    if (!out.includes(to)) out.push(to)
+    const into = blockedBy.get(to)!
+    if (!into.includes(from)) into.push(from)
+  }
+  for (const item of items) {
+    for (const to of item.blocks) link(item.id, to)
+    for (const from of item.blocked_by) link(from, item.id)
+  }
+  return items.map((item) => ({
+    ...item,
+    blocks: blocks.get(item.id)!,
+    blocked_by: blockedBy.get(item.id)!,
+  }))
+}
+
+function checkList(items: readonly Item[]): ListCheck {
+  const records = items.map((item) => ({ id: item.id, subject: item.content, status: item.status }))
+  const parsed = z.array(TaskRecord).safeParse(records)
+  if (!parsed.success) return { ok: false, message: listIssues('tasks', parsed.error) }
+  const duplicate = duplicateId(items)
+  if (duplicate !== undefined) return { ok: false, message: `Duplicate task id '${duplicate}'` }
+  return { ok: true, items: normaliseEdges(items) }
+}
+
+/** The `claude-tasks` dialect. */
+export const claudeTasks: Dialect = {
+  name: 'claude-tasks',
+  description:
+    "Claude Code's task tools TaskCreate / TaskGet / TaskUpdate / TaskList: server ids, partial updates, bidirectional blocks/blockedBy, `deleted` removes; reminder after 10 rounds without TaskCreate/TaskUpdate.",
+  tools: [
+    {
+      name: 'TaskCreate',
+      description: 'Create a new task in the task list',
+      input: TaskCreateInput,
+    },
+    { name: 'TaskGet', description: 'Get a task by ID from the task list', input: TaskGetInput },
+    { name: 'TaskUpdate', description: 'Update a task in the task list', input: TaskUpdateInput },
+    { name: 'TaskList', description: 'List all tasks in the task list', input: TaskListInput },
+  ],
+  reminder: { afterRounds: 10, repeatEvery: 10 },
+  resetsReminder: (toolName) => toolName === 'TaskCreate' || toolName === 'TaskUpdate',
+  reminderText: taskReminder,
+  apply: (state, toolName, input) => applyTask(state, toolName, input),
+  argumentsError: unparsedInputError,
+  render: renderTaskList,
+  checkList,
+}

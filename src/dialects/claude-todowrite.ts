@@ -1,0 +1,160 @@
+/**
+ * @module dialects/claude-todowrite
+ * Claude Code's `TodoWrite` in its current form (`content`, `status`, `activeForm`), byte for byte
+ * (`reference/dialects.md` §2.1): a whole-list replace whose stored list is cleared once every
+ * item is completed.
+ */
+import { z } from 'zod'
+import { reconcileIds } from '../core/identity.js'
+import { droppedItems, makeItem, type Item } from '../core/items.js'
+import {
+  duplicateId,
+  inputValidationError,
+  isRecord,
+  listIssues,
+  parseStringified,
+  repairKeys,
+  systemReminder,
+  unparsedInputError,
+} from './claude-shared.js'
+import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
+
+const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
+
+const TodoItem = z.object({
+  content: z.string().min(1, 'Content cannot be empty'),
+  status: z.enum(TODO_STATUSES),
+  activeForm: z.string().min(1, 'Active form cannot be empty'),
+})
+
+type Todo = z.infer<typeof TodoItem>
+
+/** The advertised input schema of `TodoWrite`, as Claude Code declares it. */
+export const TodoWriteInput = z.strictObject({
+  todos: z.array(TodoItem).describe('The updated todo list'),
+})
+
+/** The short description Claude Code gives `TodoWrite`. */
+export const TODO_WRITE_DESCRIPTION =
+  'Update the todo list for the current session. To be used proactively and often to track progress and pending tasks. Make sure that at least one task is in_progress at all times. Always provide both content (imperative) and activeForm (present continuous) for each task.'
+
+/** The result text of every successful `TodoWrite` call. */
+export const TODO_WRITE_RESULT =
+  'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable'
+
+// The current wording: Claude Code 2.1.139 dropped the sentence "Make sure that you NEVER mention
+// this reminder to the user" that the v2.1.88 source still had.
+const REMINDER =
+  "The TodoWrite tool hasn't been used recently. If you're working on tasks that would benefit from tracking progress, consider using the TodoWrite tool to track progress. Also consider cleaning up the todo list if has become stale and no longer matches what you are working on. Only use it if it's relevant to the current work. This is just a gentle reminder - ignore if not applicable.\n"
+
+/** A stored item as Claude Code holds a todo; an operator's item may lack an active form. */
+function toTodo(item: Item): Todo {
+  return {
+    content: item.content,
+    status: item.status as Todo['status'],
+    activeForm: item.active_form ?? item.content,
+  }
+}
+
+/** Lenient where models stumble: a list sent as a JSON string, `active_form` for `activeForm`. */
+function repairInput(input: unknown): unknown {
+  if (!isRecord(input) || !('todos' in input)) return input
+  const todos = parseStringified(input.todos)
+  return {
+    ...input,
+    todos: Array.isArray(todos)
+      ? todos.map((todo: unknown) =>
+          isRecord(todo) ? repairKeys(todo, { activeForm: ['active_form'] }) : todo
+        )
+      : todos,
+  }
+}
+
+function nextIdOf(data: Record<string, unknown>): number {
+  return typeof data.next_id === 'number' ? data.next_id : 1
+}
+
+function applyTodoWrite(state: DialectState, input: unknown): CallOutcome {
+  const parsed = TodoWriteInput.safeParse(repairInput(input))
+  if (!parsed.success) {
+    const content = inputValidationError('TodoWrite', parsed.error)
+    return { result: { is_error: true, content, structured: null }, state, dropped: [] }
+  }
+  const { todos } = parsed.data
+  const { ids, nextId } = reconcileIds(state.items, todos, nextIdOf(state.data))
+  const before = new Map(state.items.map((item) => [item.id, item]))
+  // a matched item keeps what TodoWrite cannot express (an operator's notes, owner, …)
+  const written = todos.map((todo, i) => ({
+    ...(before.get(ids[i]) ?? makeItem({ id: ids[i], content: todo.content, status: todo.status })),
+    content: todo.content,
+    status: todo.status,
+    active_form: todo.activeForm,
+  }))
+  const allDone = todos.every((todo) => todo.status === 'completed')
+  return {
+    result: {
+      is_error: false,
+      content: TODO_WRITE_RESULT,
+      structured: { oldTodos: state.items.map(toTodo), newTodos: todos },
+    },
+    state: { items: allDone ? [] : written, data: { ...state.data, next_id: nextId } },
+    // measured against what was written: clearing an all-completed list drops nothing unfinished
+    dropped: droppedItems(state.items, written),
+  }
+}
+
+/**
+ * Claude Code's `todo_reminder` attachment: the nag plus the current list, numbered from 1,
+ * inside `<system-reminder>`.
+ * @param items - the current list
+ */
+export function todoWriteReminder(items: readonly Item[]): string {
+  const list = items.map((item, i) => `${i + 1}. [${item.status}] ${item.content}`).join('\n')
+  const text =
+    list.length > 0
+      ? `${REMINDER}\n\nHere are the existing contents of your todo list:\n\n[${list}]`
+      : REMINDER
+  return systemReminder(text)
+}
+
+/**
+ * The list in the reminder's numbered form, one `N. [status] content` line per item.
+ * @param items - the list
+ */
+export function renderTodoWrite(items: readonly Item[]): string {
+  if (items.length === 0) return 'The todo list is empty.'
+  return items.map((item, i) => `${i + 1}. [${item.status}] ${item.content}`).join('\n')
+}
+
+// an operator may leave the active form out; it then defaults to the content
+const OperatorTodo = TodoItem.extend({ activeForm: TodoItem.shape.activeForm.optional() })
+
+function checkList(items: readonly Item[]): ListCheck {
+  const todos = items.map((item) => ({
+    content: item.content,
+    status: item.status,
+    activeForm: item.active_form,
+  }))
+  const parsed = z.array(OperatorTodo).safeParse(todos)
+  if (!parsed.success) return { ok: false, message: listIssues('todos', parsed.error) }
+  const duplicate = duplicateId(items)
+  if (duplicate !== undefined) return { ok: false, message: `Duplicate todo id '${duplicate}'` }
+  return {
+    ok: true,
+    items: items.map((item) => ({ ...item, active_form: item.active_form ?? item.content })),
+  }
+}
+
+/** The `claude-todowrite` dialect. */
+export const claudeTodoWrite: Dialect = {
+  name: 'claude-todowrite',
+  description:
+    "Claude Code's TodoWrite: whole-list todos[{content, status, activeForm}], cleared once all are completed, {oldTodos, newTodos} output; reminder after 10 rounds.",
+  tools: [{ name: 'TodoWrite', description: TODO_WRITE_DESCRIPTION, input: TodoWriteInput }],
+  reminder: { afterRounds: 10, repeatEvery: 10 },
+  reminderText: todoWriteReminder,
+  apply: (state, _toolName, input) => applyTodoWrite(state, input),
+  argumentsError: unparsedInputError,
+  render: renderTodoWrite,
+  checkList,
+}

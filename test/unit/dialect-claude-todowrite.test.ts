@@ -1,0 +1,476 @@
+/**
+ * Golden tests of the claude-todowrite dialect against reference/dialects.md §2.1.
+ */
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { makeItem, type Item } from '../../src/core/items.js'
+import { claudeTodoWrite } from '../../src/dialects/claude-todowrite.js'
+import type { DialectState } from '../../src/dialects/types.js'
+import { formatTool } from '../../src/tools/formats.js'
+import { makeTestApp, round } from '../helpers.js'
+
+const SUCCESS =
+  'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable'
+
+const DESCRIPTION =
+  'Update the todo list for the current session. To be used proactively and often to track progress and pending tasks. Make sure that at least one task is in_progress at all times. Always provide both content (imperative) and activeForm (present continuous) for each task.'
+
+const REMINDER_BODY =
+  "The TodoWrite tool hasn't been used recently. If you're working on tasks that would benefit from tracking progress, consider using the TodoWrite tool to track progress. Also consider cleaning up the todo list if has become stale and no longer matches what you are working on. Only use it if it's relevant to the current work. This is just a gentle reminder - ignore if not applicable.\n"
+
+/** The reference's JSON Schema of TodoWrite (dialects.md §2.1), as a tool definition. */
+const NATIVE_TOOL = {
+  name: 'TodoWrite',
+  description: DESCRIPTION,
+  input_schema: {
+    type: 'object',
+    properties: {
+      todos: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            content: { type: 'string', minLength: 1 },
+            status: { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
+            activeForm: { type: 'string', minLength: 1 },
+          },
+          required: ['content', 'status', 'activeForm'],
+        },
+        description: 'The updated todo list',
+      },
+    },
+    required: ['todos'],
+    additionalProperties: false,
+  },
+}
+
+const CTX = { callsInRound: 1, indexInRound: 0 }
+const EMPTY: DialectState = { items: [], data: {} }
+
+type Status = 'pending' | 'in_progress' | 'completed'
+const todo = (content: string, status: Status = 'pending') => ({
+  content,
+  status,
+  activeForm: `${content}ing`,
+})
+
+const write = (state: DialectState, todos: unknown) =>
+  claudeTodoWrite.apply(state, 'TodoWrite', { todos }, CTX)
+
+/** Applies writes in turn and returns the last outcome. */
+function writes(...lists: unknown[]) {
+  let state = EMPTY
+  let outcome = write(state, [])
+  for (const list of lists) {
+    outcome = write(state, list)
+    state = outcome.state
+  }
+  return outcome
+}
+
+const idsAndContent = (items: readonly Item[]) => items.map((item) => [item.id, item.content])
+
+describe('claude-todowrite tool definition', () => {
+  it('Should advertise TodoWrite with the native description and input schema', () => {
+    assert.equal(claudeTodoWrite.name, 'claude-todowrite')
+    assert.deepEqual(formatTool(claudeTodoWrite.tools[0], 'anthropic'), NATIVE_TOOL)
+  })
+})
+
+describe('claude-todowrite writes', () => {
+  it('Should answer with the fixed success text and {oldTodos, newTodos}', () => {
+    const first = write(EMPTY, [todo('Run tests', 'in_progress'), todo('Ship')])
+    assert.deepEqual(first.result, {
+      is_error: false,
+      content: SUCCESS,
+      structured: { oldTodos: [], newTodos: [todo('Run tests', 'in_progress'), todo('Ship')] },
+    })
+    assert.deepEqual(first.state.items, [
+      makeItem({
+        id: '1',
+        content: 'Run tests',
+        status: 'in_progress',
+        active_form: 'Run testsing',
+      }),
+      makeItem({ id: '2', content: 'Ship', status: 'pending', active_form: 'Shiping' }),
+    ])
+    const second = write(first.state, [todo('Run tests', 'completed'), todo('Ship', 'in_progress')])
+    assert.equal(second.result.content, SUCCESS)
+    assert.deepEqual(second.result.structured, {
+      oldTodos: [todo('Run tests', 'in_progress'), todo('Ship')],
+      newTodos: [todo('Run tests', 'completed'), todo('Ship', 'in_progress')],
+    })
+  })
+
+  it('Should clear the stored list once every item is completed, echoing the submitted list', () => {
+    const before = write(EMPTY, [todo('A', 'in_progress'), todo('B')])
+    const after = write(before.state, [todo('A', 'completed'), todo('B', 'completed')])
+    assert.equal(after.result.content, SUCCESS)
+    assert.deepEqual(after.result.structured, {
+      oldTodos: [todo('A', 'in_progress'), todo('B')],
+      newTodos: [todo('A', 'completed'), todo('B', 'completed')],
+    })
+    assert.deepEqual(after.state.items, [])
+    assert.deepEqual(after.dropped, [], 'clearing a finished list drops nothing unfinished')
+  })
+
+  it('Should report an unfinished item a rewrite leaves out in dropped, not a completed one', () => {
+    const before = write(EMPTY, [todo('A', 'completed'), todo('B', 'in_progress'), todo('C')])
+    const after = write(before.state, [todo('C', 'in_progress')])
+    assert.deepEqual(idsAndContent(after.dropped), [['2', 'B']])
+    assert.equal(after.dropped[0].status, 'in_progress')
+    assert.deepEqual(idsAndContent(after.state.items), [['3', 'C']])
+  })
+
+  it('Should still report what an all-completed write left out unfinished', () => {
+    const before = write(EMPTY, [todo('A', 'in_progress'), todo('B')])
+    const after = write(before.state, [todo('A', 'completed')])
+    assert.deepEqual(after.state.items, [])
+    assert.deepEqual(idsAndContent(after.dropped), [['2', 'B']])
+  })
+
+  it('Should keep ids across a reordering rewrite and give new items fresh ids', () => {
+    const first = write(EMPTY, [todo('A'), todo('B'), todo('C')])
+    assert.deepEqual(idsAndContent(first.state.items), [
+      ['1', 'A'],
+      ['2', 'B'],
+      ['3', 'C'],
+    ])
+    const reordered = write(first.state, [
+      todo('C', 'in_progress'),
+      todo('New'),
+      todo('A'),
+      todo('B'),
+    ])
+    assert.deepEqual(idsAndContent(reordered.state.items), [
+      ['3', 'C'],
+      ['4', 'New'],
+      ['1', 'A'],
+      ['2', 'B'],
+    ])
+    assert.deepEqual(reordered.dropped, [])
+  })
+
+  it('Should keep an id for an item reworded in place and never reuse ids after a clear', () => {
+    const first = write(EMPTY, [todo('A'), todo('B')])
+    const reworded = write(first.state, [todo('A'), todo('B, better')])
+    assert.deepEqual(idsAndContent(reworded.state.items), [
+      ['1', 'A'],
+      ['2', 'B, better'],
+    ])
+    const cleared = write(reworded.state, [todo('A', 'completed'), todo('B, better', 'completed')])
+    const fresh = write(cleared.state, [todo('Next')])
+    assert.deepEqual(idsAndContent(fresh.state.items), [['3', 'Next']])
+  })
+
+  it('Should accept an empty list, storing nothing', () => {
+    const before = write(EMPTY, [todo('A')])
+    const after = write(before.state, [])
+    assert.equal(after.result.content, SUCCESS)
+    assert.deepEqual(after.state.items, [])
+    assert.deepEqual(idsAndContent(after.dropped), [['1', 'A']])
+  })
+})
+
+describe('claude-todowrite lenient parsing', () => {
+  it('Should accept a list sent as a JSON string', () => {
+    const outcome = write(EMPTY, JSON.stringify([todo('A')]))
+    assert.equal(outcome.result.is_error, false)
+    assert.deepEqual(idsAndContent(outcome.state.items), [['1', 'A']])
+  })
+
+  it('Should repair active_form to activeForm and strip unknown item keys', () => {
+    const outcome = write(EMPTY, [
+      { content: 'A', status: 'pending', active_form: 'Aing', id: 'x' },
+    ])
+    assert.equal(outcome.result.is_error, false)
+    assert.deepEqual(outcome.result.structured, { oldTodos: [], newTodos: [todo('A')] })
+  })
+})
+
+describe('claude-todowrite input errors, as Claude Code words them', () => {
+  const errorOf = (input: unknown) => {
+    const before = write(EMPTY, [todo('Keep')]).state
+    const outcome = claudeTodoWrite.apply(before, 'TodoWrite', input, CTX)
+    assert.equal(outcome.result.is_error, true)
+    assert.equal(outcome.result.structured, null)
+    assert.equal(outcome.state, before, 'state unchanged')
+    assert.deepEqual(outcome.dropped, [])
+    return outcome.result.content
+  }
+
+  it('Should name a missing field with its path', () => {
+    assert.equal(
+      errorOf({ todos: [{ content: 'A', status: 'pending' }] }),
+      '<tool_use_error>InputValidationError: TodoWrite failed due to the following issue:\nThe required parameter `todos[0].activeForm` is missing</tool_use_error>'
+    )
+  })
+
+  it('Should reject unknown top-level keys and wrong types, several issues at once', () => {
+    assert.equal(
+      errorOf({ todos: 'not a list', merge: true }),
+      '<tool_use_error>InputValidationError: TodoWrite failed due to the following issues:\nAn unexpected parameter `merge` was provided\nThe parameter `todos` type is expected as `array` but provided as `string`</tool_use_error>'
+    )
+    assert.equal(
+      errorOf({}),
+      '<tool_use_error>InputValidationError: TodoWrite failed due to the following issue:\nThe required parameter `todos` is missing</tool_use_error>'
+    )
+  })
+
+  it("Should fall back to zod's issue list for an empty content or a bad status", () => {
+    assert.equal(
+      errorOf({ todos: [{ content: '', status: 'pending', activeForm: 'x' }] }),
+      `<tool_use_error>InputValidationError: ${JSON.stringify(
+        [
+          {
+            origin: 'string',
+            code: 'too_small',
+            minimum: 1,
+            inclusive: true,
+            path: ['todos', 0, 'content'],
+            message: 'Content cannot be empty',
+          },
+        ],
+        null,
+        2
+      )}</tool_use_error>`
+    )
+    const status = errorOf({ todos: [{ content: 'A', status: 'done', activeForm: 'x' }] })
+    assert.match(status, /^<tool_use_error>InputValidationError: \[\n/)
+    assert.ok(
+      status.includes(
+        'Invalid option: expected one of \\"pending\\"|\\"in_progress\\"|\\"completed\\"'
+      )
+    )
+    assert.ok(
+      errorOf({ todos: [{ content: 'A', status: 'pending', activeForm: '' }] }).includes(
+        'Active form cannot be empty'
+      )
+    )
+  })
+
+  it('Should answer unparseable arguments with the native JSON error', () => {
+    assert.equal(
+      claudeTodoWrite.argumentsError('TodoWrite', '{"todos": ['),
+      '<tool_use_error>InputValidationError: TodoWrite was called with input that could not be parsed as JSON.\nYou sent (first 11 of 11 bytes): {"todos": [\nCommon causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. Retry with valid JSON.</tool_use_error>'
+    )
+  })
+})
+
+describe('claude-todowrite reminder, render and operator lists', () => {
+  const items = write(EMPTY, [
+    todo('Run tests'),
+    todo('Fix bug', 'in_progress'),
+    todo('Ship', 'completed'),
+  ]).state.items
+
+  it("Should remind with Claude Code's text and the list, inside <system-reminder>", () => {
+    assert.deepEqual(claudeTodoWrite.reminder, { afterRounds: 10, repeatEvery: 10 })
+    assert.equal(claudeTodoWrite.resetsReminder, undefined)
+    assert.equal(
+      claudeTodoWrite.reminderText(items),
+      `<system-reminder>\n${REMINDER_BODY}\n\nHere are the existing contents of your todo list:\n\n[1. [pending] Run tests\n2. [in_progress] Fix bug\n3. [completed] Ship]\n</system-reminder>`
+    )
+    assert.equal(
+      claudeTodoWrite.reminderText([]),
+      `<system-reminder>\n${REMINDER_BODY}\n</system-reminder>`
+    )
+  })
+
+  it('Should render the list in the numbered reminder form', () => {
+    assert.equal(
+      claudeTodoWrite.render(items),
+      '1. [pending] Run tests\n2. [in_progress] Fix bug\n3. [completed] Ship'
+    )
+    assert.equal(claudeTodoWrite.render([]), 'The todo list is empty.')
+  })
+
+  it("Should accept an operator's list by TodoWrite's rules, defaulting the active form", () => {
+    const checked = claudeTodoWrite.checkList([
+      makeItem({ id: 'a', content: 'Do it', status: 'pending' }),
+    ])
+    assert.deepEqual(checked, {
+      ok: true,
+      items: [makeItem({ id: 'a', content: 'Do it', status: 'pending', active_form: 'Do it' })],
+    })
+  })
+
+  it("Should refuse a list that breaks TodoWrite's rules", () => {
+    assert.deepEqual(
+      claudeTodoWrite.checkList([makeItem({ id: 'a', content: '', status: 'pending' })]),
+      {
+        ok: false,
+        message: 'todos[0].content: Content cannot be empty',
+      }
+    )
+    assert.deepEqual(
+      claudeTodoWrite.checkList([
+        makeItem({ id: 'a', content: 'A', status: 'pending' }),
+        makeItem({ id: 'b', content: 'B', status: 'cancelled' }),
+      ]),
+      {
+        ok: false,
+        message:
+          'todos[1].status: Invalid option: expected one of "pending"|"in_progress"|"completed"',
+      }
+    )
+    assert.deepEqual(
+      claudeTodoWrite.checkList([
+        makeItem({ id: 'a', content: 'A', status: 'pending' }),
+        makeItem({ id: 'a', content: 'B', status: 'pending' }),
+      ]),
+      { ok: false, message: "Duplicate todo id 'a'" }
+    )
+  })
+})
+
+describe('claude-todowrite over HTTP', () => {
+  const dialect = 'claude-todowrite'
+
+  it('Should list TodoWrite in the anthropic format', async () => {
+    const t = makeTestApp()
+    const res = await t.call('GET', `/v1/tools?dialect=${dialect}&format=anthropic`)
+    assert.equal(res.status, 200)
+    assert.deepEqual(res.body, { dialect, format: 'anthropic', tools: [NATIVE_TOOL] })
+  })
+
+  it('Should answer TodoWrite in a round mixed with other tools, and render the session', async () => {
+    const t = makeTestApp()
+    const res = await round(
+      t,
+      'cc1',
+      [
+        { id: 'toolu_01', name: 'Read', input: { file_path: '/a' } },
+        {
+          id: 'toolu_02',
+          name: 'TodoWrite',
+          input: { todos: [todo('A', 'in_progress'), todo('B')] },
+        },
+        { id: 'toolu_03', name: 'Bash', input: { command: 'ls' } },
+      ],
+      { dialect }
+    )
+    assert.equal(res.status, 200)
+    assert.equal(res.body.dialect, dialect)
+    assert.deepEqual(res.body.results, [
+      {
+        tool_use_id: 'toolu_02',
+        name: 'TodoWrite',
+        is_error: false,
+        content: SUCCESS,
+        structured: { oldTodos: [], newTodos: [todo('A', 'in_progress'), todo('B')] },
+      },
+    ])
+    assert.equal(res.body.used_todo, true)
+    assert.deepEqual(res.body.dropped, [])
+    const view = await t.call('GET', '/v1/sessions/cc1')
+    assert.equal(view.body.rendered, '1. [in_progress] A\n2. [pending] B')
+    assert.equal(view.body.current.id, '1')
+    const text = await t.call('GET', '/v1/sessions/cc1/render')
+    assert.equal(text.text, '1. [in_progress] A\n2. [pending] B')
+  })
+
+  it('Should report dropped items and keep ids over HTTP', async () => {
+    const t = makeTestApp()
+    await round(
+      t,
+      'cc2',
+      [{ id: 'a', name: 'TodoWrite', input: { todos: [todo('A'), todo('B'), todo('C')] } }],
+      {
+        dialect,
+      }
+    )
+    const res = await round(t, 'cc2', [
+      { id: 'b', name: 'TodoWrite', input: { todos: [todo('C', 'in_progress'), todo('A')] } },
+    ])
+    assert.deepEqual(
+      res.body.dropped.map((item: Item) => [item.id, item.content, item.status]),
+      [['2', 'B', 'pending']]
+    )
+    const view = await t.call('GET', '/v1/sessions/cc2')
+    assert.deepEqual(idsAndContent(view.body.items), [
+      ['3', 'C'],
+      ['1', 'A'],
+    ])
+  })
+
+  it('Should answer a bad call with is_error and leave the list unchanged', async () => {
+    const t = makeTestApp()
+    await round(t, 'cc3', [{ id: 'a', name: 'TodoWrite', input: { todos: [todo('A')] } }], {
+      dialect,
+    })
+    const res = await round(t, 'cc3', [
+      { id: 'b', name: 'TodoWrite', input: { todos: [{ content: 'A', status: 'pending' }] } },
+      { id: 'c', name: 'TodoWrite', arguments: '{"todos": [' },
+    ])
+    assert.equal(res.status, 200)
+    assert.deepEqual(
+      res.body.results.map((r: { is_error: boolean }) => r.is_error),
+      [true, true]
+    )
+    assert.ok(
+      res.body.results[0].content.startsWith('<tool_use_error>InputValidationError: TodoWrite')
+    )
+    assert.ok(res.body.results[1].content.includes('could not be parsed as JSON'))
+    const view = await t.call('GET', '/v1/sessions/cc3')
+    assert.deepEqual(idsAndContent(view.body.items), [['1', 'A']])
+    assert.equal(view.body.items[0].active_form, 'Aing')
+  })
+
+  it('Should remind after 10 rounds without TodoWrite, then every 10 rounds', async () => {
+    const t = makeTestApp()
+    await round(
+      t,
+      'cc4',
+      [{ id: 'a', name: 'TodoWrite', input: { todos: [todo('A', 'in_progress')] } }],
+      {
+        dialect,
+      }
+    )
+    const reminders: number[] = []
+    for (let i = 1; i <= 21; i++) {
+      const res = await round(t, 'cc4', [{ id: `b${i}`, name: 'Bash' }])
+      if (res.body.reminder) {
+        reminders.push(i)
+        assert.equal(
+          res.body.reminder.text,
+          `<system-reminder>\n${REMINDER_BODY}\n\nHere are the existing contents of your todo list:\n\n[1. [in_progress] A]\n</system-reminder>`
+        )
+      }
+    }
+    assert.deepEqual(reminders, [10, 20])
+    const reset = await round(t, 'cc4', [
+      { id: 'c', name: 'TodoWrite', input: { todos: [todo('A')] } },
+    ])
+    assert.equal(reset.body.rounds_since_todo, 0)
+    assert.equal(reset.body.reminder, null)
+  })
+
+  it("Should refuse an operator's list that breaks TodoWrite's rules with 422", async () => {
+    const t = makeTestApp()
+    const res = await t.call('PUT', '/v1/sessions/cc5/todos', {
+      dialect,
+      items: [{ id: '1', content: 'A', status: 'blocked' }],
+    })
+    assert.equal(res.status, 422)
+    assert.equal(
+      res.body.detail,
+      'todos[0].status: Invalid option: expected one of "pending"|"in_progress"|"completed"'
+    )
+    const ok = await t.call('PUT', '/v1/sessions/cc5/todos', {
+      dialect,
+      items: [{ id: '7', content: 'A', status: 'pending' }],
+    })
+    assert.equal(ok.status, 200)
+    assert.equal(ok.body.items[0].active_form, 'A')
+    const next = await round(t, 'cc5', [
+      { id: 'a', name: 'TodoWrite', input: { todos: [todo('A'), todo('B')] } },
+    ])
+    assert.deepEqual(idsAndContent(next.body.dropped), [])
+    const view = await t.call('GET', '/v1/sessions/cc5')
+    assert.deepEqual(idsAndContent(view.body.items), [
+      ['7', 'A'],
+      ['1', 'B'],
+    ])
+  })
+})
