@@ -9,6 +9,7 @@ import pino from 'pino'
 import { loadConfig } from './config.js'
 import { parseAuthKeys } from './http/auth.js'
 import { createApp } from './http/app.js'
+import { createMetrics } from './http/metrics.js'
 import { openStore } from './store/index.js'
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
@@ -37,13 +38,19 @@ async function main() {
     sqliteSync: config.SQLITE_SYNC,
     redisUrl: config.REDIS_URL,
     redisClusterNodes: config.REDIS_CLUSTER_NODES?.split(',').map((node) => node.trim()),
+    redisKeyPrefix: config.REDIS_KEY_PREFIX,
+    logger,
     ttlMs: config.SESSION_TTL_SECONDS * 1000,
     historyLimit: config.HISTORY_LIMIT,
     now: Date.now,
   })
 
   let draining = false
+  const shutdownController = new AbortController()
   const app = createApp({
+    sseHeartbeatMs: 15_000,
+    shutdownSignal: shutdownController.signal,
+    metrics: createMetrics({ defaultMetrics: true }),
     store,
     logger,
     keys,
@@ -63,6 +70,7 @@ async function main() {
   const shutdown = (signal: string) => {
     if (draining) return
     draining = true
+    shutdownController.abort()
     logger.info({ signal }, 'draining: readiness is 503, finishing in-flight requests')
     const force = setTimeout(() => {
       logger.warn('grace period over: closing remaining connections')

@@ -43,6 +43,7 @@ export function makeTestApp(overrides: Partial<AppDeps> = {}): TestApp {
     now,
     isDraining: () => false,
     openapiDocument: null,
+    sseHeartbeatMs: 15_000,
     ...overrides,
   })
   const call = async (

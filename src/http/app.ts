@@ -16,7 +16,9 @@ import { bodyLimit } from './body-limit.js'
 import type { AppDeps } from './deps.js'
 import type { AppEnv } from './env.js'
 import { requestLogger } from './logging.js'
+import { createMetrics, instrumentStore } from './metrics.js'
 import { fieldErrors, problem, ProblemError } from './problem.js'
+import { registerEventRoutes } from './routes/events.js'
 import { registerOpsRoutes } from './routes/ops.js'
 import { registerRoundRoutes } from './routes/rounds.js'
 import { registerSessionRoutes } from './routes/sessions.js'
@@ -33,6 +35,15 @@ export const OPENAPI_CONFIG = {
   servers: [{ url: '/' }],
   security: [{ Bearer: [] }],
 }
+
+const ETAG_PATHS = [
+  '/v1/dialects',
+  '/v1/tools',
+  '/v1/sessions',
+  '/v1/sessions/:session_id',
+  '/v1/sessions/:session_id/render',
+  '/v1/sessions/:session_id/history',
+]
 
 const VALIDATION_TARGET_POINTER: Record<string, string> = {
   json: '',
@@ -88,7 +99,9 @@ function onError(error: Error, c: Context<AppEnv>): Response {
  * const res = await app.request('/v1/dialects')
  * ```
  */
-export function createApp(deps: AppDeps) {
+export function createApp(appDeps: AppDeps) {
+  const metrics = appDeps.metrics ?? createMetrics()
+  const deps: AppDeps = { ...appDeps, store: instrumentStore(appDeps.store, metrics), metrics }
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
       if (result.success) return
@@ -102,6 +115,7 @@ export function createApp(deps: AppDeps) {
 
   app.use(requestId())
   app.use(requestLogger(deps.logger))
+  app.use(metrics.middleware.registerMetrics)
   app.use(methodNotAllowed({
     app,
     onMethodNotAllowed: (c, methods) =>
@@ -115,12 +129,15 @@ export function createApp(deps: AppDeps) {
     )
   )
   app.use('/v1/*', authenticate(deps.keys))
-  app.use('/v1/*', etag())
+  // not on /events: the middleware would read a never-ending stream to hash it
+  for (const path of ETAG_PATHS) app.use(path, etag())
   app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer' })
 
   registerToolRoutes(app)
-  registerRoundRoutes(app, deps)
-  registerSessionRoutes(app, deps)
+  registerRoundRoutes(app, deps, metrics)
+  registerSessionRoutes(app, deps, metrics)
+  registerEventRoutes(app, deps, metrics)
+  app.get('/metrics', metrics.middleware.printMetrics)
 
   let generated: string | undefined
   const document = () =>

@@ -20,6 +20,7 @@ export async function generateOpenApi(): Promise<string> {
     now: Date.now,
     isDraining: () => false,
     openapiDocument: null,
+    sseHeartbeatMs: 15_000,
   })
   const document = app.getOpenAPI31Document(OPENAPI_CONFIG)
   await store.close()

@@ -88,5 +88,16 @@ export function roundReply(outcome: RoundOutcome): z.infer<typeof S.RoundReply> 
   }
 }
 
+/**
+ * A past version as the view of its time: the list and progress of that version; counters that
+ * history does not keep are the current ones, and `replayed` says so.
+ * @param session - the current session
+ * @param entry - the past version
+ */
+export function historicalView(session: Session, entry: HistoryEntry) {
+  const view = sessionView({ ...session, items: entry.items, version: entry.version, updated_at: entry.at })
+  return { ...view, source: entry.source, replayed: true }
+}
+
 /** A history entry as JSON. */
 export const historyView = (entry: HistoryEntry) => ({ ...entry, at: iso(entry.at) })

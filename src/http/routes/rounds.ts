@@ -8,6 +8,7 @@ import type { Context } from 'hono'
 import { applyRound } from '../../dialects/round.js'
 import type { AppDeps } from '../deps.js'
 import type { AppEnv } from '../env.js'
+import { countRound, type Metrics } from '../metrics.js'
 import { ProblemError, problemResponses } from '../problem.js'
 import { RoundReply, RoundRequest, SessionIdParam } from '../schemas.js'
 import { roundReply } from '../views.js'
@@ -43,7 +44,7 @@ function replay(c: Context, reply: string) {
 }
 
 /** Registers the rounds route. */
-export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
+export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
   app.openapi(postRound, async (c) => {
     const { session_id: sessionId } = c.req.valid('param')
     const body = c.req.valid('json')
@@ -56,6 +57,7 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
         const result = applyRound(current, key, body, now)
         return { value: result, write: { session: result.session, source: 'round' } }
       })
+      countRound(metrics, outcome)
       return JSON.stringify(roundReply(outcome))
     }
 

@@ -9,6 +9,7 @@ import { resolveDialect } from '../../dialects/round.js'
 import { decodeCursor, encodeCursor } from '../../store/cursor.js'
 import type { AppDeps } from '../deps.js'
 import type { AppEnv } from '../env.js'
+import type { Metrics } from '../metrics.js'
 import { ProblemError, problemResponses } from '../problem.js'
 import {
   EndRequest,
@@ -135,7 +136,7 @@ function ifMatchAccepts(header: string, version: number | null): boolean {
 }
 
 /** Registers the session routes. */
-export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
+export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
   const keyOf = (c: { get(k: 'tenant'): string }, sessionId: string): SessionKey => ({
     tenant: c.get('tenant'),
     sessionId,
@@ -184,6 +185,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
       }
       return { value: next, write: { session: next, source: 'put' } }
     })
+    metrics.operatorEdits.inc({ dialect: session.dialect })
     return c.json(sessionView(session), 200, { ETag: etagOf(session) })
   })
 

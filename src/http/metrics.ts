@@ -1,0 +1,107 @@
+/**
+ * @module http/metrics
+ * Prometheus metrics: request metrics by route pattern (never session ids) and domain metrics.
+ */
+import { prometheus } from '@hono/prometheus'
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { HTTPException } from 'hono/http-exception'
+import { DialectConflictError, type RoundOutcome } from '../dialects/round.js'
+import type { SessionStore } from '../store/types.js'
+
+export interface Metrics {
+  registry: Registry
+  middleware: ReturnType<typeof prometheus>
+  rounds: Counter<'dialect'>
+  todoCalls: Counter<'dialect'>
+  validationErrors: Counter<'dialect'>
+  reminders: Counter<'dialect'>
+  droppedItems: Counter<'dialect'>
+  operatorEdits: Counter<'dialect'>
+  storeLatency: Histogram<'op'>
+  storeErrors: Counter<'op'>
+  casConflicts: Counter
+  sseClients: Gauge<'stream'>
+}
+
+/**
+ * Creates a registry with every metric of the service.
+ * @param options - `defaultMetrics`: also collect process metrics (the server does; tests don't)
+ */
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry()
+  const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
+    new Counter<L>({ name: `agent_todos_${name}`, help, labelNames, registers: [registry] })
+  return {
+    registry,
+    middleware: prometheus({ registry, collectDefaultMetrics: options.defaultMetrics ?? false }),
+    rounds: counter('rounds_total', 'Rounds processed', ['dialect']),
+    todoCalls: counter('todo_calls_total', "Calls of a dialect's todo tools", ['dialect']),
+    validationErrors: counter('validation_errors_total', 'Todo calls answered with is_error', ['dialect']),
+    reminders: counter('reminders_total', 'Round replies that carried the reminder', ['dialect']),
+    droppedItems: counter('dropped_items_total', 'Unfinished items a whole-list write removed', ['dialect']),
+    operatorEdits: counter('operator_edits_total', "Operators' list edits (PUT todos)", ['dialect']),
+    storeLatency: new Histogram({
+      name: 'agent_todos_store_seconds',
+      help: 'Session store call latency',
+      labelNames: ['op'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers: [registry],
+    }),
+    storeErrors: counter('store_errors_total', 'Session store calls that failed', ['op']),
+    casConflicts: new Counter({
+      name: 'agent_todos_cas_conflicts_total',
+      help: 'Compare-and-set conflicts on a session version (retried by the store)',
+      registers: [registry],
+    }),
+    sseClients: new Gauge({
+      name: 'agent_todos_sse_clients',
+      help: 'Open Server-Sent Events streams',
+      labelNames: ['stream'],
+      registers: [registry],
+    }),
+  }
+}
+
+/**
+ * Counts what a round did.
+ * @param metrics - the registry's metrics
+ * @param outcome - the round
+ */
+export function countRound(metrics: Metrics, outcome: RoundOutcome): void {
+  const labels = { dialect: outcome.session.dialect }
+  metrics.rounds.inc(labels)
+  if (outcome.results.length) metrics.todoCalls.inc(labels, outcome.results.length)
+  const errors = outcome.results.filter((result) => result.is_error).length
+  if (errors) metrics.validationErrors.inc(labels, errors)
+  if (outcome.reminder) metrics.reminders.inc(labels)
+  if (outcome.dropped.length) metrics.droppedItems.inc(labels, outcome.dropped.length)
+}
+
+const TIMED_OPS = ['get', 'update', 'delete', 'list', 'history'] as const
+
+/**
+ * Wraps a store so that each call's latency and failure is measured.
+ * @param store - the store
+ * @param metrics - where to record
+ */
+export function instrumentStore(store: SessionStore, metrics: Metrics): SessionStore {
+  const timed: Partial<SessionStore> = {}
+  for (const op of TIMED_OPS) {
+    const original = store[op].bind(store) as (...args: unknown[]) => Promise<unknown>
+    ;(timed as Record<string, unknown>)[op] = async (...args: unknown[]) => {
+      const end = metrics.storeLatency.startTimer({ op })
+      try {
+        return await original(...args)
+      } catch (error) {
+        // an updater's verdict (412, 422, 409) is not a store fault
+        if (!(error instanceof HTTPException) && !(error instanceof DialectConflictError)) {
+          metrics.storeErrors.inc({ op })
+        }
+        throw error
+      } finally {
+        end()
+      }
+    }
+  }
+  return Object.assign(Object.create(store), timed) as SessionStore
+}

@@ -1,0 +1,139 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { makeTestApp, round, type TestApp } from '../helpers.js'
+import { sseReader } from '../sse.js'
+
+const todo = (text: string, status = 'pending') => ({ name: 'todo', input: { items: [{ id: '1', text, status }] } })
+
+async function open(t: TestApp, path: string, headers: Record<string, string> = {}) {
+  const res = await t.app.request(path, { headers })
+  assert.equal(res.status, 200)
+  assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/)
+  return sseReader(res.body!)
+}
+
+describe('GET /v1/sessions/{id}/events', () => {
+  it('Should send a snapshot, then one update per version, in order', async () => {
+    const t = makeTestApp()
+    await round(t, 's1', [todo('a')])
+    const sse = await open(t, '/v1/sessions/s1/events')
+    const snapshot = await sse.nextEvent()
+    assert.equal(snapshot?.event, 'snapshot')
+    assert.equal(snapshot?.id, '1')
+    assert.equal(JSON.parse(snapshot!.data!).rendered, '[ ] #1: a\n\n(0/1 completed)')
+    await round(t, 's1', [todo('a', 'in_progress')])
+    await round(t, 's1', [{ name: 'bash' }])
+    await t.call('PUT', '/v1/sessions/s1/todos', { items: [{ id: '1', content: 'a', status: 'completed' }] })
+    const updates = [await sse.nextEvent(), await sse.nextEvent(), await sse.nextEvent()]
+    assert.deepEqual(
+      updates.map((m) => [m?.event, m?.id, JSON.parse(m!.data!).version]),
+      [
+        ['update', '2', 2],
+        ['update', '3', 3],
+        ['update', '4', 4],
+      ]
+    )
+    assert.equal(JSON.parse(updates[2]!.data!).progress.percent, 100)
+    await sse.cancel()
+  })
+
+  it('Should resume after Last-Event-ID from history', async () => {
+    const t = makeTestApp()
+    for (const text of ['v1', 'v2', 'v3', 'v4']) await round(t, 's1', [todo(text)])
+    const sse = await open(t, '/v1/sessions/s1/events', { 'Last-Event-ID': '2' })
+    const replayed = [await sse.nextEvent(), await sse.nextEvent()]
+    assert.deepEqual(
+      replayed.map((m) => [m?.event, m?.id, JSON.parse(m!.data!).items[0].content]),
+      [
+        ['update', '3', 'v3'],
+        ['update', '4', 'v4'],
+      ]
+    )
+    await round(t, 's1', [todo('v5')])
+    const live = await sse.nextEvent()
+    assert.deepEqual([live?.event, live?.id], ['update', '5'])
+    await sse.cancel()
+  })
+
+  it('Should send heartbeat comments', async () => {
+    const t = makeTestApp({ sseHeartbeatMs: 30 })
+    await round(t, 's1', [todo('a')])
+    const sse = await open(t, '/v1/sessions/s1/events')
+    await sse.next()
+    const beat = await sse.next(1000)
+    assert.equal(beat?.comment, 'heartbeat')
+    await sse.cancel()
+  })
+
+  it('Should send delete and end the stream when the session is deleted', async () => {
+    const t = makeTestApp()
+    await round(t, 's1', [todo('a')])
+    const sse = await open(t, '/v1/sessions/s1/events')
+    await sse.next()
+    await t.call('DELETE', '/v1/sessions/s1')
+    assert.equal((await sse.nextEvent())?.event, 'delete')
+    assert.equal(await sse.nextEvent(), null)
+  })
+
+  it('Should close streams cleanly on shutdown', async () => {
+    const controller = new AbortController()
+    const t = makeTestApp({ shutdownSignal: controller.signal })
+    await round(t, 's1', [todo('a')])
+    const sse = await open(t, '/v1/sessions/s1/events')
+    await sse.next()
+    controller.abort()
+    assert.equal(await sse.nextEvent(), null)
+  })
+
+  it('Should answer 404 for an unknown session', async () => {
+    const t = makeTestApp()
+    assert.equal((await t.call('GET', '/v1/sessions/none/events')).status, 404)
+  })
+})
+
+describe('GET /v1/events', () => {
+  it("Should send the tenant's sessions, then updates of any session", async () => {
+    const t = makeTestApp()
+    await round(t, 'a', [todo('x')])
+    const sse = await open(t, '/v1/events')
+    const snapshot = await sse.nextEvent()
+    assert.equal(snapshot?.event, 'snapshot')
+    assert.deepEqual(JSON.parse(snapshot!.data!).sessions.map((s: any) => s.session_id), ['a'])
+    await round(t, 'b', [todo('y')])
+    const update = await sse.nextEvent()
+    assert.equal(update?.event, 'update')
+    assert.equal(JSON.parse(update!.data!).session_id, 'b')
+    await sse.cancel()
+  })
+})
+
+describe('GET /metrics', () => {
+  it('Should count a known sequence of rounds exactly, labelled by route pattern', async () => {
+    const t = makeTestApp()
+    await round(t, 's1', [todo('a')])
+    await round(t, 's1', [{ name: 'bash' }])
+    await round(t, 's1', [{ name: 'bash' }])
+    await round(t, 's1', [{ name: 'bash' }])
+    await round(t, 's1', [{ name: 'todo', input: { items: [{ text: '' }] } }])
+    await round(t, 's1', [todo('b'), { name: 'todo', input: { items: [{ id: '2', text: 'c' }] } }])
+    const res = await t.call('GET', '/metrics')
+    assert.equal(res.status, 200)
+    const metrics = new Map<string, number>()
+    for (const line of res.text.split('\n')) {
+      if (!line || line.startsWith('#')) continue
+      const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?) (\S+)$/.exec(line)
+      assert.ok(match, `not Prometheus text: ${line}`)
+      metrics.set(match[1], Number(match[2]))
+    }
+    assert.equal(metrics.get('agent_todos_rounds_total{dialect="s03"}'), 6)
+    assert.equal(metrics.get('agent_todos_todo_calls_total{dialect="s03"}'), 4)
+    assert.equal(metrics.get('agent_todos_validation_errors_total{dialect="s03"}'), 1)
+    assert.equal(metrics.get('agent_todos_reminders_total{dialect="s03"}'), 1)
+    assert.equal(metrics.get('agent_todos_dropped_items_total{dialect="s03"}'), 1)
+    assert.ok(
+      [...metrics.keys()].some((k) => k.includes('route="/v1/sessions/:session_id/rounds"')),
+      'request metrics use the route pattern'
+    )
+    assert.ok(![...metrics.keys()].some((k) => k.includes('s1')), 'no session id in any label')
+  })
+})
