@@ -14,7 +14,18 @@ const EnvSchema = z.object({
   SQLITE_SYNC: z.enum(['normal', 'full']).default('normal'),
   REDIS_URL: z.string().optional(),
   REDIS_CLUSTER_NODES: z.string().optional(),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'letters, digits and . _ : - only (no braces)')
+    .default('at'),
   AUTH_KEYS: z.string().optional(),
+  AUTH_KEYS_FILE: z.string().optional(),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+  MAX_ITEMS: positiveInt(500),
+  MAX_CONTENT_LENGTH: positiveInt(10_000),
+  MAX_TOOL_CALLS: z.coerce.number().int().min(1).max(128).default(128),
+  MAX_SESSIONS_PER_TENANT: z.coerce.number().int().min(0).default(0),
+  CORS_ORIGINS: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SESSION_TTL_SECONDS: positiveInt(604_800),
   STALE_AFTER_SECONDS: positiveInt(900),

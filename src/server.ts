@@ -7,7 +7,7 @@ import type { Server } from 'node:http'
 import { serve } from '@hono/node-server'
 import pino from 'pino'
 import { loadConfig } from './config.js'
-import { parseAuthKeys } from './http/auth.js'
+import { loadKeysFile, parseAuthKeys } from './http/auth.js'
 import { createApp } from './http/app.js'
 import { createMetrics } from './http/metrics.js'
 import { openStore } from './store/index.js'
@@ -28,7 +28,10 @@ async function main() {
     level: config.LOG_LEVEL,
     redact: { paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'key', 'token'], censor: '[redacted]' },
   })
-  const keys = parseAuthKeys(config.AUTH_KEYS)
+  const keys = new Map([
+    ...parseAuthKeys(config.AUTH_KEYS),
+    ...(config.AUTH_KEYS_FILE ? loadKeysFile(config.AUTH_KEYS_FILE) : []),
+  ])
   if (keys.size === 0) {
     logger.warn('AUTH_KEYS is not set: open access, every request acts as tenant "default"')
   }
@@ -49,6 +52,14 @@ async function main() {
   const shutdownController = new AbortController()
   const app = createApp({
     sseHeartbeatMs: 15_000,
+    limits: {
+      maxItems: config.MAX_ITEMS,
+      maxContentLength: config.MAX_CONTENT_LENGTH,
+      maxToolCalls: config.MAX_TOOL_CALLS,
+      maxSessionsPerTenant: config.MAX_SESSIONS_PER_TENANT,
+    },
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    corsOrigins: config.CORS_ORIGINS?.split(',').map((origin) => origin.trim()).filter(Boolean),
     shutdownSignal: shutdownController.signal,
     metrics: createMetrics({ defaultMetrics: true }),
     store,

@@ -3,6 +3,7 @@
  * One round of an agent loop: the model's tool calls applied to a session through its dialect.
  */
 import type { Item } from '../core/items.js'
+import { checkListLimits, DEFAULT_LIST_LIMITS, type ListLimits } from '../core/limits.js'
 import { advanceReminder, type ReminderSettings } from '../core/reminder.js'
 import { newSession, type Session, type SessionKey } from '../core/session.js'
 import { DEFAULT_DIALECT, getDialect } from './registry.js'
@@ -103,12 +104,14 @@ function callArguments(call: ToolCall): { ok: true; value: unknown } | { ok: fal
  * @param key - tenant and session id
  * @param request - the round
  * @param now - epoch ms
+ * @param limits - the service's caps; a call whose result would break them fails as a whole
  */
 export function applyRound(
   current: Session | null,
   key: SessionKey,
   request: RoundRequest,
-  now: number
+  now: number,
+  limits: ListLimits = DEFAULT_LIST_LIMITS
 ): RoundOutcome {
   const dialect = resolveDialect(current, request.dialect)
   const base = current ?? newSession(key, dialect.name, request.settings ?? {}, now)
@@ -131,6 +134,12 @@ export function applyRound(
       callsInRound: ownCalls,
       indexInRound: results.length,
     })
+    const overLimit = outcome.result.is_error ? null : checkListLimits(outcome.state.items, limits)
+    if (overLimit) {
+      const content = `Error: ${overLimit}`
+      results.push({ tool_use_id, name: call.name, is_error: true, content, structured: null })
+      return
+    }
     state = outcome.state
     dropped.push(...outcome.dropped)
     results.push({ tool_use_id, name: call.name, ...outcome.result })

@@ -4,21 +4,26 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { cors } from 'hono/cors'
 import { etag } from 'hono/etag'
 import { HTTPException } from 'hono/http-exception'
 import { methodNotAllowed } from 'hono/method-not-allowed'
 import { requestId } from 'hono/request-id'
+import { secureHeaders } from 'hono/secure-headers'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { DialectConflictError } from '../dialects/round.js'
 import { ConflictRetryError, StoreUnavailableError } from '../store/types.js'
 import { authenticate } from './auth.js'
 import { bodyLimit } from './body-limit.js'
-import type { AppDeps } from './deps.js'
+import { DEFAULT_LIMITS, type AppDeps } from './deps.js'
+import { tenantRateLimit } from './rate-limit.js'
 import type { AppEnv } from './env.js'
 import { requestLogger } from './logging.js'
 import { createMetrics, instrumentStore } from './metrics.js'
 import { fieldErrors, problem, ProblemError } from './problem.js'
+import { registerDashboardRoutes } from './routes/dashboard.js'
 import { registerEventRoutes } from './routes/events.js'
+import { registerMcpRoutes } from './routes/mcp.js'
 import { registerOpsRoutes } from './routes/ops.js'
 import { registerRoundRoutes } from './routes/rounds.js'
 import { registerSessionRoutes } from './routes/sessions.js'
@@ -82,9 +87,14 @@ function onError(error: Error, c: Context<AppEnv>): Response {
         headers,
       })
     }
-    const detail =
-      status === 401 ? 'A valid Authorization: Bearer <key> header is required.' : error.message || 'Request failed.'
-    return problem(c, status, status === 401 ? 'unauthorized' : 'http-error', detail, { headers })
+    if (status === 401 || /invalid_request/.test(headers['www-authenticate'] ?? '')) {
+      const detail =
+        status === 401
+          ? 'A valid Authorization: Bearer <key> header is required.'
+          : 'The Authorization header must read "Bearer <key>".'
+      return problem(c, status, 'unauthorized', detail, { headers })
+    }
+    return problem(c, status, 'http-error', error.message || 'Request failed.', { headers })
   }
   c.get('logger')?.error({ err: error }, 'unhandled error')
   return problem(c, 500, 'internal', 'An unexpected error occurred; it has been logged.')
@@ -101,7 +111,12 @@ function onError(error: Error, c: Context<AppEnv>): Response {
  */
 export function createApp(appDeps: AppDeps) {
   const metrics = appDeps.metrics ?? createMetrics()
-  const deps: AppDeps = { ...appDeps, store: instrumentStore(appDeps.store, metrics), metrics }
+  const deps: AppDeps = {
+    ...appDeps,
+    store: instrumentStore(appDeps.store, metrics),
+    metrics,
+    limits: { ...DEFAULT_LIMITS, ...appDeps.limits },
+  }
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
       if (result.success) return
@@ -128,7 +143,20 @@ export function createApp(appDeps: AppDeps) {
       problem(c, 413, 'body-too-large', `The request body exceeds ${deps.bodyLimitBytes} bytes.`)
     )
   )
+  app.use(secureHeaders())
+  if (deps.corsOrigins?.length) {
+    app.use(
+      cors({
+        origin: deps.corsOrigins,
+        allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+        allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Last-Event-ID'],
+        exposeHeaders: ['ETag', 'X-Request-Id', 'Idempotent-Replayed', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
+        maxAge: 600,
+      })
+    )
+  }
   app.use('/v1/*', authenticate(deps.keys))
+  if (deps.rateLimitPerMinute) app.use('/v1/*', tenantRateLimit(deps.rateLimitPerMinute, deps.rateLimitStore))
   // not on /events: the middleware would read a never-ending stream to hash it
   for (const path of ETAG_PATHS) app.use(path, etag())
   app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer' })
@@ -137,6 +165,7 @@ export function createApp(appDeps: AppDeps) {
   registerRoundRoutes(app, deps, metrics)
   registerSessionRoutes(app, deps, metrics)
   registerEventRoutes(app, deps, metrics)
+  registerMcpRoutes(app, deps)
   app.get('/metrics', metrics.middleware.printMetrics)
 
   let generated: string | undefined
@@ -144,6 +173,7 @@ export function createApp(appDeps: AppDeps) {
     deps.openapiDocument ??
     (generated ??= JSON.stringify(app.getOpenAPI31Document(OPENAPI_CONFIG), null, 2) + '\n')
   registerOpsRoutes(app, deps, document)
+  registerDashboardRoutes(app, deps)
 
   app.notFound((c) => problem(c, 404, 'not-found', `No route for ${c.req.method} ${c.req.path}.`))
   app.onError(onError)

@@ -2,7 +2,9 @@
  * @module http/auth
  * Bearer keys: each key belongs to one tenant with one role.
  */
-import { createHash } from 'node:crypto'
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { z } from 'zod'
 import type { Context, MiddlewareHandler } from 'hono'
 import { bearerAuth } from 'hono/bearer-auth'
 import type { AppEnv } from './env.js'
@@ -45,6 +47,54 @@ export function parseAuthKeys(spec: string | undefined): KeyTable {
   return table
 }
 
+const KeysFile = z.object({
+  keys: z
+    .array(
+      z.object({
+        tenant: z.string().regex(TENANT_PATTERN),
+        role: z.enum(['agent', 'viewer']),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/, 'the hex sha256 of the key'),
+        name: z.string().optional(),
+      })
+    )
+    .min(1),
+})
+
+/**
+ * Reads `AUTH_KEYS_FILE`: `{"keys": [{"tenant", "role", "sha256", "name"?}]}`, the sha256 (hex)
+ * of each key, so the file holds no secret. Create an entry with
+ * `printf %s "$KEY" | sha256sum`.
+ * @param path - the file
+ * @throws Error naming the file and what is wrong with it
+ */
+export function loadKeysFile(path: string): KeyTable {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'))
+  } catch (error) {
+    throw new Error(`AUTH_KEYS_FILE ${path}: ${(error as Error).message}`)
+  }
+  const result = KeysFile.safeParse(parsed)
+  if (!result.success) {
+    const issue = result.error.issues[0]
+    throw new Error(`AUTH_KEYS_FILE ${path}: ${issue.path.join('.')}: ${issue.message}`)
+  }
+  return new Map(result.data.keys.map((key) => [key.sha256, { tenant: key.tenant, role: key.role }]))
+}
+
+/**
+ * Finds a key by its secret, comparing the secret's hash with every known hash in constant time
+ * (no early exit), so timing tells nothing about which keys exist.
+ */
+function findKey(keys: KeyTable, token: string): ApiKey | undefined {
+  const hash = Buffer.from(hashKey(token), 'hex')
+  let found: ApiKey | undefined
+  for (const [known, key] of keys) {
+    if (timingSafeEqual(hash, Buffer.from(known, 'hex')) && !found) found = key
+  }
+  return found
+}
+
 /**
  * Authenticates `/v1` requests and sets `tenant` and `role`. Keys are compared by their sha256,
  * so the comparison's timing says nothing about a key's characters.
@@ -60,7 +110,7 @@ export function authenticate(keys: KeyTable): MiddlewareHandler<AppEnv> {
   }
   const bearer = bearerAuth({
     verifyToken: (token, c) => {
-      const key = keys.get(hashKey(token))
+      const key = findKey(keys, token)
       if (!key) return false
       const ctx = c as unknown as Context<AppEnv>
       ctx.set('tenant', key.tenant)

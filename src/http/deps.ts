@@ -6,6 +6,9 @@ import type { Logger } from 'pino'
 import type { SessionStore } from '../store/types.js'
 import type { KeyTable } from './auth.js'
 import type { Metrics } from './metrics.js'
+import type { Store as RateLimitStore } from 'hono-rate-limiter'
+import type { AppEnv } from './env.js'
+import { DEFAULT_LIST_LIMITS, type ListLimits } from '../core/limits.js'
 
 export interface AppDeps {
   store: SessionStore
@@ -26,4 +29,25 @@ export interface AppDeps {
   shutdownSignal?: AbortSignal
   /** Where metrics go; a fresh registry when absent. */
   metrics?: Metrics
+  /** Caps on lists, rounds and sessions; defaults when absent. */
+  limits?: Partial<ServiceLimits>
+  /** Requests per minute per tenant; 0 turns rate limiting off. */
+  rateLimitPerMinute?: number
+  /** Where rate-limit counters live (hono-rate-limiter store); in process when absent. */
+  rateLimitStore?: RateLimitStore<AppEnv>
+  /** Origins allowed to call the API from a browser; none when empty. */
+  corsOrigins?: string[]
+}
+
+export interface ServiceLimits extends ListLimits {
+  /** Tool calls in one round. */
+  maxToolCalls: number
+  /** Live sessions per tenant; 0 for no cap. */
+  maxSessionsPerTenant: number
+}
+
+export const DEFAULT_LIMITS: ServiceLimits = {
+  ...DEFAULT_LIST_LIMITS,
+  maxToolCalls: 128,
+  maxSessionsPerTenant: 0,
 }

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { applyRound } from '../../dialects/round.js'
-import type { AppDeps } from '../deps.js'
+import type { AppDeps, ServiceLimits } from '../deps.js'
 import type { AppEnv } from '../env.js'
 import { countRound, type Metrics } from '../metrics.js'
 import { ProblemError, problemResponses } from '../problem.js'
@@ -50,11 +50,18 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
     const body = c.req.valid('json')
     const idempotencyKey = c.req.valid('header')['idempotency-key']
     const key = { tenant: c.get('tenant'), sessionId }
+    const limits = deps.limits as ServiceLimits
+    if (body.tool_calls.length > limits.maxToolCalls) {
+      const detail = `at most ${limits.maxToolCalls} tool calls per round (MAX_TOOL_CALLS); this round has ${body.tool_calls.length}`
+      throw new ProblemError(400, 'too-many-tool-calls', `Limit exceeded: ${detail}.`, [
+        { pointer: '/tool_calls', detail },
+      ])
+    }
 
     const run = async () => {
       const now = deps.now()
       const outcome = await deps.store.update(key, (current) => {
-        const result = applyRound(current, key, body, now)
+        const result = applyRound(current, key, body, now, limits)
         return { value: result, write: { session: result.session, source: 'round' } }
       })
       countRound(metrics, outcome)

@@ -4,10 +4,11 @@
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import { isUnfinished } from '../../core/items.js'
+import { checkListLimits } from '../../core/limits.js'
 import { newSession, type Session, type SessionKey } from '../../core/session.js'
 import { resolveDialect } from '../../dialects/round.js'
 import { decodeCursor, encodeCursor } from '../../store/cursor.js'
-import type { AppDeps } from '../deps.js'
+import type { AppDeps, ServiceLimits } from '../deps.js'
 import type { AppEnv } from '../env.js'
 import type { Metrics } from '../metrics.js'
 import { ProblemError, problemResponses } from '../problem.js'
@@ -175,6 +176,8 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       const dialect = resolveDialect(current, body.dialect)
       const checked = dialect.checkList(body.items)
       if (!checked.ok) throw new ProblemError(422, 'dialect-rule', checked.message)
+      const overLimit = checkListLimits(checked.items, deps.limits as ServiceLimits)
+      if (overLimit) throw new ProblemError(422, 'limit-exceeded', overLimit)
       const base = current ?? newSession(key, dialect.name, {}, now)
       const next: Session = {
         ...base,
