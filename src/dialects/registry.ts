@@ -4,13 +4,25 @@
  */
 import { claudeTasks } from './claude-tasks.js'
 import { claudeTodoWrite } from './claude-todowrite.js'
+import { codexPlan } from './codex-plan.js'
+import { geminiTodos } from './gemini-todos.js'
+import { langchainTodos } from './langchain-todos.js'
+import { openhandsTracker } from './openhands-tracker.js'
 import { s03 } from './s03.js'
 import type { Dialect } from './types.js'
 
 /** The dialect a new session gets when its first request names none. */
 export const DEFAULT_DIALECT = 's03'
 
-const ALL: readonly Dialect[] = [s03, claudeTodoWrite, claudeTasks]
+const ALL: readonly Dialect[] = [
+  s03,
+  claudeTodoWrite,
+  claudeTasks,
+  codexPlan,
+  geminiTodos,
+  langchainTodos,
+  openhandsTracker,
+]
 
 export const DIALECTS: ReadonlyMap<string, Dialect> = new Map(ALL.map((d) => [d.name, d]))
 

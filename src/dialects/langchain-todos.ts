@@ -1,0 +1,222 @@
+/**
+ * @module dialects/langchain-todos
+ * LangChain's `TodoListMiddleware` / deepagents `write_todos` tool
+ * (`libs/langchain_v1/langchain/agents/middleware/todo.py`; `reference/dialects.md` §6).
+ *
+ * - Input `{todos: [{content, status}]}`, status pending, in_progress or completed; a full
+ *   replace; several items may be in_progress (the description allows it).
+ * - Result `Updated todo list to {todos}`: Python's `repr` of the validated list of dicts (keys
+ *   in the TypedDict's order, extra keys dropped, Python's quoting and escaping).
+ * - More than one `write_todos` call in one round: every one of them gets the middleware's
+ *   `after_model` error and the list is unchanged.
+ * - A call that fails the pydantic args schema gets LangGraph ToolNode's
+ *   `TOOL_INVOCATION_ERROR_TEMPLATE` with `loc: msg` lines (pydantic v2 messages) and the call's
+ *   kwargs as Python prints them. pydantic's lax mode does not parse strings into lists, so a
+ *   list sent as a JSON string is refused, as at home.
+ * - Render (LangChain shows no list): `[x]`/`[>]`/`[ ]` lines, a blank line,
+ *   `(done/total completed)`; `No todos.` when empty.
+ * - Reminder (LangChain has none; the service's nag, s03's counter): after 3 rounds without
+ *   `write_todos`, `<reminder>Update your todo list with write_todos.</reminder>` every round.
+ */
+import { z } from 'zod'
+import type { Item, Status } from '../core/items.js'
+import { isRecord, renderChecklist, rewriteList } from './list-rewrite.js'
+import { literalMessage, pyRepr } from './native/python.js'
+import type { CallContext, CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
+
+const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
+
+type Todo = { content: string; status: (typeof TODO_STATUSES)[number] }
+
+const DESCRIPTION = `Use this tool to create and manage a structured task list for your current work session. This helps you track progress, organize complex tasks, and demonstrate thoroughness to the user.
+
+Only use this tool if you think it will be helpful in staying organized. If the user's request is trivial and takes less than 3 steps, it is better to NOT use this tool and just do the task directly.
+
+## When to Use This Tool
+Use this tool in these scenarios:
+
+1. Complex multi-step tasks - When a task requires 3 or more distinct steps or actions
+2. Non-trivial and complex tasks - Tasks that require careful planning or multiple operations
+3. User explicitly requests todo list - When the user directly asks you to use the todo list
+4. User provides multiple tasks - When users provide a list of things to be done (numbered or comma-separated)
+5. The plan may need future revisions or updates based on results from the first few steps
+
+## How to Use This Tool
+1. When you start working on a task - Mark it as in_progress BEFORE beginning work.
+2. After completing a task - Mark it as completed and add any new follow-up tasks discovered during implementation.
+3. You can also update future tasks, such as deleting them if they are no longer necessary, or adding new tasks that are necessary. Don't change previously completed tasks.
+4. You can make several updates to the todo list at once. For example, when you complete a task, you can mark the next task you need to start as in_progress.
+
+## When NOT to Use This Tool
+It is important to skip using this tool when:
+1. There is only a single, straightforward task
+2. The task is trivial and tracking it provides no benefit
+3. The task can be completed in less than 3 trivial steps
+4. The task is purely conversational or informational
+
+## Task States and Management
+
+1. **Task States**: Use these states to track progress:
+   - pending: Task not yet started
+   - in_progress: Currently working on (you can have multiple tasks in_progress at a time if they are not related to each other and can be run in parallel)
+   - completed: Task finished successfully
+
+2. **Task Management**:
+   - Update task status in real-time as you work
+   - Mark tasks complete IMMEDIATELY after finishing (don't batch completions)
+   - Complete current tasks before starting new ones
+   - Remove tasks that are no longer relevant from the list entirely
+   - IMPORTANT: When you write this todo list, you should mark your first task (or tasks) as in_progress immediately!.
+   - IMPORTANT: Unless all tasks are completed, you should always have at least one task in_progress to show the user that you are working on something.
+
+3. **Task Completion Requirements**:
+   - ONLY mark a task as completed when you have FULLY accomplished it
+   - If you encounter errors, blockers, or cannot finish, keep the task as in_progress
+   - When blocked, create a new task describing what needs to be resolved
+   - Never mark a task as completed if:
+     - There are unresolved issues or errors
+     - Work is partial or incomplete
+     - You encountered blockers that prevent completion
+     - You couldn't find necessary resources or dependencies
+     - Quality standards haven't been met
+
+4. **Task Breakdown**:
+   - Create specific, actionable items
+   - Break complex tasks into smaller, manageable steps
+   - Use clear, descriptive task names
+
+Being proactive with task management demonstrates attentiveness and ensures you complete all requirements successfully
+Remember: If you only need to make a few tool calls to complete a task, and it is clear what you need to do, it is better to just do the task directly and NOT call this tool at all.`
+
+/** The `after_model` answer to each of several `write_todos` calls in one model response. */
+export const PARALLEL_CALL_ERROR =
+  'Error: The `write_todos` tool should never be called multiple times in parallel. Please call it only once per model invocation to update the todo list.'
+
+/** The advertised input schema of `write_todos`, as LangChain derives it from the signature. */
+export const WriteTodosInput = z.object({
+  todos: z.array(
+    z
+      .object({ content: z.string(), status: z.enum(TODO_STATUSES) })
+      .describe('A single todo item with content and status.')
+  ),
+})
+
+type LineError = { loc: (string | number)[]; msg: string }
+
+/** pydantic v2 validation of `write_todos(todos: list[Todo])`, errors in pydantic's order. */
+function pydanticErrors(args: Record<string, unknown>): { errors: LineError[]; todos: Todo[] } {
+  const errors: LineError[] = []
+  const todos: Todo[] = []
+  if (!Object.hasOwn(args, 'todos'))
+    return { errors: [{ loc: ['todos'], msg: 'Field required' }], todos }
+  const list = args.todos
+  if (!Array.isArray(list)) {
+    return { errors: [{ loc: ['todos'], msg: 'Input should be a valid list' }], todos }
+  }
+  list.forEach((entry: unknown, i) => {
+    if (!isRecord(entry)) {
+      errors.push({ loc: ['todos', i], msg: 'Input should be a valid dictionary' })
+      return
+    }
+    if (!Object.hasOwn(entry, 'content'))
+      errors.push({ loc: ['todos', i, 'content'], msg: 'Field required' })
+    else if (typeof entry.content !== 'string') {
+      errors.push({ loc: ['todos', i, 'content'], msg: 'Input should be a valid string' })
+    }
+    if (!Object.hasOwn(entry, 'status'))
+      errors.push({ loc: ['todos', i, 'status'], msg: 'Field required' })
+    else if (!(TODO_STATUSES as readonly unknown[]).includes(entry.status)) {
+      errors.push({ loc: ['todos', i, 'status'], msg: literalMessage(TODO_STATUSES) })
+    }
+    todos.push({ content: entry.content as string, status: entry.status as Todo['status'] })
+  })
+  return { errors, todos }
+}
+
+/**
+ * Validates a `write_todos` call as ToolNode would: the validated todos, or the error text the
+ * model reads.
+ * @param args - the call's args
+ */
+export function validateWriteTodos(
+  args: unknown
+): { ok: true; todos: Todo[] } | { ok: false; message: string } {
+  const kwargs = isRecord(args) ? args : {}
+  const { errors, todos } = pydanticErrors(kwargs)
+  if (errors.length === 0) return { ok: true, todos }
+  const detail = errors.map((e) => `${e.loc.join('.')}: ${e.msg}`).join('\n')
+  return {
+    ok: false,
+    message: `Error invoking tool 'write_todos' with kwargs ${pyRepr(kwargs)} with error:\n ${detail}\n Please fix the error and try again.`,
+  }
+}
+
+/**
+ * The tool result of a successful call: `Updated todo list to [{'content': …, 'status': …}]`.
+ * @param todos - the validated todos
+ */
+export function updatedText(todos: readonly Todo[]): string {
+  return `Updated todo list to ${pyRepr(todos.map((t) => ({ content: t.content, status: t.status })))}`
+}
+
+/**
+ * The checklist rendering of a LangChain todo list (the native shows none).
+ * @param items - the list
+ */
+export function renderLangchainTodos(items: readonly Item[]): string {
+  return renderChecklist(items, 'No todos.')
+}
+
+function applyWriteTodos(state: DialectState, input: unknown, ctx: CallContext): CallOutcome {
+  if (ctx.callsInRound > 1) {
+    return {
+      result: { is_error: true, content: PARALLEL_CALL_ERROR, structured: null },
+      state,
+      dropped: [],
+    }
+  }
+  const checked = validateWriteTodos(input)
+  if (!checked.ok) {
+    return {
+      result: { is_error: true, content: checked.message, structured: null },
+      state,
+      dropped: [],
+    }
+  }
+  const todos = checked.todos.map((t) => ({ content: t.content, status: t.status }))
+  const next = rewriteList(
+    state,
+    todos.map((t) => ({ content: t.content, status: t.status as Status }))
+  )
+  return {
+    result: { is_error: false, content: updatedText(todos), structured: { todos } },
+    state: next.state,
+    dropped: next.dropped,
+  }
+}
+
+function checkList(items: readonly Item[]): ListCheck {
+  const { errors } = pydanticErrors({
+    todos: items.map((item) => ({ content: item.content, status: item.status })),
+  })
+  if (errors.length > 0) {
+    return { ok: false, message: errors.map((e) => `${e.loc.join('.')}: ${e.msg}`).join('\n') }
+  }
+  return { ok: true, items: items.map((item) => ({ ...item })) }
+}
+
+/** The `langchain-todos` dialect. */
+export const langchainTodos: Dialect = {
+  name: 'langchain-todos',
+  description:
+    'LangChain TodoListMiddleware / deepagents `write_todos` (todos [{content, status}], result `Updated todo list to [...]` in Python repr, one call per round).',
+  tools: [{ name: 'write_todos', description: DESCRIPTION, input: WriteTodosInput }],
+  reminder: { afterRounds: 3, repeatEvery: 1 },
+  reminderText: () => '<reminder>Update your todo list with write_todos.</reminder>',
+  apply: (state, _toolName, input, ctx) => applyWriteTodos(state, input, ctx),
+  // langchain-core's default_tool_parser: an invalid call without error detail
+  argumentsError: (toolName) =>
+    `Error: Failed to parse tool call arguments for '${toolName}'.\nPlease fix your mistakes and try again.`,
+  render: renderLangchainTodos,
+  checkList,
+}

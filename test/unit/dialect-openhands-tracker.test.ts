@@ -1,0 +1,427 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { makeItem, type Status } from '../../src/core/items.js'
+import {
+  openhandsTracker,
+  parseTaskTracker,
+  renderTaskList,
+} from '../../src/dialects/openhands-tracker.js'
+import type { DialectState } from '../../src/dialects/types.js'
+import { formatTool } from '../../src/tools/formats.js'
+import { makeTestApp, round } from '../helpers.js'
+
+/** `TaskTrackerAction.to_mcp_schema()` of the V1 SDK (reference/dialects.md §5.2). */
+const NATIVE_PARAMETERS = {
+  type: 'object',
+  properties: {
+    command: {
+      type: 'string',
+      enum: ['view', 'plan'],
+      description:
+        'The command to execute. `view` shows the current task list. `plan` creates or updates the task list based on provided requirements and progress. Always `view` the current list before making changes.',
+    },
+    task_list: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: {
+            type: 'string',
+            description:
+              'A stable identifier for the task. Preserve it when updating an existing task; omit it only when creating a new task.',
+          },
+          title: { type: 'string', description: 'A brief title for the task.' },
+          notes: { type: 'string', description: 'Additional details or notes about the task.' },
+          status: {
+            type: 'string',
+            enum: ['todo', 'in_progress', 'done'],
+            description: "The current status of the task. One of 'todo', 'in_progress', or 'done'.",
+          },
+        },
+        required: ['title'],
+      },
+      description:
+        'The full task list. Required parameter of `plan` command. When updating tasks, preserve the IDs returned by `view`; omit IDs only for new tasks.',
+    },
+  },
+  description: 'An action where the agent writes or updates a task list for task management.',
+}
+
+const NO_LIST = 'No task list found. Use the "plan" command to create one.'
+const URL = 'https://errors.pydantic.dev/2.12/v'
+
+const empty: DialectState = { items: [], data: {} }
+const one = { callsInRound: 1, indexInRound: 0 }
+const apply = (input: unknown, state: DialectState = empty) =>
+  openhandsTracker.apply(state, 'task_tracker', input, one)
+const plan = (task_list: unknown, state: DialectState = empty) =>
+  apply({ command: 'plan', task_list }, state)
+const errorOf = (input: unknown) => {
+  const outcome = apply(input)
+  assert.equal(outcome.result.is_error, true)
+  assert.equal(outcome.state, empty)
+  return outcome.result.content
+}
+
+describe('openhands-tracker tool definition', () => {
+  it('Should carry the SDK schema and description', () => {
+    const tool = formatTool(openhandsTracker.tools[0], 'openai') as {
+      function: { name: string; description: string; parameters: unknown }
+    }
+    assert.equal(tool.function.name, 'task_tracker')
+    assert.deepEqual(tool.function.parameters, NATIVE_PARAMETERS)
+    assert.match(
+      tool.function.description,
+      /^This tool provides structured task management capabilities/
+    )
+    assert.ok(tool.function.description.includes('```javascript\nfor (let i = 0;'))
+    assert.ok(tool.function.description.endsWith('ensures comprehensive requirement fulfillment.'))
+  })
+
+  it('Should be served by GET /v1/tools in the OpenAI format', async () => {
+    const t = makeTestApp()
+    const res = await t.call('GET', '/v1/tools?dialect=openhands-tracker&format=openai')
+    assert.equal(res.status, 200)
+    assert.equal(res.body.tools[0].function.name, 'task_tracker')
+    assert.deepEqual(res.body.tools[0].function.parameters, NATIVE_PARAMETERS)
+  })
+})
+
+describe('openhands-tracker plan and view texts', () => {
+  it('Should answer a plan with the item count', () => {
+    const outcome = plan([{ title: 'A' }])
+    assert.equal(outcome.result.content, 'Task list has been updated with 1 item(s).')
+    assert.equal(plan([]).result.content, 'Task list has been updated with 0 item(s).')
+  })
+
+  it('Should view the list with icons, ids and indented notes', () => {
+    const state = plan([
+      { id: 'a1', title: 'Design API', status: 'done', notes: 'REST, JSON' },
+      { id: 'b2', title: 'Implement', status: 'in_progress' },
+      { id: 'c3', title: 'Test' },
+    ]).state
+    const outcome = apply({ command: 'view' }, state)
+    assert.equal(outcome.result.is_error, false)
+    assert.equal(
+      outcome.result.content,
+      '# Task List\n\n1. ✅ [a1] Design API\n   REST, JSON\n\n2. 🔄 [b2] Implement\n\n3. ⏳ [c3] Test'
+    )
+    assert.deepEqual(outcome.result.structured, {
+      command: 'view',
+      task_list: [
+        { id: 'a1', title: 'Design API', notes: 'REST, JSON', status: 'done' },
+        { id: 'b2', title: 'Implement', notes: '', status: 'in_progress' },
+        { id: 'c3', title: 'Test', notes: '', status: 'todo' },
+      ],
+    })
+    assert.equal(outcome.state, state)
+  })
+
+  it('Should view by default and say when there is no list', () => {
+    assert.equal(apply({}).result.content, NO_LIST)
+    assert.equal(apply({ command: 'view' }).result.is_error, false)
+    assert.equal(apply({ command: null }).result.content, NO_LIST)
+  })
+
+  it('Should map statuses both ways: todo/pending, in_progress, done/completed', () => {
+    const outcome = plan([
+      { id: '1', title: 'a', status: 'todo' },
+      { id: '2', title: 'b', status: 'in_progress' },
+      { id: '3', title: 'c', status: 'done' },
+    ])
+    assert.deepEqual(
+      outcome.state.items.map((i) => i.status),
+      ['pending', 'in_progress', 'completed']
+    )
+    assert.deepEqual(
+      (outcome.result.structured as { task_list: { status: string }[] }).task_list.map(
+        (t) => t.status
+      ),
+      ['todo', 'in_progress', 'done']
+    )
+  })
+
+  it('Should keep the ids the model sends and give stable ids to the others', () => {
+    const first = plan([{ id: 'x9', title: 'Keep' }, { title: 'New' }])
+    assert.deepEqual(
+      first.state.items.map((i) => i.id),
+      ['x9', '1']
+    )
+    // the model forgot the id of "New": matched by title, not re-minted
+    const second = plan(
+      [{ title: 'New', status: 'in_progress' }, { id: 'x9', title: 'Keep' }, { title: 'Third' }],
+      first.state
+    )
+    assert.deepEqual(
+      second.state.items.map((i) => [i.id, i.content]),
+      [
+        ['1', 'New'],
+        ['x9', 'Keep'],
+        ['2', 'Third'],
+      ]
+    )
+  })
+
+  it('Should accept a task_list sent as a JSON string, as the SDK repairs it', () => {
+    const outcome = apply({
+      command: 'plan',
+      task_list: JSON.stringify([{ title: 'A', status: 'done' }]) + '</parameter>',
+    })
+    assert.equal(outcome.result.content, 'Task list has been updated with 1 item(s).')
+    assert.deepEqual(
+      outcome.state.items.map((i) => [i.content, i.status]),
+      [['A', 'completed']]
+    )
+  })
+
+  it('Should ignore the harness fields security_risk and summary', () => {
+    const outcome = apply({
+      command: 'plan',
+      task_list: [{ title: 'A' }],
+      security_risk: 'LOW',
+      summary: 'plan',
+    })
+    assert.equal(outcome.result.is_error, false)
+  })
+})
+
+describe('openhands-tracker validation errors (pydantic, as the SDK agent reports them)', () => {
+  it('Should report a missing title', () => {
+    assert.equal(
+      errorOf({ command: 'plan', task_list: [{ status: 'todo' }] }),
+      "Error validating tool 'task_tracker': 1 validation error for TaskTrackerAction\n" +
+        'task_list.0.title\n' +
+        "  Field required [type=missing, input_value={'status': 'todo'}, input_type=dict]\n" +
+        `    For further information visit ${URL}/missing. Parameters provided: ['command', 'task_list']`
+    )
+  })
+
+  it('Should report an unknown command and an unknown status as literal errors', () => {
+    assert.equal(
+      errorOf({ command: 'list' }),
+      "Error validating tool 'task_tracker': 1 validation error for TaskTrackerAction\n" +
+        'command\n' +
+        "  Input should be 'view' or 'plan' [type=literal_error, input_value='list', input_type=str]\n" +
+        `    For further information visit ${URL}/literal_error. Parameters provided: ['command']`
+    )
+    assert.equal(
+      errorOf({ command: 'plan', task_list: [{ title: 'A', status: 'pending' }] }),
+      "Error validating tool 'task_tracker': 1 validation error for TaskTrackerAction\n" +
+        'task_list.0.status\n' +
+        "  Input should be 'todo', 'in_progress' or 'done' [type=literal_error, input_value='pending', input_type=str]\n" +
+        `    For further information visit ${URL}/literal_error. Parameters provided: ['command', 'task_list']`
+    )
+  })
+
+  it('Should forbid extra arguments and count several errors', () => {
+    assert.equal(
+      errorOf({ command: 'plan', task_list: [3], tasks: 'x'.repeat(60) }),
+      "Error validating tool 'task_tracker': 2 validation errors for TaskTrackerAction\n" +
+        'task_list.0\n' +
+        '  Input should be a valid dictionary or instance of TaskItem [type=model_type, input_value=3, input_type=int]\n' +
+        `    For further information visit ${URL}/model_type\n` +
+        'tasks\n' +
+        "  Extra inputs are not permitted [type=extra_forbidden, input_value='xxxxxxxxxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxxxxxxx', input_type=str]\n" +
+        `    For further information visit ${URL}/extra_forbidden. Parameters provided: ['command', 'task_list', 'tasks']`
+    )
+  })
+
+  it('Should report a task_list that is no list', () => {
+    assert.match(
+      errorOf({ command: 'plan', task_list: 'not json' }),
+      /^Error validating tool 'task_tracker': 1 validation error for TaskTrackerAction\ntask_list\n {2}Input should be a valid list \[type=list_type, input_value='not json', input_type=str\]/
+    )
+  })
+
+  it('Should report unparseable arguments with the json module message', () => {
+    assert.equal(
+      openhandsTracker.argumentsError('task_tracker', '{"command": "plan", "task_list": [}'),
+      "Error validating tool 'task_tracker': Expecting value: line 1 column 35 (char 34). Arguments: unparseable JSON"
+    )
+    assert.equal(
+      openhandsTracker.argumentsError('task_tracker', '{"command": "plan"'),
+      "Error validating tool 'task_tracker': Expecting ',' delimiter: line 1 column 19 (char 18). Arguments: unparseable JSON"
+    )
+  })
+
+  it('Should expose the parser for callers that need the action', () => {
+    assert.deepEqual(parseTaskTracker({ command: 'plan', task_list: [{ title: 'A' }] }), {
+      ok: true,
+      command: 'plan',
+      taskList: [{ id: undefined, title: 'A', notes: '', status: 'todo' }],
+    })
+  })
+})
+
+describe('openhands-tracker identity and dropped items', () => {
+  it('Should keep ids across a reordering rewrite and report dropped unfinished tasks', () => {
+    const first = plan([
+      { title: 'A', status: 'in_progress' },
+      { title: 'B' },
+      { title: 'C' },
+      { title: 'D', status: 'done' },
+    ])
+    const ids = first.state.items.map((i) => i.id)
+    assert.deepEqual(ids, ['1', '2', '3', '4'])
+    const second = plan(
+      [
+        { id: '3', title: 'C', status: 'in_progress' },
+        { id: '1', title: 'A', status: 'done' },
+      ],
+      first.state
+    )
+    assert.deepEqual(
+      second.state.items.map((i) => [i.id, i.content]),
+      [
+        ['3', 'C'],
+        ['1', 'A'],
+      ]
+    )
+    assert.deepEqual(
+      second.dropped.map((i) => [i.id, i.content]),
+      [['2', 'B']]
+    )
+  })
+})
+
+describe('openhands-tracker list rules and rendering', () => {
+  const item = (id: string, content: string, status: Status, notes?: string) =>
+    makeItem({ id, content, status, notes })
+
+  it('Should accept the three mappable statuses and refuse the others', () => {
+    assert.equal(
+      openhandsTracker.checkList([item('1', 'a', 'pending'), item('2', 'b', 'completed')]).ok,
+      true
+    )
+    const bad = openhandsTracker.checkList([item('1', 'a', 'cancelled')])
+    assert.equal(bad.ok, false)
+    assert.match(
+      (bad as { message: string }).message,
+      /task_list\.0\.status\n {2}Input should be 'todo', 'in_progress' or 'done' \[type=literal_error, input_value='cancelled'/
+    )
+  })
+
+  it('Should render the view text', () => {
+    assert.equal(
+      renderTaskList([item('7', 'Ship', 'pending', 'after review')]),
+      '# Task List\n\n1. ⏳ [7] Ship\n   after review'
+    )
+    assert.equal(renderTaskList([]), NO_LIST)
+  })
+})
+
+describe('openhands-tracker over HTTP', () => {
+  it('Should apply task_tracker in a round mixed with other tools', async () => {
+    const t = makeTestApp()
+    const res = await round(
+      t,
+      'oh1',
+      [
+        { id: 't1', name: 'terminal', arguments: '{"command":"ls"}' },
+        {
+          id: 't2',
+          name: 'task_tracker',
+          arguments: JSON.stringify({
+            command: 'plan',
+            task_list: [{ title: 'Read', status: 'done' }, { title: 'Fix' }],
+          }),
+        },
+        { id: 't3', name: 'task_tracker', arguments: '{"command":"view"}' },
+      ],
+      { dialect: 'openhands-tracker' }
+    )
+    assert.equal(res.status, 200)
+    assert.deepEqual(
+      res.body.results.map((r: { tool_use_id: string; is_error: boolean; content: string }) => [
+        r.tool_use_id,
+        r.is_error,
+        r.content,
+      ]),
+      [
+        ['t2', false, 'Task list has been updated with 2 item(s).'],
+        ['t3', false, '# Task List\n\n1. ✅ [1] Read\n\n2. ⏳ [2] Fix'],
+      ]
+    )
+    assert.equal(res.body.progress.completed, 1)
+  })
+
+  it('Should answer a bad call with is_error and leave the list unchanged', async () => {
+    const t = makeTestApp()
+    await round(
+      t,
+      'oh2',
+      [{ name: 'task_tracker', input: { command: 'plan', task_list: [{ title: 'A' }] } }],
+      {
+        dialect: 'openhands-tracker',
+      }
+    )
+    const res = await round(t, 'oh2', [
+      { name: 'task_tracker', input: { command: 'plan', task_list: [{ status: 'done' }] } },
+    ])
+    assert.equal(res.body.results[0].is_error, true)
+    assert.match(
+      res.body.results[0].content,
+      /^Error validating tool 'task_tracker': 1 validation error/
+    )
+    const session = await t.call('GET', '/v1/sessions/oh2')
+    assert.deepEqual(
+      session.body.items.map((i: { content: string }) => i.content),
+      ['A']
+    )
+    assert.equal(session.body.rendered, '# Task List\n\n1. ⏳ [1] A')
+  })
+
+  it('Should report dropped tasks and keep ids through a reorder, and remind after 3 rounds', async () => {
+    const t = makeTestApp()
+    await round(
+      t,
+      'oh3',
+      [
+        {
+          name: 'task_tracker',
+          input: { command: 'plan', task_list: [{ title: 'A' }, { title: 'B' }, { title: 'C' }] },
+        },
+      ],
+      { dialect: 'openhands-tracker' }
+    )
+    const res = await round(t, 'oh3', [
+      {
+        name: 'task_tracker',
+        input: {
+          command: 'plan',
+          task_list: [
+            { id: '3', title: 'C' },
+            { id: '1', title: 'A' },
+          ],
+        },
+      },
+    ])
+    assert.deepEqual(
+      res.body.dropped.map((i: { id: string; content: string }) => [i.id, i.content]),
+      [['2', 'B']]
+    )
+    const reminders: unknown[] = []
+    for (let i = 0; i < 3; i++)
+      reminders.push((await round(t, 'oh3', [{ name: 'terminal' }])).body.reminder)
+    assert.deepEqual(reminders, [
+      null,
+      null,
+      { text: '<reminder>Update your task list with task_tracker.</reminder>' },
+    ])
+  })
+
+  it('Should keep operator notes and refuse a cancelled item on PUT', async () => {
+    const t = makeTestApp()
+    const ok = await t.call('PUT', '/v1/sessions/oh4/todos', {
+      dialect: 'openhands-tracker',
+      items: [{ id: 'q1', content: 'Review', status: 'in_progress', notes: 'by Friday' }],
+    })
+    assert.equal(ok.status, 200)
+    assert.equal(ok.body.rendered, '# Task List\n\n1. 🔄 [q1] Review\n   by Friday')
+    const bad = await t.call('PUT', '/v1/sessions/oh4/todos', {
+      items: [{ id: 'q1', content: 'Review', status: 'cancelled' }],
+    })
+    assert.equal(bad.status, 422)
+    assert.match(bad.body.detail, /Input should be 'todo', 'in_progress' or 'done'/)
+  })
+})
