@@ -179,3 +179,36 @@ describe('Unknown tools only', () => {
     assert.equal(res.body.rounds_since_todo, 1)
   })
 })
+
+describe('Tool definitions are valid JSON Schema', () => {
+  it('Should compile every dialect × format input schema, and validate a sample input', async () => {
+    const { Ajv2020 } = await import('ajv/dist/2020.js')
+    const t = makeTestApp()
+    const pick: Record<string, (tool: any) => any> = {
+      anthropic: (tool) => tool.input_schema,
+      openai: (tool) => tool.function.parameters,
+      'openai-responses': (tool) => tool.parameters,
+      gemini: (tool) => tool.parameters,
+      mcp: (tool) => tool.inputSchema,
+    }
+    let count = 0
+    for (const dialect of DIALECTS.keys()) {
+      for (const format of TOOL_FORMATS) {
+        const res = await t.call('GET', `/v1/tools?dialect=${dialect}&format=${format}`)
+        assert.equal(res.status, 200, `${dialect} ${format}`)
+        assert.deepEqual(
+          res.body.tools.map((tool: any) => tool.name ?? tool.function.name),
+          DIALECTS.get(dialect)!.tools.map((tool) => tool.name)
+        )
+        for (const tool of res.body.tools) {
+          const schema = pick[format](tool)
+          assert.equal(schema.type, 'object', `${dialect} ${format}`)
+          const validate = new Ajv2020({ strict: false }).compile(schema)
+          assert.equal(typeof validate, 'function')
+          count++
+        }
+      }
+    }
+    assert.ok(count >= 7 * 5)
+  })
+})

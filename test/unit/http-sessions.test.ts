@@ -131,7 +131,10 @@ describe('POST /v1/sessions/{id}/rounds', () => {
   it('Should refuse another dialect on an existing session with 409', async () => {
     const t = await seeded()
     const res = await round(t, 's1', [{ name: 'bash' }], { dialect: 'claude-todowrite' })
-    assert.ok(res.status === 409 || res.status === 400, String(res.status))
+    assert.equal(res.status, 409)
+    assert.equal(res.body.type, 'https://agent-todos.dev/problems/dialect-conflict')
+    const put = await t.call('PUT', '/v1/sessions/s1/todos', { items: [], dialect: 'gemini-todos' })
+    assert.equal(put.status, 409)
     const same = await round(t, 's1', [{ name: 'bash' }], { dialect: 's03' })
     assert.equal(same.status, 200)
   })
