@@ -211,6 +211,26 @@ export function storeContract(name: string, factory: StoreFactory) {
       }
     })
 
+    it('Should tell subscribers about every write and deletion', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 'watched' }
+      const heard: string[] = []
+      const unsubscribe = store.subscribe((event) => {
+        if (event.tenant === key.tenant) heard.push(`${event.session_id}:${event.version}:${event.source}`)
+      })
+      try {
+        await bump(store, key, clock.now)
+        await bump(store, key, clock.now)
+        await store.delete(key)
+        const expected = ['watched:1:round', 'watched:2:round', 'watched:0:delete']
+        for (let waited = 0; heard.length < expected.length && waited < 2000; waited += 10) {
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        }
+        assert.deepEqual(heard, expected)
+      } finally {
+        unsubscribe()
+      }
+    })
+
     it('Should answer ping', async () => {
       await store.ping()
     })

@@ -3,8 +3,11 @@
  * Picks the configured backend.
  */
 import { createMemoryStore } from './memory.js'
+import { createRedisStore, type StoreLogger } from './redis.js'
 import { createSqliteStore } from './sqlite.js'
 import type { SessionStore, StoreOptions } from './types.js'
+
+export type { StoreLogger } from './redis.js'
 
 export interface StoreConfig extends StoreOptions {
   kind: 'memory' | 'sqlite' | 'redis'
@@ -12,19 +15,34 @@ export interface StoreConfig extends StoreOptions {
   sqliteSync: 'normal' | 'full'
   redisUrl?: string
   redisClusterNodes?: string[]
+  /** First segment of every Redis key; default `at`. */
+  redisKeyPrefix?: string
+  /** Where a store reports connection trouble (Redis); console.error when absent. */
+  logger?: StoreLogger
 }
 
 /**
- * Opens the store the configuration names.
+ * Opens the store the configuration names. For Redis it waits (retrying and logging) until Redis
+ * answers.
  * @param config - backend and its options
+ * @throws Error when STORE=redis has neither REDIS_URL nor REDIS_CLUSTER_NODES
  */
 export async function openStore(config: StoreConfig): Promise<SessionStore> {
   switch (config.kind) {
     case 'memory':
       return createMemoryStore(config)
     case 'sqlite':
-      return createSqliteStore({ ...config, path: config.sqlitePath, synchronous: config.sqliteSync })
+      return createSqliteStore({
+        ...config,
+        path: config.sqlitePath,
+        synchronous: config.sqliteSync,
+      })
     case 'redis':
-      throw new Error('STORE=redis is not available yet')
+      return createRedisStore({
+        ...config,
+        url: config.redisUrl,
+        clusterNodes: config.redisClusterNodes?.filter((node) => node !== ''),
+        keyPrefix: config.redisKeyPrefix,
+      })
   }
 }
