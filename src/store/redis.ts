@@ -36,6 +36,11 @@ import {
 } from './types.js'
 
 /** Where the store reports connection trouble; pino's logger fits. */
+/** The Redis store, with its connection for other per-tenant state (rate-limit counters). */
+export interface RedisSessionStore extends SessionStore {
+  readonly client: Redis | Cluster
+}
+
 export interface StoreLogger {
   info(obj: object, msg: string): void
   warn(obj: object, msg: string): void
@@ -263,7 +268,7 @@ function safeTarget(options: RedisStoreOptions): string {
  * @throws Error when neither or both of url and clusterNodes are given, or when the startup
  *   timeout passes
  */
-export async function createRedisStore(options: RedisStoreOptions): Promise<SessionStore> {
+export async function createRedisStore(options: RedisStoreOptions): Promise<RedisSessionStore> {
   const hasCluster = (options.clusterNodes?.length ?? 0) > 0
   if (hasCluster === Boolean(options.url)) {
     throw new Error(
@@ -462,6 +467,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Sess
 
   return {
     kind: 'redis',
+    client,
     get: readSession,
 
     async update<T>(key: SessionKey, fn: Updater<T>): Promise<T> {
