@@ -1,0 +1,284 @@
+/**
+ * End to end: `/mcp` through the MCP SDK's own client over real HTTP, against the real server
+ * process, sharing state with the rounds API (driven through the typed client).
+ */
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { McpError } from '@modelcontextprotocol/sdk/types.js'
+import { createAgentTodosClient, type AgentTodosClient } from '../../src/client/index.js'
+import { startServer, type ServerProcess } from './server-process.js'
+
+const ACME_KEY = 'acme-key-123'
+const OTHER_KEY = 'other-key-123'
+
+const STEPS = [
+  'Create hello.py',
+  'Write the greet function',
+  'Write the add function',
+  'Write the main function',
+  'Run the script',
+]
+const p = 'pending'
+const w = 'in_progress'
+const d = 'completed'
+const itemsOf = (statuses: string[]) => ({
+  items: STEPS.map((text, i) => ({ id: String(i + 1), text, status: statuses[i] })),
+})
+
+/** The todo calls of the reference walkthrough (seed-s03.md), with the exact texts they get. */
+const WALKTHROUGH: { input: ReturnType<typeof itemsOf>; text: string }[] = [
+  {
+    input: itemsOf([p, p, p, p, p]),
+    text: '[ ] #1: Create hello.py\n[ ] #2: Write the greet function\n[ ] #3: Write the add function\n[ ] #4: Write the main function\n[ ] #5: Run the script\n\n(0/5 completed)',
+  },
+  {
+    input: itemsOf([w, p, p, p, p]),
+    text: '[>] #1: Create hello.py\n[ ] #2: Write the greet function\n[ ] #3: Write the add function\n[ ] #4: Write the main function\n[ ] #5: Run the script\n\n(0/5 completed)',
+  },
+  {
+    input: itemsOf([d, w, p, p, p]),
+    text: '[x] #1: Create hello.py\n[>] #2: Write the greet function\n[ ] #3: Write the add function\n[ ] #4: Write the main function\n[ ] #5: Run the script\n\n(1/5 completed)',
+  },
+  {
+    input: itemsOf([d, d, d, d, d]),
+    text: '[x] #1: Create hello.py\n[x] #2: Write the greet function\n[x] #3: Write the add function\n[x] #4: Write the main function\n[x] #5: Run the script\n\n(5/5 completed)',
+  },
+]
+
+describe('MCP over Streamable HTTP against the real server', () => {
+  let server: ServerProcess
+  let acme: AgentTodosClient
+  let other: AgentTodosClient
+  const clients: Client[] = []
+
+  before(async () => {
+    server = await startServer({ AUTH_KEYS: `acme:agent:${ACME_KEY},other:agent:${OTHER_KEY}` })
+    acme = createAgentTodosClient({ baseUrl: server.url, apiKey: ACME_KEY })
+    other = createAgentTodosClient({ baseUrl: server.url, apiKey: OTHER_KEY })
+  })
+  after(async () => {
+    await Promise.all(clients.map((client) => client.close()))
+    await server.stop()
+  })
+
+  /** An SDK client connected to /mcp with these headers. */
+  const connect = async (headers: Record<string, string>, query = '') => {
+    const client = new Client({ name: 'agent-todos-e2e', version: '1.0.0' })
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp${query}`), {
+      requestInit: { headers },
+    })
+    await client.connect(transport)
+    clients.push(client)
+    return { client, transport }
+  }
+  const textOf = (result: Awaited<ReturnType<Client['callTool']>>) =>
+    (result.content as { type: string; text: string }[]).map((block) => block.text).join('\n---\n')
+
+  it('Should initialize, list the s03 tool, play the walkthrough with the texts of the rounds API, and serve the list as a resource', async () => {
+    const { client } = await connect({
+      Authorization: `Bearer ${ACME_KEY}`,
+      'X-Session-Id': 'mcp-walk',
+    })
+    assert.deepEqual(client.getServerVersion(), { name: 'agent-todos', version: '1.0.0' })
+    assert.ok(client.getServerCapabilities()?.tools)
+    assert.ok(client.getServerCapabilities()?.resources)
+
+    const { tools } = await client.listTools()
+    const advertised = await acme.GET('/v1/tools', {
+      params: { query: { dialect: 's03', format: 'mcp' } },
+    })
+    assert.deepEqual(tools, advertised.data!.tools)
+    assert.deepEqual(
+      tools.map((tool) => tool.name),
+      ['todo']
+    )
+
+    for (const [index, step] of WALKTHROUGH.entries()) {
+      const overMcp = await client.callTool({ name: 'todo', arguments: step.input })
+      assert.equal(overMcp.isError, false)
+      assert.equal(textOf(overMcp), step.text)
+      const overRest = await acme.POST('/v1/sessions/{session_id}/rounds', {
+        params: { path: { session_id: 'rest-walk' } },
+        body: { tool_calls: [{ id: `toolu_${index}`, name: 'todo', input: step.input }] },
+      })
+      assert.equal(overRest.data!.results[0].content, textOf(overMcp))
+    }
+
+    const invalid = await client.callTool({ name: 'todo', arguments: itemsOf([w, w, p, p, p]) })
+    assert.equal(invalid.isError, true)
+    assert.equal(textOf(invalid), 'Error: Only one task can be in_progress at a time')
+
+    const { resources } = await client.listResources()
+    assert.deepEqual(
+      resources.map((resource) => [resource.uri, resource.mimeType]),
+      [['agent-todos://sessions/mcp-walk/todos', 'text/plain']]
+    )
+    const read = await client.readResource({ uri: 'agent-todos://sessions/mcp-walk/todos' })
+    assert.deepEqual(read.contents, [
+      {
+        uri: 'agent-todos://sessions/mcp-walk/todos',
+        mimeType: 'text/plain',
+        text: WALKTHROUGH[3].text,
+      },
+    ])
+
+    const view = await acme.GET('/v1/sessions/{session_id}', {
+      params: { path: { session_id: 'mcp-walk' } },
+    })
+    assert.equal(view.response.status, 200)
+    assert.equal(view.data!.dialect, 's03')
+    assert.equal(view.data!.rendered, WALKTHROUGH[3].text)
+    assert.equal(view.data!.round, WALKTHROUGH.length + 1)
+    assert.equal(view.data!.version, WALKTHROUGH.length + 1)
+    assert.equal(view.data!.progress.percent, 100)
+  })
+
+  it('Should share one session with the rounds API both ways', async () => {
+    const { client } = await connect({
+      Authorization: `Bearer ${ACME_KEY}`,
+      'X-Session-Id': 'mcp-mixed',
+    })
+    await client.callTool({ name: 'todo', arguments: WALKTHROUGH[1].input })
+    let reminder: string | null = null
+    for (let i = 0; i < 3; i++) {
+      const res = await acme.POST('/v1/sessions/{session_id}/rounds', {
+        params: { path: { session_id: 'mcp-mixed' } },
+        body: {
+          tool_calls: [{ id: `toolu_b${i}`, name: 'bash', input: { cmd: 'python hello.py' } }],
+        },
+      })
+      reminder = res.data!.reminder?.text ?? null
+    }
+    assert.equal(reminder, '<reminder>Update your todos.</reminder>')
+    const update = await client.callTool({ name: 'todo', arguments: WALKTHROUGH[2].input })
+    assert.equal(textOf(update), WALKTHROUGH[2].text)
+    const view = await acme.GET('/v1/sessions/{session_id}', {
+      params: { path: { session_id: 'mcp-mixed' } },
+    })
+    assert.equal(view.data!.rounds_since_todo, 0)
+    assert.equal(view.data!.reminder_due, false)
+    assert.equal(view.data!.round, 5)
+  })
+
+  it("Should keep tenants apart: another tenant's key on the same session id sees a different, empty session", async () => {
+    const { client } = await connect({
+      Authorization: `Bearer ${OTHER_KEY}`,
+      'X-Session-Id': 'mcp-walk',
+    })
+    const read = await client.readResource({ uri: 'agent-todos://sessions/mcp-walk/todos' })
+    assert.equal((read.contents[0] as { text: string }).text, 'No todos.')
+    const own = await client.callTool({
+      name: 'todo',
+      arguments: { items: [{ id: '1', text: 'Not acme', status: 'pending' }] },
+    })
+    assert.equal(textOf(own), '[ ] #1: Not acme\n\n(0/1 completed)')
+
+    const acmeView = await acme.GET('/v1/sessions/{session_id}', {
+      params: { path: { session_id: 'mcp-walk' } },
+    })
+    assert.equal(acmeView.data!.rendered, WALKTHROUGH[3].text)
+    const otherView = await other.GET('/v1/sessions/{session_id}', {
+      params: { path: { session_id: 'mcp-walk' } },
+    })
+    assert.equal(otherView.data!.rendered, '[ ] #1: Not acme\n\n(0/1 completed)')
+    assert.equal(otherView.data!.version, 1)
+  })
+
+  it('Should answer 401 without a key, to a raw request and to the SDK client', async () => {
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    })
+    assert.equal(res.status, 401)
+    assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/)
+    await res.body?.cancel()
+    const client = new Client({ name: 'no-key', version: '1.0.0' })
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`))
+    await assert.rejects(client.connect(transport), /401/)
+  })
+
+  it('Should key the todo session by the issued Mcp-Session-Id when no X-Session-Id is sent', async () => {
+    const { client, transport } = await connect({ Authorization: `Bearer ${ACME_KEY}` })
+    const sessionId = transport.sessionId
+    assert.match(sessionId ?? '', /^mcp-[0-9a-f-]{36}$/)
+    const result = await client.callTool({ name: 'todo', arguments: WALKTHROUGH[0].input })
+    assert.equal(textOf(result), WALKTHROUGH[0].text)
+    const view = await acme.GET('/v1/sessions/{session_id}', {
+      params: { path: { session_id: sessionId! } },
+    })
+    assert.equal(view.data!.rendered, WALKTHROUGH[0].text)
+  })
+
+  it('Should choose the dialect by query or header, and refuse a dialect that conflicts with the session', async () => {
+    const { client } = await connect(
+      { Authorization: `Bearer ${ACME_KEY}`, 'X-Session-Id': 'mcp-claude' },
+      '?dialect=claude-todowrite'
+    )
+    const { tools } = await client.listTools()
+    assert.deepEqual(
+      tools.map((tool) => tool.name),
+      ['TodoWrite']
+    )
+    const write = await client.callTool({
+      name: 'TodoWrite',
+      arguments: {
+        todos: [{ content: 'Run tests', status: 'in_progress', activeForm: 'Running tests' }],
+      },
+    })
+    assert.equal(write.isError, false)
+    const view = await acme.GET('/v1/sessions/{session_id}', {
+      params: { path: { session_id: 'mcp-claude' } },
+    })
+    assert.equal(view.data!.dialect, 'claude-todowrite')
+
+    const conflicting = await connect({
+      Authorization: `Bearer ${ACME_KEY}`,
+      'X-Session-Id': 'mcp-walk',
+      'X-Dialect': 'claude-todowrite',
+    })
+    await assert.rejects(
+      conflicting.client.callTool({ name: 'TodoWrite', arguments: { todos: [] } }),
+      (error: unknown) =>
+        error instanceof McpError && error.code === -32600 && /speaks 's03'/.test(error.message)
+    )
+  })
+
+  it('Should answer protocol faults with JSON-RPC errors', async () => {
+    const { client } = await connect({
+      Authorization: `Bearer ${ACME_KEY}`,
+      'X-Session-Id': 'mcp-faults',
+    })
+    await assert.rejects(
+      client.callTool({ name: 'bash', arguments: {} }),
+      (error: unknown) =>
+        error instanceof McpError &&
+        error.code === -32602 &&
+        /Tool bash not found/.test(error.message)
+    )
+    const view = await acme.GET('/v1/sessions/{session_id}', {
+      params: { path: { session_id: 'mcp-faults' } },
+    })
+    assert.equal(view.response.status, 404)
+    assert.equal(view.error!.status, 404)
+
+    const malformed = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${ACME_KEY}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+      },
+      body: '{"jsonrpc":',
+    })
+    assert.equal(malformed.status, 400)
+    const body = (await malformed.json()) as { jsonrpc: string; error: { code: number } }
+    assert.equal(body.jsonrpc, '2.0')
+    assert.equal(body.error.code, -32700)
+  })
+})

@@ -1,0 +1,299 @@
+/**
+ * `/mcp` through app.request(): JSON-RPC envelopes, headers, faults, and the round it maps to.
+ */
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import fc from 'fast-check'
+import { DIALECTS } from '../../src/dialects/registry.js'
+import { hashKey } from '../../src/http/auth.js'
+import { makeTestApp, round, type TestApp } from '../helpers.js'
+
+const ACCEPT = 'application/json, text/event-stream'
+
+/** One JSON-RPC request to /mcp. */
+async function rpc(
+  t: TestApp,
+  method: string,
+  params: unknown,
+  headers: Record<string, string> = {},
+  path = '/mcp'
+) {
+  const res = await t.call(
+    'POST',
+    path,
+    { jsonrpc: '2.0', id: 7, method, params },
+    { Accept: ACCEPT, ...headers }
+  )
+  return res
+}
+
+const callTodo = (
+  t: TestApp,
+  args: unknown,
+  headers: Record<string, string> = { 'X-Session-Id': 's1' }
+) => rpc(t, 'tools/call', { name: 'todo', arguments: args }, headers)
+
+const INITIALIZE = {
+  protocolVersion: '2025-06-18',
+  capabilities: {},
+  clientInfo: { name: 'unit', version: '1.0.0' },
+}
+
+describe('/mcp (Streamable HTTP, stateless)', () => {
+  it('Should initialize with a JSON reply and issue an Mcp-Session-Id', async () => {
+    const t = makeTestApp()
+    const res = await rpc(t, 'initialize', INITIALIZE)
+    assert.equal(res.status, 200)
+    assert.match(res.headers.get('content-type') ?? '', /application\/json/)
+    assert.match(res.headers.get('mcp-session-id') ?? '', /^mcp-[0-9a-f-]{36}$/)
+    assert.equal(res.body.id, 7)
+    assert.equal(res.body.result.protocolVersion, '2025-06-18')
+    assert.deepEqual(res.body.result.serverInfo, { name: 'agent-todos', version: '1.0.0' })
+    assert.deepEqual(Object.keys(res.body.result.capabilities).sort(), ['resources', 'tools'])
+  })
+
+  it('Should accept notifications with 202', async () => {
+    const t = makeTestApp()
+    const res = await t.call(
+      'POST',
+      '/mcp',
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { Accept: ACCEPT, 'Mcp-Session-Id': 'mcp-x' }
+    )
+    assert.equal(res.status, 202)
+  })
+
+  it('Should apply a call as a round of that one call, with the result text of the rounds API', async () => {
+    const t = makeTestApp()
+    const res = await callTodo(t, { items: [{ id: '1', text: 'Write tests', status: 'pending' }] })
+    assert.equal(res.status, 200)
+    assert.deepEqual(res.body.result, {
+      content: [{ type: 'text', text: '[ ] #1: Write tests\n\n(0/1 completed)' }],
+      isError: false,
+    })
+    const rest = await round(t, 's2', [
+      {
+        id: 'a',
+        name: 'todo',
+        input: { items: [{ id: '1', text: 'Write tests', status: 'pending' }] },
+      },
+    ])
+    assert.equal(rest.body.results[0].content, res.body.result.content[0].text)
+    const view = await t.call('GET', '/v1/sessions/s1')
+    assert.equal(view.body.round, 1)
+    assert.equal(view.body.version, 1)
+    assert.equal(view.body.rounds_since_todo, 0)
+    const history = await t.call('GET', '/v1/sessions/s1/history')
+    assert.deepEqual(
+      history.body.entries.map((entry: { source: string }) => entry.source),
+      ['round']
+    )
+  })
+
+  it('Should parse a list sent as a JSON string, as the rounds API does', async () => {
+    const t = makeTestApp()
+    const res = await callTodo(t, {
+      items: JSON.stringify([{ id: '1', text: 'A', status: 'in_progress' }]),
+    })
+    assert.equal(res.body.result.content[0].text, '[>] #1: A\n\n(0/1 completed)')
+  })
+
+  it("Should answer a dialect's validation failure as an isError result, leaving the list unchanged", async () => {
+    const t = makeTestApp()
+    await callTodo(t, { items: [{ id: '1', text: 'A', status: 'pending' }] })
+    const res = await callTodo(t, {
+      items: Array.from({ length: 21 }, (_, i) => ({ id: String(i), text: 'x' })),
+    })
+    assert.equal(res.status, 200)
+    assert.deepEqual(res.body.result, {
+      content: [{ type: 'text', text: 'Error: Max 20 todos allowed' }],
+      isError: true,
+    })
+    const missing = await rpc(t, 'tools/call', { name: 'todo' }, { 'X-Session-Id': 's1' })
+    assert.deepEqual(missing.body.result.content, [
+      { type: 'text', text: 'Error: items must be a list' },
+    ])
+    const view = await t.call('GET', '/v1/sessions/s1')
+    assert.equal(view.body.rendered, '[ ] #1: A\n\n(0/1 completed)')
+  })
+
+  it("Should append the notice after a person's edit, once", async () => {
+    const t = makeTestApp()
+    await callTodo(t, { items: [{ id: '1', text: 'A', status: 'pending' }] })
+    const put = await t.call('PUT', '/v1/sessions/s1/todos', {
+      items: [{ id: '1', content: 'A', status: 'completed' }],
+    })
+    assert.equal(put.status, 200)
+    const res = await callTodo(t, {
+      items: [
+        { id: '1', text: 'A', status: 'completed' },
+        { id: '2', text: 'B' },
+      ],
+    })
+    assert.equal(res.body.result.content.length, 2)
+    assert.match(res.body.result.content[1].text, /changed by a person/)
+    const again = await callTodo(t, { items: [{ id: '1', text: 'A', status: 'completed' }] })
+    assert.equal(again.body.result.content.length, 1)
+  })
+
+  it("Should give a dialect's structured output as structuredContent", async () => {
+    const t = makeTestApp()
+    const headers = { 'X-Session-Id': 'tasks', 'X-Dialect': 'claude-tasks' }
+    const res = await rpc(
+      t,
+      'tools/call',
+      { name: 'TaskCreate', arguments: { subject: 'Ship it', description: 'All of it' } },
+      headers
+    )
+    assert.equal(res.body.result.isError, false)
+    assert.deepEqual(res.body.result.structuredContent, { task: { id: '1', subject: 'Ship it' } })
+  })
+
+  it('Should list no resource without a session, and read an unknown session as the empty list', async () => {
+    const t = makeTestApp()
+    const list = await rpc(t, 'resources/list', {})
+    assert.deepEqual(list.body.result, { resources: [] })
+    const templates = await rpc(t, 'resources/templates/list', {})
+    assert.equal(
+      templates.body.result.resourceTemplates[0].uriTemplate,
+      'agent-todos://sessions/{session_id}/todos'
+    )
+    const read = await rpc(t, 'resources/read', { uri: 'agent-todos://sessions/nobody/todos' })
+    assert.deepEqual(read.body.result.contents, [
+      { uri: 'agent-todos://sessions/nobody/todos', mimeType: 'text/plain', text: 'No todos.' },
+    ])
+    const bad = await rpc(t, 'resources/read', { uri: 'file:///etc/passwd' })
+    assert.equal(bad.body.error.code, -32602)
+  })
+
+  it('Should answer protocol faults with JSON-RPC errors', async () => {
+    const t = makeTestApp()
+    const noSession = await callTodo(t, { items: [] }, {})
+    assert.equal(noSession.status, 200)
+    assert.equal(noSession.body.error.code, -32600)
+    assert.match(noSession.body.error.message, /X-Session-Id/)
+
+    const notAnObject = await rpc(
+      t,
+      'tools/call',
+      { name: 'todo', arguments: ['a'] },
+      { 'X-Session-Id': 's1' }
+    )
+    assert.equal(notAnObject.body.error.code, -32602)
+    const noUri = await rpc(t, 'resources/read', {})
+    assert.equal(noUri.body.error.code, -32602)
+    assert.match(noUri.body.error.message, /^Invalid params: /)
+
+    const unknownMethod = await rpc(t, 'prompts/list', {})
+    assert.equal(unknownMethod.body.error.code, -32601)
+
+    const badSession = await callTodo(t, { items: [] }, { 'X-Session-Id': 'a/b' })
+    assert.equal(badSession.status, 400)
+    assert.deepEqual(Object.keys(badSession.body).sort(), ['error', 'id', 'jsonrpc'])
+    assert.equal(badSession.body.error.code, -32600)
+
+    const badDialect = await rpc(t, 'tools/list', {}, {}, '/mcp?dialect=klingon')
+    assert.equal(badDialect.status, 400)
+    assert.match(badDialect.body.error.message, /Unknown dialect 'klingon'/)
+
+    const notJson = await t.call('POST', '/mcp', '{"jsonrpc":', {
+      Accept: ACCEPT,
+      'Content-Type': 'application/json',
+    })
+    assert.equal(notJson.status, 400)
+    assert.equal(notJson.body.error.code, -32700)
+
+    const notRpc = await t.call('POST', '/mcp', { hello: 'world' }, { Accept: ACCEPT })
+    assert.equal(notRpc.status, 400)
+    assert.equal(notRpc.body.jsonrpc, '2.0')
+
+    const wrongType = await t.call('POST', '/mcp', '{}', {
+      Accept: ACCEPT,
+      'Content-Type': 'text/plain',
+    })
+    assert.equal(wrongType.status, 415)
+    assert.equal(wrongType.body.jsonrpc, '2.0')
+
+    for (const method of ['GET', 'DELETE', 'PUT']) {
+      const res = await t.call(method, '/mcp')
+      assert.equal(res.status, 405, method)
+      assert.equal(res.headers.get('allow'), 'POST')
+      assert.equal(res.body.jsonrpc, '2.0')
+    }
+  })
+
+  it('Should refuse a dialect that conflicts with the session, as a JSON-RPC error', async () => {
+    const t = makeTestApp()
+    await callTodo(t, { items: [] })
+    const res = await rpc(
+      t,
+      'tools/list',
+      {},
+      { 'X-Session-Id': 's1', 'X-Dialect': 'claude-todowrite' }
+    )
+    assert.equal(res.body.error.code, -32600)
+    assert.match(res.body.error.message, /speaks 's03'/)
+    const tools = await rpc(t, 'tools/list', {}, { 'X-Session-Id': 's1' })
+    assert.deepEqual(
+      tools.body.result.tools.map((tool: { name: string }) => tool.name),
+      ['todo']
+    )
+  })
+
+  it('Should need a key when keys are configured, and refuse viewers (MCP writes)', async () => {
+    const keys = new Map([
+      [hashKey('agent-key-123'), { tenant: 'acme', role: 'agent' as const }],
+      [hashKey('viewer-key-123'), { tenant: 'acme', role: 'viewer' as const }],
+    ])
+    const t = makeTestApp({ keys })
+    const anonymous = await rpc(t, 'tools/list', {})
+    assert.equal(anonymous.status, 401)
+    const viewer = await rpc(t, 'tools/list', {}, { Authorization: 'Bearer viewer-key-123' })
+    assert.equal(viewer.status, 403)
+    const agent = await callTodo(
+      t,
+      { items: [] },
+      { Authorization: 'Bearer agent-key-123', 'X-Session-Id': 's1' }
+    )
+    assert.equal(agent.body.result.content[0].text, 'No todos.')
+  })
+
+  it('Should answer an oversized body with 413', async () => {
+    const t = makeTestApp({ bodyLimitBytes: 1024 })
+    const res = await callTodo(t, { items: [{ id: '1', text: 'x'.repeat(2000) }] })
+    assert.equal(res.status, 413)
+  })
+
+  it('Should answer random calls of every dialect with a result or a JSON-RPC error, never an internal error', async () => {
+    const t = makeTestApp()
+    const calls = [...DIALECTS.values()].flatMap((dialect) =>
+      dialect.tools.map((tool) => ({ dialect: dialect.name, tool: tool.name }))
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...calls),
+        fc.oneof(
+          fc.anything(),
+          fc.dictionary(
+            fc.constantFrom('items', 'todos', 'plan', 'subject', 'taskId'),
+            fc.anything()
+          )
+        ),
+        fc.constantFrom('f1', 'f2'),
+        async ({ dialect, tool }, args, session) => {
+          const res = await rpc(
+            t,
+            'tools/call',
+            { name: tool, arguments: args },
+            { 'X-Session-Id': `${dialect}-${session}`, 'X-Dialect': dialect }
+          )
+          assert.ok(res.status === 200 || res.status === 400, `${res.status} ${res.text}`)
+          assert.equal(res.body.jsonrpc, '2.0')
+          if (res.body.error) assert.notEqual(res.body.error.code, -32603, res.text)
+          else assert.equal(typeof res.body.result.content[0].text, 'string')
+        }
+      ),
+      { numRuns: 150, seed: 42 }
+    )
+  })
+})
