@@ -1,0 +1,305 @@
+/**
+ * @module cli/watch
+ * `agent-todos watch [session]`: a live view of one session or of the tenant, fed by the same
+ * Server-Sent Events the dashboard reads.
+ */
+import { readSse, type SseEvent } from './sse.js'
+import { renderSession, renderTenant, type SessionSummary, type SessionView } from './render.js'
+
+export interface WatchOptions {
+  /** Service base URL, e.g. http://127.0.0.1:8080. */
+  url: string
+  key?: string
+  /** One session; the whole tenant when absent. */
+  session?: string
+  /** Print one frame and exit. */
+  once: boolean
+  out: NodeJS.WriteStream | NodeJS.WritableStream
+  color: boolean
+  /** Aborted on Ctrl-C: the watch ends with exit code 0. */
+  signal?: AbortSignal
+}
+
+/** A failure the CLI reports as one line and an exit code. */
+export class WatchError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1
+  ) {
+    super(message)
+    this.name = 'WatchError'
+  }
+}
+
+const CONNECT_TIMEOUT_MS = 10_000
+/** Heartbeats come every 15 s; this much silence means the connection is dead. */
+const IDLE_TIMEOUT_MS = 45_000
+const STALE_REFRESH_MS = 10_000
+const RENDER_INTERVAL_MS = 100
+
+const causeCode = (error: unknown): string | undefined => {
+  const cause = (error as { cause?: { code?: string; errors?: { code?: string }[] } })?.cause
+  return cause?.code ?? cause?.errors?.[0]?.code
+}
+
+/**
+ * Opens an event stream, turning every way it can fail into a WatchError with a clear message.
+ */
+async function connect(
+  options: WatchOptions,
+  path: string,
+  lastEventId: string | null,
+  signal: AbortSignal
+): Promise<Response> {
+  const headers: Record<string, string> = { Accept: 'text/event-stream' }
+  if (options.key) headers.Authorization = `Bearer ${options.key}`
+  if (lastEventId !== null) headers['Last-Event-ID'] = lastEventId
+  const timeout = AbortSignal.timeout(CONNECT_TIMEOUT_MS)
+  let res: Response
+  try {
+    res = await fetch(new URL(path, options.url), {
+      headers,
+      signal: AbortSignal.any([signal, timeout]),
+    })
+  } catch (error) {
+    if (signal.aborted) throw error
+    const reason = timeout.aborted
+      ? `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`
+      : (causeCode(error) ?? String(error))
+    throw new WatchError(
+      `cannot reach the agent-todos service at ${options.url} (${reason}). Is it running? Set --url or AGENT_TODOS_URL.`
+    )
+  }
+  if (res.ok && /^text\/event-stream/.test(res.headers.get('content-type') ?? '')) return res
+  let detail = ''
+  try {
+    const body = (await res.json()) as { detail?: string }
+    detail = body.detail ?? ''
+  } catch {
+    // not a problem document
+  }
+  if (res.status === 401) {
+    throw new WatchError(
+      options.key
+        ? 'the service refused the key (401 Unauthorized). Check --key or AGENT_TODOS_KEY.'
+        : 'the service requires a key (401 Unauthorized). Pass --key or set AGENT_TODOS_KEY.'
+    )
+  }
+  if (res.status === 404 && options.session) {
+    throw new WatchError(`no session '${options.session}' on ${options.url} for this key (404).`)
+  }
+  if (res.ok) {
+    throw new WatchError(
+      `${options.url} answered, but not with an event stream: is it an agent-todos service?`
+    )
+  }
+  throw new WatchError(`${options.url}${path} answered ${res.status}${detail ? `: ${detail}` : ''}`)
+}
+
+/** The ids the server currently lists as stale (unfinished, no change for STALE_AFTER_SECONDS). */
+async function staleIds(options: WatchOptions, signal: AbortSignal): Promise<Set<string> | null> {
+  const headers: Record<string, string> = {}
+  if (options.key) headers.Authorization = `Bearer ${options.key}`
+  try {
+    const res = await fetch(new URL('/v1/sessions?state=stale&limit=200', options.url), {
+      headers,
+      signal: AbortSignal.any([signal, AbortSignal.timeout(CONNECT_TIMEOUT_MS)]),
+    })
+    if (!res.ok) return null
+    const body = (await res.json()) as { sessions: { session_id: string }[] }
+    return new Set(body.sessions.map((s) => s.session_id))
+  } catch {
+    return null
+  }
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms)
+    function done() {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    signal.addEventListener('abort', done, { once: true })
+  })
+
+const summaryOf = (view: SessionView): SessionSummary => ({
+  session_id: view.session_id,
+  dialect: view.dialect,
+  version: view.version,
+  progress: view.progress,
+  current: view.current,
+  round: view.round,
+  reminder_due: view.reminder_due,
+  ended: view.ended,
+  stale: false,
+  updated_at: view.updated_at,
+})
+
+/**
+ * Runs the watch until `--once` printed its frame, the signal aborts, or a fatal error.
+ * @param options - target, key, output
+ * @returns the exit code
+ * @throws WatchError when the service is unreachable at first, refuses the key, or has no such session
+ */
+export async function watch(options: WatchOptions): Promise<number> {
+  const out = options.out as NodeJS.WriteStream
+  const tty = !options.once && out.isTTY === true
+  const outer = options.signal ?? new AbortController().signal
+  const path = options.session
+    ? `/v1/sessions/${encodeURIComponent(options.session)}/events`
+    : '/v1/events'
+
+  const sessions = new Map<string, SessionSummary>()
+  let view: SessionView | null = null
+  let stale = new Set<string>()
+  let status = 'connecting'
+  let deleted = false
+  let lastEventId: string | null = null
+
+  const frame = () => {
+    const now = Date.now()
+    const size = { width: (tty && out.columns) || 100, height: tty ? out.rows || 40 : Infinity }
+    const clock = new Date(now).toTimeString().slice(0, 8)
+    const target = options.session ? `session ${options.session}` : 'all sessions'
+    const header = `agent-todos watch · ${target} · ${options.url} · ${status} · ${clock}`
+    const renderOptions = { ...size, color: options.color, now }
+    if (options.session) {
+      if (deleted) return `${header}\n\nThe session was deleted.\n`
+      return view
+        ? renderSession(view, stale.has(view.session_id), header, renderOptions)
+        : `${header}\n`
+    }
+    return renderTenant([...sessions.values()], stale, header, renderOptions)
+  }
+
+  let renderTimer: NodeJS.Timeout | undefined
+  let lastRender = 0
+  const render = () => {
+    renderTimer = undefined
+    lastRender = Date.now()
+    const text = frame()
+    // home, clear, draw: the frame replaces the previous one in place
+    out.write(tty ? `\x1b[H\x1b[2J${text}` : `${text}\n`)
+  }
+  const scheduleRender = () => {
+    if (options.once || renderTimer) return
+    renderTimer = setTimeout(render, Math.max(0, RENDER_INTERVAL_MS - (Date.now() - lastRender)))
+  }
+
+  const apply = (message: SseEvent) => {
+    if (message.id !== null) lastEventId = message.id
+    const data = JSON.parse(message.data) as Record<string, unknown>
+    if (options.session) {
+      if (message.event === 'delete') deleted = true
+      else if (message.event === 'snapshot' || message.event === 'update')
+        view = data as unknown as SessionView
+      return
+    }
+    if (message.event === 'snapshot') {
+      sessions.clear()
+      for (const summary of data.sessions as SessionSummary[])
+        sessions.set(summary.session_id, summary)
+      stale = new Set(
+        (data.sessions as SessionSummary[]).filter((s) => s.stale).map((s) => s.session_id)
+      )
+    } else if (message.event === 'update') {
+      const summary = summaryOf(data as unknown as SessionView)
+      const known = sessions.get(summary.session_id)
+      if (!known || known.version <= summary.version) sessions.set(summary.session_id, summary)
+      stale.delete(summary.session_id)
+    } else if (message.event === 'delete') {
+      sessions.delete(data.session_id as string)
+    }
+  }
+
+  if (options.once) {
+    const controller = new AbortController()
+    const abort = () => controller.abort()
+    outer.addEventListener('abort', abort, { once: true })
+    try {
+      const res = await connect(options, path, null, controller.signal)
+      const pending = options.session ? staleIds(options, controller.signal) : null
+      for await (const message of readSse(res.body!)) {
+        apply(message)
+        if (message.event === 'snapshot' || message.event === 'delete') break
+      }
+      if (pending) stale = (await pending) ?? stale
+      if (!view && sessions.size === 0 && options.session && !deleted) {
+        throw new WatchError('the stream ended before its first snapshot.')
+      }
+      status = 'snapshot'
+      out.write(frame())
+      return 0
+    } finally {
+      outer.removeEventListener('abort', abort)
+      controller.abort()
+    }
+  }
+
+  if (tty) out.write('\x1b[?25l')
+  const refresh = setInterval(async () => {
+    const ids = await staleIds(options, outer)
+    if (ids) {
+      stale = ids
+      scheduleRender()
+    }
+  }, STALE_REFRESH_MS)
+  const tick = setInterval(scheduleRender, 1000)
+  let delay = 1000
+  let first = true
+  try {
+    while (!outer.aborted && !deleted) {
+      const controller = new AbortController()
+      const abort = () => controller.abort()
+      outer.addEventListener('abort', abort, { once: true })
+      let idle: NodeJS.Timeout | undefined
+      const armIdle = () => {
+        clearTimeout(idle)
+        idle = setTimeout(() => controller.abort(), IDLE_TIMEOUT_MS)
+      }
+      try {
+        const res = await connect(
+          options,
+          path,
+          options.session ? lastEventId : null,
+          controller.signal
+        )
+        first = false
+        delay = 1000
+        status = 'live'
+        if (options.session)
+          void staleIds(options, outer).then((ids) => ids && ((stale = ids), scheduleRender()))
+        armIdle()
+        scheduleRender()
+        for await (const message of readSse(res.body!, armIdle)) {
+          apply(message)
+          scheduleRender()
+        }
+      } catch (error) {
+        if (outer.aborted) break
+        // the first connection must work; later ones are a server restart or a network blip
+        if (error instanceof WatchError && (first || !/cannot reach/.test(error.message)))
+          throw error
+      } finally {
+        clearTimeout(idle)
+        outer.removeEventListener('abort', abort)
+        controller.abort()
+      }
+      if (outer.aborted || deleted) break
+      status = `reconnecting in ${Math.round(delay / 1000)} s`
+      scheduleRender()
+      await sleep(delay, outer)
+      delay = Math.min(delay * 2, 15_000)
+      status = 'reconnecting'
+    }
+    if (deleted) render()
+    return 0
+  } finally {
+    clearInterval(refresh)
+    clearInterval(tick)
+    clearTimeout(renderTimer)
+    if (tty) out.write('\x1b[?25h')
+  }
+}

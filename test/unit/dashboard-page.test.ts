@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto'
+import { Script } from 'node:vm'
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { parseAuthKeys } from '../../src/http/auth.js'
+import { DASHBOARD_SCRIPT } from '../../src/http/dashboard/script.js'
+import { DASHBOARD_STYLE } from '../../src/http/dashboard/style.js'
+import { makeTestApp } from '../helpers.js'
+
+const hash = (source: string) =>
+  `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`
+
+describe('GET / (dashboard)', () => {
+  it('Should serve the whole page without a key, even when keys are configured', async () => {
+    const t = makeTestApp({
+      keys: parseAuthKeys('acme:viewer:viewer-key-123'),
+      staleAfterMs: 60_000,
+    })
+    const res = await t.call('GET', '/')
+    assert.equal(res.status, 200)
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/)
+    assert.equal(res.headers.get('cache-control'), 'no-store')
+    assert.match(res.text, /data-stale-after-ms="60000"/)
+    assert.match(res.text, new RegExp(`data-server-now="${t.clock.now}"`))
+    // self-contained: no external script, stylesheet or font
+    assert.doesNotMatch(res.text, /<script[^>]+src=|<link[^>]+stylesheet|https?:\/\//)
+    const api = await t.call('GET', '/v1/sessions')
+    assert.equal(api.status, 401)
+  })
+
+  it('Should admit exactly its inline script and style through the CSP', async () => {
+    const t = makeTestApp()
+    const res = await t.call('GET', '/')
+    const csp = res.headers.get('content-security-policy') ?? ''
+    assert.match(csp, /default-src 'none'/)
+    assert.match(csp, /connect-src 'self'/)
+    const script = /<script>([\s\S]*?)<\/script>/.exec(res.text)![1]
+    const style = /<style>([\s\S]*?)<\/style>/.exec(res.text)![1]
+    assert.equal(script, DASHBOARD_SCRIPT)
+    assert.equal(style, DASHBOARD_STYLE)
+    assert.ok(csp.includes(`script-src ${hash(script)}`))
+    assert.ok(csp.includes(`style-src ${hash(style)}`))
+  })
+
+  it('Should ship a script that parses and builds no markup from strings', () => {
+    new Script(DASHBOARD_SCRIPT)
+    assert.doesNotMatch(DASHBOARD_SCRIPT, /innerHTML|outerHTML|insertAdjacentHTML|document\.write/)
+    assert.doesNotMatch(DASHBOARD_SCRIPT, /<\/script/i)
+    assert.doesNotMatch(DASHBOARD_STYLE, /<\/style/i)
+  })
+})
