@@ -173,6 +173,31 @@ export function storeContract(name: string, factory: StoreFactory) {
       assert.deepEqual(seen, ['ended', 'finished', 'working', 'empty', 'old'])
     })
 
+    it('Should filter listings by dialect and by last change, and count live sessions', async () => {
+      const tenant = uniqueTenant()
+      const t0 = clock.now
+      const write = (sessionId: string, dialect: string, at: number) =>
+        store.update({ tenant, sessionId }, (current) => {
+          const base = current ?? newSession({ tenant, sessionId }, dialect, {}, at)
+          const next: Session = { ...base, version: base.version + 1, updated_at: at }
+          return { value: next, write: { session: next, source: 'round' as const } }
+        })
+      await write('a', 's03', t0 - 3000)
+      await write('b', 'gemini-todos', t0 - 2000)
+      await write('c', 's03', t0 - 1000)
+      const ids = async (extra: Partial<Parameters<SessionStore['list']>[1]>) =>
+        (await store.list(tenant, { state: 'all', staleBefore: 0, limit: 50, ...extra })).sessions.map(
+          (s) => s.session_id
+        )
+      assert.deepEqual(await ids({ dialect: 's03' }), ['c', 'a'])
+      assert.deepEqual(await ids({ dialect: 'gemini-todos' }), ['b'])
+      assert.deepEqual(await ids({ updatedSince: t0 - 2000 }), ['c', 'b'])
+      assert.deepEqual(await ids({ updatedSince: t0 - 2000, dialect: 's03' }), ['c'])
+      assert.deepEqual(await ids({ dialect: 's03', limit: 1, cursor: { updatedAt: t0 - 1000, sessionId: 'c' } }), ['a'])
+      assert.equal(await store.countSessions(tenant), 3)
+      assert.equal(await store.countSessions(uniqueTenant()), 0)
+    })
+
     it('Should expire idle sessions after the TTL', async () => {
       const key = { tenant: uniqueTenant(), sessionId: 'idle' }
       await bump(store, key, clock.now)

@@ -631,6 +631,9 @@ export interface paths {
             parameters: {
                 query?: {
                     state?: "active" | "done" | "stale" | "ended" | "all";
+                    dialect?: components["schemas"]["DialectName"];
+                    /** @description Only sessions changed at or after this time (RFC 3339) */
+                    updated_since?: string;
                     limit?: number;
                     cursor?: string;
                 };
@@ -938,9 +941,7 @@ export interface components {
             active_form?: string;
             description?: string;
             owner?: string;
-            /** @default [] */
             blocks: string[];
-            /** @default [] */
             blocked_by: string[];
             metadata?: {
                 [key: string]: unknown;
@@ -1000,9 +1001,10 @@ export interface components {
             unfinished: string[];
         } | null;
         PutTodosRequest: {
-            items: components["schemas"]["Item"][];
+            items: components["schemas"]["ItemInput"][];
             dialect?: components["schemas"]["DialectName"];
         };
+        ItemInput: components["schemas"]["Item"] & Record<string, never>;
         EndRequest: {
             /** @enum {string} */
             outcome: "completed" | "max_turns" | "error" | "cancelled";

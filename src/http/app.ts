@@ -149,20 +149,46 @@ export function createApp(appDeps: AppDeps) {
       cors({
         origin: deps.corsOrigins,
         allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-        allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Last-Event-ID'],
-        exposeHeaders: ['ETag', 'X-Request-Id', 'Idempotent-Replayed', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
+        allowHeaders: [
+          'Authorization',
+          'Content-Type',
+          'If-Match',
+          'If-None-Match',
+          'Idempotency-Key',
+          'Last-Event-ID',
+          'X-Session-Id',
+          'X-Dialect',
+          'Mcp-Session-Id',
+          'Mcp-Protocol-Version',
+        ],
+        exposeHeaders: [
+          'ETag',
+          'X-Request-Id',
+          'Idempotent-Replayed',
+          'Retry-After',
+          'RateLimit',
+          'RateLimit-Policy',
+          'Mcp-Session-Id',
+        ],
         maxAge: 600,
       })
     )
   }
+  // the same keys and tenants for the REST API and MCP
   app.use('/v1/*', authenticate(deps.keys))
-  if (deps.rateLimitPerMinute) app.use('/v1/*', tenantRateLimit(deps.rateLimitPerMinute, deps.rateLimitStore))
+  app.use('/mcp', authenticate(deps.keys, { viewerWrites: 'let-route-decide' }))
+  if (deps.rateLimitPerMinute) {
+    // one limiter for both APIs: a tenant has one budget
+    const limiter = tenantRateLimit(deps.rateLimitPerMinute, deps.rateLimitStore)
+    app.use('/v1/*', limiter)
+    app.use('/mcp', limiter)
+  }
   // not on /events: the middleware would read a never-ending stream to hash it
   for (const path of ETAG_PATHS) app.use(path, etag())
   app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer' })
 
   registerToolRoutes(app)
-  registerRoundRoutes(app, deps, metrics)
+  registerRoundRoutes(app, deps)
   registerSessionRoutes(app, deps, metrics)
   registerEventRoutes(app, deps, metrics)
   registerMcpRoutes(app, deps)

@@ -99,8 +99,12 @@ function findKey(keys: KeyTable, token: string): ApiKey | undefined {
  * Authenticates `/v1` requests and sets `tenant` and `role`. Keys are compared by their sha256,
  * so the comparison's timing says nothing about a key's characters.
  * @param keys - the key table; empty for open access
+ * @param options - `viewerWrites: 'let-route-decide'` for a route whose POSTs may be reads (MCP)
  */
-export function authenticate(keys: KeyTable): MiddlewareHandler<AppEnv> {
+export function authenticate(
+  keys: KeyTable,
+  options: { viewerWrites?: 'refuse' | 'let-route-decide' } = {}
+): MiddlewareHandler<AppEnv> {
   if (keys.size === 0) {
     return async function openAccess(c, next) {
       c.set('tenant', DEFAULT_TENANT)
@@ -120,7 +124,8 @@ export function authenticate(keys: KeyTable): MiddlewareHandler<AppEnv> {
   })
   return async function authenticate(c, next) {
     return bearer(c as unknown as Context, async () => {
-      if (c.get('role') === 'viewer' && c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const write = c.req.method !== 'GET' && c.req.method !== 'HEAD'
+      if (c.get('role') === 'viewer' && write && options.viewerWrites !== 'let-route-decide') {
         throw new ProblemError(403, 'forbidden', 'This key is read-only (role viewer).')
       }
       await next()

@@ -28,8 +28,8 @@ export const Item = z
     active_form: z.string().max(10_000).optional(),
     description: z.string().max(10_000).optional(),
     owner: z.string().max(256).optional(),
-    blocks: z.array(z.string().max(128)).max(1000).default([]),
-    blocked_by: z.array(z.string().max(128)).max(1000).default([]),
+    blocks: z.array(z.string().max(128)).max(1000),
+    blocked_by: z.array(z.string().max(128)).max(1000),
     metadata: z.record(z.string(), z.unknown()).optional(),
     notes: z.string().max(10_000).optional(),
   })
@@ -128,8 +128,14 @@ export const SessionView = z
   })
   .openapi('SessionView')
 
+/** An item as an operator sends it: dependency lists may be left out. */
+export const ItemInput = Item.extend({
+  blocks: z.array(z.string().max(128)).max(1000).optional(),
+  blocked_by: z.array(z.string().max(128)).max(1000).optional(),
+}).openapi('ItemInput')
+
 export const PutTodosRequest = z
-  .object({ items: z.array(Item).max(1000), dialect: DialectName.optional() })
+  .object({ items: z.array(ItemInput).max(1000), dialect: DialectName.optional() })
   .openapi('PutTodosRequest')
 
 export const EndRequest = z
@@ -140,6 +146,11 @@ export const LIST_STATES = ['active', 'done', 'stale', 'ended', 'all'] as const
 
 export const ListQuery = z.object({
   state: z.enum(LIST_STATES).default('all'),
+  dialect: DialectName.optional(),
+  updated_since: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi({ description: 'Only sessions changed at or after this time (RFC 3339)', example: '2026-11-30T12:00:00Z' }),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(512).optional(),
 })

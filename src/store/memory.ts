@@ -3,7 +3,8 @@
  * An in-process store for tests and single-instance experiments. Records are kept as JSON text so
  * that no caller can alias stored state.
  */
-import { summarize, matchesState, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
+import type { HistoryEntry, Session, SessionKey } from '../core/session.js'
+import { matchesListQuery } from './filter.js'
 import { createChangeFeed } from './changes.js'
 import {
   assertNextVersion,
@@ -17,6 +18,7 @@ import {
 import { isBeforeCursor } from './cursor.js'
 
 interface Entry {
+  tenant: string
   json: string
   updatedAt: number
   expiresAt: number
@@ -66,6 +68,7 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
         history.push(JSON.stringify(record))
         if (history.length > options.historyLimit) history.splice(0, history.length - options.historyLimit)
         sessions.set(k, {
+          tenant: key.tenant,
           json: JSON.stringify(session),
           updatedAt: session.updated_at,
           expiresAt: options.now() + options.ttlMs,
@@ -90,7 +93,7 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
         const session = JSON.parse(entry.json) as Session
         if (session.tenant !== tenant) continue
         if (query.cursor && !isBeforeCursor(session.updated_at, session.session_id, query.cursor)) continue
-        if (!matchesState(summarize(session), session.updated_at, query.state, query.staleBefore)) continue
+        if (!matchesListQuery(session, query)) continue
         matches.push(session)
       }
       matches.sort((a, b) => b.updated_at - a.updated_at || (a.session_id < b.session_id ? 1 : -1))
@@ -99,6 +102,14 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
       const next =
         matches.length > query.limit && last ? { updatedAt: last.updated_at, sessionId: last.session_id } : null
       return { sessions: page, next }
+    },
+    async countSessions(tenant) {
+      const now = options.now()
+      let count = 0
+      for (const entry of sessions.values()) {
+        if (entry.expiresAt > now && entry.tenant === tenant) count++
+      }
+      return count
     },
     async history(key, limit) {
       const entry = live(keyOf(key))

@@ -12,8 +12,6 @@
 import { createHash } from 'node:crypto'
 import { Cluster, Redis, type ClusterOptions, type RedisOptions, type Result } from 'ioredis'
 import {
-  matchesState,
-  summarize,
   type ChangeSource,
   type HistoryEntry,
   type Session,
@@ -21,6 +19,7 @@ import {
 } from '../core/session.js'
 import { createChangeFeed } from './changes.js'
 import { isBeforeCursor } from './cursor.js'
+import { matchesListQuery } from './filter.js'
 import {
   assertNextVersion,
   ConflictRetryError,
@@ -516,10 +515,15 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
       return existed === 1
     },
 
+    async countSessions(tenant) {
+      return guarded(() => client.zcard(indexKeyOf(tenant)))
+    },
+
     async list(tenant, query: ListQuery): Promise<ListPage> {
       const index = indexKeyOf(tenant)
       const want = query.limit + 1
-      const batchSize = query.state === 'all' ? want : Math.min(Math.max(want * 2, 50), 500)
+      const filtered = query.state !== 'all' || query.dialect !== undefined
+      const batchSize = !filtered ? want : Math.min(Math.max(want * 2, 50), 500)
       let max = query.cursor ? String(query.cursor.updatedAt) : '+inf'
       if (
         query.state === 'stale' &&
@@ -537,7 +541,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
           client.zrange(
             index,
             max,
-            '-inf',
+            query.updatedSince === undefined ? '-inf' : String(query.updatedSince),
             'BYSCORE',
             'REV',
             'LIMIT',
@@ -575,9 +579,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
             dropFromIndex(tenant, position.sessionId, position.updatedAt)
             continue
           }
-          if (
-            matchesState(summarize(session), session.updated_at, query.state, query.staleBefore)
-          ) {
+          if (matchesListQuery(session, query)) {
             found.push({ session, position })
           }
         }

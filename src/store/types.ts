@@ -34,6 +34,10 @@ export interface ListQuery {
   staleBefore: number
   limit: number
   cursor?: ListCursor
+  /** Only sessions of this dialect. */
+  dialect?: string
+  /** Only sessions changed at or after this epoch ms. */
+  updatedSince?: number
 }
 
 export interface ListPage {
@@ -82,6 +86,8 @@ export interface SessionStore {
   delete(key: SessionKey): Promise<boolean>
   /** A tenant's sessions, newest change first. */
   list(tenant: string, query: ListQuery): Promise<ListPage>
+  /** How many live sessions a tenant has (Redis: may count a few expired ones until listed). */
+  countSessions(tenant: string): Promise<number>
   /** The last `limit` versions, oldest first. */
   history(key: SessionKey, limit: number): Promise<HistoryEntry[]>
   /** Claims an idempotency key, or returns what is stored under it. */

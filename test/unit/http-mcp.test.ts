@@ -240,7 +240,7 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
     )
   })
 
-  it('Should need a key when keys are configured, and refuse viewers (MCP writes)', async () => {
+  it('Should need a key when keys are configured; viewers may read but not call tools', async () => {
     const keys = new Map([
       [hashKey('agent-key-123'), { tenant: 'acme', role: 'agent' as const }],
       [hashKey('viewer-key-123'), { tenant: 'acme', role: 'viewer' as const }],
@@ -249,7 +249,19 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
     const anonymous = await rpc(t, 'tools/list', {})
     assert.equal(anonymous.status, 401)
     const viewer = await rpc(t, 'tools/list', {}, { Authorization: 'Bearer viewer-key-123' })
-    assert.equal(viewer.status, 403)
+    assert.equal(viewer.status, 200)
+    assert.deepEqual(
+      viewer.body.result.tools.map((tool: { name: string }) => tool.name),
+      ['todo']
+    )
+    const viewerCall = await callTodo(
+      t,
+      { items: [{ id: '1', text: 'x' }] },
+      { Authorization: 'Bearer viewer-key-123', 'X-Session-Id': 's1' }
+    )
+    assert.equal(viewerCall.body.error.code, -32600)
+    assert.match(viewerCall.body.error.message, /read-only/)
+    assert.equal(await t.store.get({ tenant: 'acme', sessionId: 's1' }), null)
     const agent = await callTodo(
       t,
       { items: [] },

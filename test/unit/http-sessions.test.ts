@@ -344,3 +344,60 @@ describe('DELETE, end, list and history', () => {
     ])
   })
 })
+
+describe('Listing filters and quotas', () => {
+  it('Should filter the list by dialect and updated_since', async () => {
+    const t = makeTestApp()
+    await round(t, 'old', [todo([{ id: '1', text: 'x' }])])
+    t.clock.now += 60_000
+    const since = new Date(t.clock.now).toISOString()
+    await round(t, 'plan', [{ name: 'update_plan', input: { plan: [{ step: 'a', status: 'pending' }] } }], {
+      dialect: 'codex-plan',
+    })
+    t.clock.now += 1000
+    await round(t, 'new', [todo([{ id: '1', text: 'y' }])])
+    const ids = async (query: string) =>
+      (await t.call('GET', `/v1/sessions?${query}`)).body.sessions.map((s: any) => s.session_id)
+    assert.deepEqual(await ids('dialect=s03'), ['new', 'old'])
+    assert.deepEqual(await ids('dialect=codex-plan'), ['plan'])
+    assert.deepEqual(await ids(`updated_since=${encodeURIComponent(since)}`), ['new', 'plan'])
+    assert.deepEqual(await ids(`updated_since=${encodeURIComponent(since)}&dialect=s03`), ['new'])
+    assert.equal((await t.call('GET', '/v1/sessions?updated_since=yesterday')).status, 400)
+    assert.equal((await t.call('GET', '/v1/sessions?dialect=klingon')).status, 400)
+  })
+
+  it('Should answer 304 to a repeated list poll with If-None-Match', async () => {
+    const t = makeTestApp()
+    await round(t, 's1', [todo([{ id: '1', text: 'x' }])])
+    const first = await t.call('GET', '/v1/sessions')
+    const etag = first.headers.get('etag')
+    assert.ok(etag)
+    assert.equal((await t.call('GET', '/v1/sessions', undefined, { 'If-None-Match': etag })).status, 304)
+    await round(t, 's1', [{ name: 'bash' }])
+    assert.equal((await t.call('GET', '/v1/sessions', undefined, { 'If-None-Match': etag })).status, 200)
+  })
+
+  it('Should refuse a new session beyond MAX_SESSIONS_PER_TENANT, naming the limit', async () => {
+    const t = makeTestApp({ limits: { maxSessionsPerTenant: 2 } })
+    assert.equal((await round(t, 'a', [{ name: 'bash' }])).status, 200)
+    assert.equal((await round(t, 'b', [{ name: 'bash' }])).status, 200)
+    const third = await round(t, 'c', [{ name: 'bash' }])
+    assert.equal(third.status, 403)
+    assert.match(third.body.detail, /MAX_SESSIONS_PER_TENANT/)
+    const put = await t.call('PUT', '/v1/sessions/c/todos', { items: [] })
+    assert.equal(put.status, 403)
+    assert.equal((await round(t, 'a', [{ name: 'bash' }])).status, 200, 'existing sessions go on')
+    await t.call('DELETE', '/v1/sessions/b')
+    assert.equal((await round(t, 'c', [{ name: 'bash' }])).status, 200)
+  })
+
+  it('Should let an operator leave out blocks and blocked_by', async () => {
+    const t = makeTestApp()
+    const res = await t.call('PUT', '/v1/sessions/s1/todos', {
+      items: [{ id: '1', content: 'a', status: 'pending' }],
+    })
+    assert.equal(res.status, 200)
+    assert.deepEqual(res.body.items[0].blocks, [])
+    assert.deepEqual(res.body.items[0].blocked_by, [])
+  })
+})

@@ -28,13 +28,13 @@ import { z } from 'zod'
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { SessionKey } from '../../core/session.js'
 import { getDialect } from '../../dialects/registry.js'
-import { applyRound, DialectConflictError, resolveDialect } from '../../dialects/round.js'
+import { DialectConflictError, resolveDialect } from '../../dialects/round.js'
 import type { Dialect } from '../../dialects/types.js'
 import { formatTool } from '../../tools/formats.js'
-import { authenticate } from '../auth.js'
-import { DEFAULT_LIMITS, type AppDeps } from '../deps.js'
+import type { AppDeps } from '../deps.js'
 import type { AppEnv } from '../env.js'
-import { countRound } from '../metrics.js'
+import { ProblemError } from '../problem.js'
+import { runRound } from '../round-runner.js'
 import { SESSION_ID_PATTERN } from '../schemas.js'
 
 export const MCP_PATH = '/mcp'
@@ -57,6 +57,8 @@ const INSTRUCTIONS =
 /** What a request acts on: its tenant, its todo session (if named) and the dialect it asked for. */
 interface McpScope {
   tenant: string
+  /** A viewer key may list tools and read the list, not call tools. */
+  readOnly: boolean
   sessionId: string | null
   requested: string | undefined
 }
@@ -92,7 +94,7 @@ class RpcError extends Error {
 }
 
 const protocolError = (error: unknown): never => {
-  if (error instanceof DialectConflictError) {
+  if (error instanceof DialectConflictError || error instanceof ProblemError) {
     throw new RpcError(ErrorCode.InvalidRequest, error.message)
   }
   throw error
@@ -164,21 +166,17 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
   handle(server, CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: input } = request.params
     const key = requireSession(scope)
-    const limits = { ...DEFAULT_LIMITS, ...deps.limits }
-    const now = deps.now()
-    const outcome = await deps.store
-      .update(key, (current) => {
-        const dialect = resolveDialect(current, scope.requested)
-        if (!dialect.tools.some((tool) => tool.name === name)) {
-          throw new RpcError(ErrorCode.InvalidParams, `Tool ${name} not found`)
-        }
-        const call = { id: String(extra.requestId), name, input: input ?? {} }
-        const round = { dialect: scope.requested, tool_calls: [call] }
-        const result = applyRound(current, key, round, now, limits)
-        return { value: result, write: { session: result.session, source: 'round' as const } }
-      })
-      .catch(protocolError)
-    if (deps.metrics) countRound(deps.metrics, outcome)
+    if (scope.readOnly) {
+      throw new RpcError(ErrorCode.InvalidRequest, 'This key is read-only (role viewer): it cannot call tools.')
+    }
+    const call = { id: String(extra.requestId), name, input: input ?? {} }
+    const round = { dialect: scope.requested, tool_calls: [call] }
+    const outcome = await runRound(deps, key, round, (current) => {
+      const dialect = resolveDialect(current, scope.requested)
+      if (!dialect.tools.some((tool) => tool.name === name)) {
+        throw new RpcError(ErrorCode.InvalidParams, `Tool ${name} not found`)
+      }
+    }).catch(protocolError)
     const [result] = outcome.results
     const content: CallToolResult['content'] = [{ type: 'text', text: result.content }]
     if (outcome.notice) content.push({ type: 'text', text: outcome.notice.text })
@@ -245,7 +243,7 @@ function scopeOf(c: Context<AppEnv>): McpScope | Response {
     const message = `${header} must match ${SESSION_ID_PATTERN.source}.`
     return rpcError(c, 400, ErrorCode.InvalidRequest, message)
   }
-  return { tenant: c.get('tenant'), sessionId, requested }
+  return { tenant: c.get('tenant'), readOnly: c.get('role') === 'viewer', sessionId, requested }
 }
 
 /**
@@ -255,7 +253,6 @@ function scopeOf(c: Context<AppEnv>): McpScope | Response {
  * @param deps - store, keys, clock
  */
 export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
-  app.use(MCP_PATH, authenticate(deps.keys))
 
   app.post(MCP_PATH, async (c) => {
     const scope = scopeOf(c)

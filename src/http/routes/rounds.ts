@@ -5,10 +5,9 @@
 import { createHash } from 'node:crypto'
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import { applyRound } from '../../dialects/round.js'
 import type { AppDeps, ServiceLimits } from '../deps.js'
 import type { AppEnv } from '../env.js'
-import { countRound, type Metrics } from '../metrics.js'
+import { runRound } from '../round-runner.js'
 import { ProblemError, problemResponses } from '../problem.js'
 import { RoundReply, RoundRequest, SessionIdParam } from '../schemas.js'
 import { roundReply } from '../views.js'
@@ -44,7 +43,7 @@ function replay(c: Context, reply: string) {
 }
 
 /** Registers the rounds route. */
-export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
+export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   app.openapi(postRound, async (c) => {
     const { session_id: sessionId } = c.req.valid('param')
     const body = c.req.valid('json')
@@ -58,15 +57,7 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
       ])
     }
 
-    const run = async () => {
-      const now = deps.now()
-      const outcome = await deps.store.update(key, (current) => {
-        const result = applyRound(current, key, body, now, limits)
-        return { value: result, write: { session: result.session, source: 'round' } }
-      })
-      countRound(metrics, outcome)
-      return JSON.stringify(roundReply(outcome))
-    }
+    const run = async () => JSON.stringify(roundReply(await runRound(deps, key, body)))
 
     if (idempotencyKey === undefined) {
       return c.body(await run(), 200, { 'Content-Type': 'application/json' }) as never

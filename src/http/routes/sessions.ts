@@ -22,6 +22,7 @@ import {
   SessionList,
   SessionView,
 } from '../schemas.js'
+import { assertSessionQuota } from '../round-runner.js'
 import { historyView, sessionSummary, sessionView } from '../views.js'
 
 const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
@@ -161,8 +162,10 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
   app.openapi(putTodos, async (c) => {
     const key = keyOf(c, c.req.valid('param').session_id)
     const body = c.req.valid('json')
+    const items = body.items.map((item) => ({ ...item, blocks: item.blocks ?? [], blocked_by: item.blocked_by ?? [] }))
     const ifMatch = c.req.valid('header')['if-match']
     const now = deps.now()
+    if (ifMatch === undefined) await assertSessionQuota(deps, key)
     const session = await deps.store.update(key, (current) => {
       if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, current?.version ?? null)) {
         throw new ProblemError(
@@ -174,7 +177,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
         )
       }
       const dialect = resolveDialect(current, body.dialect)
-      const checked = dialect.checkList(body.items)
+      const checked = dialect.checkList(items)
       if (!checked.ok) throw new ProblemError(422, 'dialect-rule', checked.message)
       const overLimit = checkListLimits(checked.items, deps.limits as ServiceLimits)
       if (overLimit) throw new ProblemError(422, 'limit-exceeded', overLimit)
@@ -234,6 +237,8 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       limit: query.limit,
       cursor,
       staleBefore,
+      dialect: query.dialect,
+      updatedSince: query.updated_since === undefined ? undefined : Date.parse(query.updated_since),
     })
     return c.json(
       {
