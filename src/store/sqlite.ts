@@ -1,18 +1,24 @@
 /**
  * @module store/sqlite
- * The embedded default: better-sqlite3 in WAL mode. Every update is one IMMEDIATE transaction, so
- * several processes on one file serialise their read-modify-writes. No statement uses RETURNING
- * with `.get()`: that commits inside `sqlite3_reset()`, skips the WAL hook, and the WAL is never
- * checkpointed (`reference/perf-baseline.md`).
+ * The embedded default: better-sqlite3 in WAL mode, with group commit. Every mutation is queued;
+ * the queue is flushed on `setImmediate` in one `BEGIN IMMEDIATE … COMMIT`, each mutation inside
+ * its own SAVEPOINT, so an updater that throws undoes only its own writes. Callers hear back (and
+ * the change feed speaks) only after COMMIT: nothing is acknowledged that is not committed. One
+ * transaction per event-loop turn instead of one per request is what makes `synchronous=FULL`
+ * affordable, and BEGIN IMMEDIATE keeps several processes on one file serialised.
+ *
+ * No statement uses RETURNING with `.get()`: that commits inside `sqlite3_reset()`, skips the WAL
+ * hook, and the WAL is never checkpointed (`reference/perf-baseline.md`).
  */
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import { summarize, type ChangeSource, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
+import { summarize, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
 import { createChangeFeed } from './changes.js'
 import {
   assertNextVersion,
   ConflictRetryError,
+  type ChangeEvent,
   type IdempotencyClaim,
   type ListPage,
   type ListQuery,
@@ -25,6 +31,8 @@ export interface SqliteOptions extends StoreOptions {
   path: string
   /** `normal` survives a process crash; `full` also survives power loss. */
   synchronous: 'normal' | 'full'
+  /** Most mutations in one transaction; the rest wait for the next turn. Default 512. */
+  maxBatch?: number
 }
 
 const SCHEMA = `
@@ -60,6 +68,27 @@ interface SessionRow {
   expires_at: number
 }
 
+/** A mutation waiting for the next group commit. */
+interface QueuedOp {
+  /** Runs inside the batch's transaction; throws to undo only itself. */
+  run: () => OpResult
+  resolve: (value: unknown) => void
+  reject: (error: unknown) => void
+}
+
+interface OpResult {
+  value: unknown
+  /** Emitted after COMMIT. */
+  event?: ChangeEvent
+}
+
+class StoreClosedError extends Error {
+  constructor() {
+    super('the SQLite store is closed')
+    this.name = 'StoreClosedError'
+  }
+}
+
 /**
  * Opens (creating if needed) the SQLite store.
  * @param options - path, durability, TTL and history bound
@@ -71,18 +100,19 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
   db.pragma('journal_size_limit = 67108864')
   db.exec(SCHEMA)
+  const maxBatch = options.maxBatch ?? 512
 
   const selectSession = db.prepare<[string, string], SessionRow>(
     'SELECT version, data, expires_at FROM sessions WHERE tenant = ? AND session_id = ?'
   )
-  const insertSession = db.prepare(
+  const insertSession = db.prepare<[string, string, number, string, number, number, number, number, number]>(
     `INSERT INTO sessions (tenant, session_id, version, data, total, unfinished, ended, updated_at, expires_at)
-     VALUES (@tenant, @session_id, @version, @data, @total, @unfinished, @ended, @updated_at, @expires_at)`
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
   )
-  const updateSession = db.prepare(
-    `UPDATE sessions SET version = @version, data = @data, total = @total, unfinished = @unfinished,
-       ended = @ended, updated_at = @updated_at, expires_at = @expires_at
-     WHERE tenant = @tenant AND session_id = @session_id AND version = @expected`
+  const updateSession = db.prepare<[number, string, number, number, number, number, number, string, string, number]>(
+    `UPDATE sessions SET version = ?, data = ?, total = ?, unfinished = ?, ended = ?, updated_at = ?,
+       expires_at = ?
+     WHERE tenant = ? AND session_id = ? AND version = ?`
   )
   const deleteSession = db.prepare('DELETE FROM sessions WHERE tenant = ? AND session_id = ?')
   const deleteHistory = db.prepare('DELETE FROM history WHERE tenant = ? AND session_id = ?')
@@ -97,16 +127,26 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
        (SELECT * FROM history WHERE tenant = ? AND session_id = ? ORDER BY version DESC LIMIT ?)
      ORDER BY version ASC`
   )
+  const countSessions = db.prepare<[string, number], { n: number }>(
+    'SELECT COUNT(*) AS n FROM sessions WHERE tenant = ? AND expires_at > ?'
+  )
   const listStatements = new Map<string, Database.Statement>()
-  const listStatement = (state: ListQuery['state'], withCursor: boolean) => {
-    const name = `${state}:${withCursor}`
+  /** One prepared statement per combination of filters, made on first use. */
+  const listStatement = (query: ListQuery) => {
+    const withCursor = query.cursor !== undefined
+    const withDialect = query.dialect !== undefined
+    const withSince = query.updatedSince !== undefined
+    const name = `${query.state}:${withCursor}:${withDialect}:${withSince}`
     let statement = listStatements.get(name)
     if (!statement) {
       const cursorSql = withCursor
         ? 'AND (updated_at < @cursorAt OR (updated_at = @cursorAt AND session_id < @cursorId))'
         : ''
+      const dialectSql = withDialect ? "AND json_extract(data, '$.dialect') = @dialect" : ''
+      const sinceSql = withSince ? 'AND updated_at >= @updatedSince' : ''
       statement = db.prepare(
-        `SELECT data FROM sessions WHERE tenant = @tenant AND expires_at > @now AND ${STATE_SQL[state]} ${cursorSql}
+        `SELECT data FROM sessions WHERE tenant = @tenant AND expires_at > @now AND ${STATE_SQL[query.state]}
+         ${cursorSql} ${dialectSql} ${sinceSql}
          ORDER BY updated_at DESC, session_id DESC LIMIT @limit`
       )
       listStatements.set(name, statement)
@@ -126,6 +166,13 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     'SELECT tenant, session_id FROM sessions WHERE expires_at <= ? LIMIT 500'
   )
   const sweepIdempotency = db.prepare('DELETE FROM idempotency WHERE expires_at <= ?')
+  const selectOne = db.prepare('SELECT 1')
+  const begin = db.prepare('BEGIN IMMEDIATE')
+  const commit = db.prepare('COMMIT')
+  const rollback = db.prepare('ROLLBACK')
+  const savepoint = db.prepare('SAVEPOINT op')
+  const release = db.prepare('RELEASE op')
+  const rollbackTo = db.prepare('ROLLBACK TO op')
 
   const liveRow = (key: SessionKey): SessionRow | undefined => {
     const row = selectSession.get(key.tenant, key.sessionId)
@@ -139,21 +186,36 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
 
   const write = (key: SessionKey, existing: SessionRow | undefined, session: Session, source: string) => {
     const summary = summarize(session)
-    const row = {
-      tenant: key.tenant,
-      session_id: key.sessionId,
-      version: session.version,
-      data: JSON.stringify(session),
-      total: summary.total,
-      unfinished: summary.unfinished,
-      ended: summary.ended ? 1 : 0,
-      updated_at: session.updated_at,
-      expires_at: options.now() + options.ttlMs,
-    }
+    const data = JSON.stringify(session)
+    const ended = summary.ended ? 1 : 0
+    const expiresAt = options.now() + options.ttlMs
     if (existing) {
-      if (updateSession.run({ ...row, expected: existing.version }).changes === 0) throw new ConflictRetryError()
+      const { changes } = updateSession.run(
+        session.version,
+        data,
+        summary.total,
+        summary.unfinished,
+        ended,
+        session.updated_at,
+        expiresAt,
+        key.tenant,
+        key.sessionId,
+        existing.version
+      )
+      // BEGIN IMMEDIATE holds the write lock since the read, so this is a guard, not a race
+      if (changes === 0) throw new ConflictRetryError()
     } else {
-      insertSession.run(row)
+      insertSession.run(
+        key.tenant,
+        key.sessionId,
+        session.version,
+        data,
+        summary.total,
+        summary.unfinished,
+        ended,
+        session.updated_at,
+        expiresAt
+      )
     }
     insertHistory.run(key.tenant, key.sessionId, session.version, session.updated_at, source, JSON.stringify(session.items))
     if (session.version > options.historyLimit) {
@@ -162,20 +224,80 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   }
 
   const feed = createChangeFeed()
-  const runUpdate = db.transaction(<T>(key: SessionKey, fn: Updater<T>): T => {
-    let row = selectSession.get(key.tenant, key.sessionId)
-    if (row && row.expires_at <= options.now()) {
-      removeSession(key)
-      row = undefined
+  let queue: QueuedOp[] = []
+  let scheduled = false
+  let closed = false
+
+  const schedule = () => {
+    if (scheduled) return
+    scheduled = true
+    setImmediate(flush)
+  }
+
+  /** Runs one batch of queued mutations in one transaction; settles each after COMMIT. */
+  function flush() {
+    scheduled = false
+    if (queue.length === 0) return
+    let batch = queue
+    if (queue.length > maxBatch) {
+      batch = queue.slice(0, maxBatch)
+      queue = queue.slice(maxBatch)
+      schedule()
+    } else {
+      queue = []
     }
-    const current = row ? (JSON.parse(row.data) as Session) : null
-    const decision = fn(current)
-    if (decision.write) {
-      assertNextVersion(current, decision.write.session)
-      write(key, row, decision.write.session, decision.write.source)
+    if (!db.open) {
+      for (const op of batch) op.reject(new StoreClosedError())
+      return
     }
-    return decision.value
-  })
+    const results: (OpResult | undefined)[] = new Array(batch.length)
+    const errors: unknown[] = new Array(batch.length)
+    try {
+      begin.run()
+      for (let i = 0; i < batch.length; i++) {
+        savepoint.run()
+        try {
+          results[i] = batch[i].run()
+          release.run()
+        } catch (error) {
+          errors[i] = error
+          // an error that ended the whole transaction (e.g. disk full) fails the batch below
+          if (!db.inTransaction) throw error
+          rollbackTo.run()
+          release.run()
+        }
+      }
+      commit.run()
+    } catch (error) {
+      if (db.inTransaction) {
+        try {
+          rollback.run()
+        } catch {
+          // the transaction is gone either way
+        }
+      }
+      for (let i = 0; i < batch.length; i++) batch[i].reject(errors[i] ?? error)
+      return
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const result = results[i]
+      if (result?.event) feed.emit(result.event)
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const result = results[i]
+      if (result) batch[i].resolve(result.value)
+      else batch[i].reject(errors[i])
+    }
+  }
+
+  /** Queues a mutation for the next group commit. */
+  const enqueue = <T>(run: () => OpResult): Promise<T> => {
+    if (closed) return Promise.reject(new StoreClosedError())
+    return new Promise<T>((resolve, reject) => {
+      queue.push({ run, resolve: resolve as (value: unknown) => void, reject })
+      schedule()
+    })
+  }
 
   const runSweep = () => {
     const now = options.now()
@@ -201,33 +323,48 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       const row = liveRow(key)
       return row ? (JSON.parse(row.data) as Session) : null
     },
-    async update<T>(key: SessionKey, fn: Updater<T>): Promise<T> {
-      let written: { version: number; source: ChangeSource } | undefined
-      const value = runUpdate.immediate(key, (current: Session | null) => {
+    update<T>(key: SessionKey, fn: Updater<T>): Promise<T> {
+      return enqueue<T>(() => {
+        let row = selectSession.get(key.tenant, key.sessionId)
+        if (row && row.expires_at <= options.now()) {
+          removeSession(key)
+          row = undefined
+        }
+        const current = row ? (JSON.parse(row.data) as Session) : null
         const decision = fn(current)
-        written = decision.write && { version: decision.write.session.version, source: decision.write.source }
-        return decision
-      }) as T
-      if (written) feed.emit({ tenant: key.tenant, session_id: key.sessionId, ...written })
-      return value
+        if (!decision.write) return { value: decision.value }
+        const { session, source } = decision.write
+        assertNextVersion(current, session)
+        write(key, row, session, source)
+        return {
+          value: decision.value,
+          event: { tenant: key.tenant, session_id: key.sessionId, version: session.version, source },
+        }
+      })
     },
-    async delete(key) {
-      const existed = db.transaction(() => {
+    delete(key) {
+      return enqueue<boolean>(() => {
         const live = liveRow(key) !== undefined
         removeSession(key)
-        return live
-      }).immediate()
-      if (existed) feed.emit({ tenant: key.tenant, session_id: key.sessionId, version: 0, source: 'delete' })
-      return existed
+        return {
+          value: live,
+          event: live ? { tenant: key.tenant, session_id: key.sessionId, version: 0, source: 'delete' } : undefined,
+        }
+      })
     },
     subscribe: feed.subscribe,
+    async countSessions(tenant) {
+      return countSessions.get(tenant, options.now())!.n
+    },
     async list(tenant, query): Promise<ListPage> {
-      const rows = listStatement(query.state, query.cursor !== undefined).all({
+      const rows = listStatement(query).all({
         tenant,
         now: options.now(),
         staleBefore: query.staleBefore,
         cursorAt: query.cursor?.updatedAt,
         cursorId: query.cursor?.sessionId,
+        dialect: query.dialect,
+        updatedSince: query.updatedSince,
         limit: query.limit + 1,
       }) as { data: string }[]
       const sessions = rows.slice(0, query.limit).map((row) => JSON.parse(row.data) as Session)
@@ -247,27 +384,37 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
         })
       )
     },
-    async claimIdempotency(scope, fingerprint, ttlMs): Promise<IdempotencyClaim> {
-      return db.transaction((): IdempotencyClaim => {
+    claimIdempotency(scope, fingerprint, ttlMs) {
+      return enqueue<IdempotencyClaim>(() => {
         const row = selectIdempotency.get(scope)
         if (row && row.expires_at > options.now()) {
-          return { claimed: false, record: { fingerprint: row.fingerprint, reply: row.reply } }
+          return { value: { claimed: false, record: { fingerprint: row.fingerprint, reply: row.reply } } }
         }
         upsertIdempotency.run(scope, fingerprint, null, options.now() + ttlMs)
-        return { claimed: true }
-      }).immediate()
+        return { value: { claimed: true } }
+      })
     },
-    async completeIdempotency(scope, fingerprint, reply, ttlMs) {
-      upsertIdempotency.run(scope, fingerprint, reply, options.now() + ttlMs)
+    completeIdempotency(scope, fingerprint, reply, ttlMs) {
+      return enqueue<void>(() => {
+        upsertIdempotency.run(scope, fingerprint, reply, options.now() + ttlMs)
+        return { value: undefined }
+      })
     },
-    async releaseIdempotency(scope) {
-      deleteIdempotency.run(scope)
+    releaseIdempotency(scope) {
+      return enqueue<void>(() => {
+        deleteIdempotency.run(scope)
+        return { value: undefined }
+      })
     },
     async ping() {
-      db.prepare('SELECT 1').get()
+      selectOne.get()
     },
     async close() {
+      if (closed) return
+      closed = true
       clearInterval(sweep)
+      // what was queued before close is committed (and answered) before the file closes
+      while (queue.length > 0) flush()
       if (db.open) db.close()
     },
   }

@@ -1,0 +1,100 @@
+/**
+ * The SQLite WAL stays bounded under sustained writes: checkpoints run. The trap it guards against
+ * (`reference/perf-baseline.md`): an autocommit `INSERT … RETURNING` read with `.get()` commits
+ * inside `sqlite3_reset()`, SQLite skips the WAL hook, and the `-wal` file grows without bound.
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import Database from 'better-sqlite3'
+import { makeItem } from '../../src/core/items.js'
+import { newSession, type Session, type SessionKey } from '../../src/core/session.js'
+import { createSqliteStore } from '../../src/store/sqlite.js'
+import type { SessionStore } from '../../src/store/types.js'
+
+const WAL_BOUND = 16 * 1024 * 1024
+const WRITES = 50_000
+const SESSIONS = 1000
+
+const walSize = (path: string) => {
+  try {
+    return statSync(`${path}-wal`).size
+  } catch {
+    return 0
+  }
+}
+
+const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`
+
+// small lists keep the test's disk traffic (and time) low; what matters is the number of commits
+const ITEMS = Array.from({ length: 2 }, (_, i) =>
+  makeItem({ id: String(i + 1), content: `Step ${i + 1}`, status: 'pending' })
+)
+
+const write = (store: SessionStore, key: SessionKey) =>
+  store.update(key, (current) => {
+    const base = current ?? newSession(key, 's03', {}, 1_000)
+    const next: Session = { ...base, items: ITEMS, version: base.version + 1, updated_at: 1_000 }
+    return { value: next.version, write: { session: next, source: 'round' as const } }
+  })
+
+describe('SQLite WAL size under sustained writes', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-todos-wal-'))
+  after(() => rmSync(dir, { recursive: true, force: true }))
+
+  for (const [label, perTurn] of [
+    ['one write per transaction', 1],
+    ['50 writes per group commit', 50],
+  ] as const) {
+    it(`Should keep the -wal file under 16 MB after ${WRITES} writes, ${label}`, async () => {
+      const path = join(dir, `store-${perTurn}.db`)
+      const store = createSqliteStore({
+        path,
+        synchronous: 'normal',
+        ttlMs: 3_600_000,
+        historyLimit: 5,
+        now: () => 1_000,
+      })
+      let largest = 0
+      try {
+        for (let done = 0; done < WRITES; done += perTurn) {
+          const batch: Promise<number>[] = []
+          for (let i = 0; i < perTurn; i++) {
+            batch.push(write(store, { tenant: 't', sessionId: `s${(done + i) % SESSIONS}` }))
+          }
+          await Promise.all(batch)
+          if (done % 5000 < perTurn) largest = Math.max(largest, walSize(path))
+        }
+        largest = Math.max(largest, walSize(path))
+        assert.ok(largest < WAL_BOUND, `the -wal file reached ${mb(largest)}`)
+        assert.equal(await store.get({ tenant: 't', sessionId: 's0' }).then((s) => s?.version), WRITES / SESSIONS)
+      } finally {
+        await store.close()
+      }
+    })
+  }
+
+  it('Should detect the trap: RETURNING read with .get() never checkpoints', () => {
+    const path = join(dir, 'trap.db')
+    const db = new Database(path)
+    try {
+      db.pragma('journal_mode = WAL')
+      db.pragma('synchronous = NORMAL')
+      db.exec('CREATE TABLE lists (sid TEXT PRIMARY KEY, v INTEGER NOT NULL, items TEXT NOT NULL) WITHOUT ROWID')
+      const upsert = db
+        .prepare(
+          `INSERT INTO lists (sid, v, items) VALUES (?, 1, ?)
+           ON CONFLICT(sid) DO UPDATE SET v = lists.v + 1, items = excluded.items RETURNING v`
+        )
+        .pluck()
+      const items = JSON.stringify(ITEMS)
+      for (let i = 0; i < 20_000; i++) upsert.get(`s${i % SESSIONS}`, items)
+      // the bound above would catch it: this is what the store must never do
+      assert.ok(walSize(path) > WAL_BOUND, `expected unbounded growth, got ${mb(walSize(path))}`)
+    } finally {
+      db.close()
+    }
+  })
+})
