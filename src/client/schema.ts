@@ -941,12 +941,12 @@ export interface components {
             active_form?: string;
             description?: string;
             owner?: string;
-            blocks: string[];
-            blocked_by: string[];
             metadata?: {
                 [key: string]: unknown;
             };
             notes?: string;
+            blocks: string[];
+            blocked_by: string[];
         };
         Progress: {
             total: number;
@@ -1004,7 +1004,21 @@ export interface components {
             items: components["schemas"]["ItemInput"][];
             dialect?: components["schemas"]["DialectName"];
         };
-        ItemInput: components["schemas"]["Item"] & Record<string, never>;
+        ItemInput: {
+            id: string;
+            content: string;
+            /** @enum {string} */
+            status: "pending" | "in_progress" | "completed" | "cancelled" | "blocked";
+            active_form?: string;
+            description?: string;
+            owner?: string;
+            metadata?: {
+                [key: string]: unknown;
+            };
+            notes?: string;
+            blocks?: string[];
+            blocked_by?: string[];
+        };
         EndRequest: {
             /** @enum {string} */
             outcome: "completed" | "max_turns" | "error" | "cancelled";

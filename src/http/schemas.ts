@@ -20,20 +20,26 @@ export const SessionIdParam = z.object({
 
 export const DialectName = z.enum(DIALECT_NAMES).openapi('DialectName')
 
+const itemFields = {
+  id: z.string().min(1).max(128),
+  content: z.string().max(10_000),
+  status: z.enum(STATUSES),
+  active_form: z.string().max(10_000).optional(),
+  description: z.string().max(10_000).optional(),
+  owner: z.string().max(256).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  notes: z.string().max(10_000).optional(),
+}
+const dependencyIds = z.array(z.string().max(128)).max(1000)
+
 export const Item = z
-  .object({
-    id: z.string().min(1).max(128),
-    content: z.string().max(10_000),
-    status: z.enum(STATUSES),
-    active_form: z.string().max(10_000).optional(),
-    description: z.string().max(10_000).optional(),
-    owner: z.string().max(256).optional(),
-    blocks: z.array(z.string().max(128)).max(1000),
-    blocked_by: z.array(z.string().max(128)).max(1000),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-    notes: z.string().max(10_000).optional(),
-  })
+  .object({ ...itemFields, blocks: dependencyIds, blocked_by: dependencyIds })
   .openapi('Item')
+
+/** An item as an operator sends it: dependency lists may be left out. */
+export const ItemInput = z
+  .object({ ...itemFields, blocks: dependencyIds.optional(), blocked_by: dependencyIds.optional() })
+  .openapi('ItemInput')
 
 export const Progress = z
   .object({
@@ -128,11 +134,6 @@ export const SessionView = z
   })
   .openapi('SessionView')
 
-/** An item as an operator sends it: dependency lists may be left out. */
-export const ItemInput = Item.extend({
-  blocks: z.array(z.string().max(128)).max(1000).optional(),
-  blocked_by: z.array(z.string().max(128)).max(1000).optional(),
-}).openapi('ItemInput')
 
 export const PutTodosRequest = z
   .object({ items: z.array(ItemInput).max(1000), dialect: DialectName.optional() })
