@@ -37,7 +37,9 @@ async function main() {
   if (keys.size === 0) {
     logger.warn('AUTH_KEYS is not set: open access, every request acts as tenant "default"')
   }
+  const metrics = createMetrics({ defaultMetrics: true })
   const store = await openStore({
+    onConflict: () => metrics.casConflicts.inc(),
     kind: config.STORE,
     sqlitePath: config.SQLITE_PATH,
     sqliteSync: config.SQLITE_SYNC,
@@ -65,7 +67,7 @@ async function main() {
       'client' in store ? redisRateLimitStore((store as RedisSessionStore).client, config.REDIS_KEY_PREFIX) : undefined,
     corsOrigins: config.CORS_ORIGINS?.split(',').map((origin) => origin.trim()).filter(Boolean),
     shutdownSignal: shutdownController.signal,
-    metrics: createMetrics({ defaultMetrics: true }),
+    metrics,
     store,
     logger,
     keys,

@@ -129,6 +129,11 @@ export function createApp(appDeps: AppDeps) {
   })
 
   app.use(requestId())
+  app.use(async function closeWhileDraining(c, next) {
+    // while draining, no connection is kept alive: clients reconnect to another instance
+    if (deps.isDraining()) c.header('Connection', 'close')
+    await next()
+  })
   app.use(requestLogger(deps.logger))
   app.use(metrics.middleware.registerMetrics)
   app.use(methodNotAllowed({

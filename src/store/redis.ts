@@ -457,6 +457,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
         indexAdd(key, session.updated_at)
         return decision.value
       }
+      options.onConflict?.()
       if (attempt >= maxAttempts) throw new ConflictRetryError()
       // the refusal carries the winner's state; a little jitter spreads a herd of instances
       current = typeof reply[1] === 'string' ? (JSON.parse(reply[1]) as Session) : null

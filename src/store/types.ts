@@ -61,6 +61,8 @@ export interface StoreOptions {
   historyLimit: number
   /** The clock, epoch ms (tests move it). */
   now: () => number
+  /** Called on each compare-and-set conflict (another writer won; the update is retried). */
+  onConflict?: () => void
 }
 
 /** A new version of a session (or its deletion), as every instance hears it. */

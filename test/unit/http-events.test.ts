@@ -137,3 +137,19 @@ describe('GET /metrics', () => {
     assert.ok(![...metrics.keys()].some((k) => k.includes('s1')), 'no session id in any label')
   })
 })
+
+describe('Draining', () => {
+  it('Should refuse new streams with 503 and close connections after each reply', async () => {
+    let draining = false
+    const t = makeTestApp({ isDraining: () => draining })
+    await round(t, 's1', [todo('a')])
+    draining = true
+    const stream = await t.call('GET', '/v1/sessions/s1/events')
+    assert.equal(stream.status, 503)
+    assert.equal(stream.headers.get('retry-after'), '1')
+    assert.equal((await t.call('GET', '/v1/events')).status, 503)
+    const view = await t.call('GET', '/v1/sessions/s1')
+    assert.equal(view.status, 200)
+    assert.equal(view.headers.get('connection'), 'close')
+  })
+})

@@ -34,7 +34,7 @@ const sessionEvents = createRoute({
   },
   responses: {
     200: { description: 'snapshot, then one update per version', content: eventStream },
-    ...problemResponses(400, 401, 404),
+    ...problemResponses(400, 401, 404, 503),
   },
 })
 
@@ -48,11 +48,16 @@ const tenantEvents = createRoute({
       description: 'snapshot (the newest sessions), then an update per change',
       content: eventStream,
     },
-    ...problemResponses(401),
+    ...problemResponses(401, 503),
   },
 })
 
 const TENANT_SNAPSHOT_LIMIT = 200
+
+const draining = () =>
+  new ProblemError(503, 'draining', 'This instance is shutting down; reconnect to another.', undefined, {
+    'Retry-After': '1',
+  })
 
 /** Runs async steps one after another, so events leave in order. */
 function serialQueue() {
@@ -102,6 +107,7 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
     const key: SessionKey = { tenant: c.get('tenant'), sessionId: c.req.valid('param').session_id }
     const header = c.req.valid('header')['last-event-id']
     const lastEventId = header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined
+    if (deps.isDraining()) throw draining()
     if (!(await deps.store.get(key))) {
       throw new ProblemError(404, 'session-not-found', `No session '${key.sessionId}'.`)
     }
@@ -156,6 +162,7 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
 
   app.openapi(tenantEvents, async (c) => {
     const tenant = c.get('tenant')
+    if (deps.isDraining()) throw draining()
     return streamSSE(c, async (stream) => {
       const enqueue = serialQueue()
       const sent = new Map<string, number>()
