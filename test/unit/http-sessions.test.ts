@@ -401,3 +401,20 @@ describe('Listing filters and quotas', () => {
     assert.deepEqual(res.body.items[0].blocked_by, [])
   })
 })
+
+describe('Idempotency claims', () => {
+  it('Should let a retry run again once an abandoned in-flight claim has lapsed (30 s)', async () => {
+    const t = makeTestApp()
+    const body = { tool_calls: [{ name: 'bash' }] }
+    const print = createHash('sha256').update(JSON.stringify(body)).digest('hex')
+    await t.store.claimIdempotency('default\u0000s1\u0000crashed', print, 30_000)
+    assert.equal((await t.call('POST', '/v1/sessions/s1/rounds', body, { 'Idempotency-Key': 'crashed' })).status, 409)
+    t.clock.now += 30_001
+    const retry = await t.call('POST', '/v1/sessions/s1/rounds', body, { 'Idempotency-Key': 'crashed' })
+    assert.equal(retry.status, 200)
+    assert.equal(retry.body.round, 1)
+    t.clock.now += 3600_000
+    const replay = await t.call('POST', '/v1/sessions/s1/rounds', body, { 'Idempotency-Key': 'crashed' })
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true', 'a completed reply is kept for 24 h')
+  })
+})

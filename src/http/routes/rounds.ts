@@ -36,6 +36,12 @@ const postRound = createRoute({
   },
 })
 
+/**
+ * How long a claim on an Idempotency-Key holds while its request runs: should the process die
+ * mid-request, a retry may run again after this, instead of getting 409 for a day.
+ */
+const IN_FLIGHT_TTL_MS = 30_000
+
 const fingerprint = (body: unknown) => createHash('sha256').update(JSON.stringify(body)).digest('hex')
 
 function replay(c: Context, reply: string) {
@@ -64,7 +70,7 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
     }
     const scope = `${key.tenant}\u0000${sessionId}\u0000${idempotencyKey}`
     const print = fingerprint(body)
-    const claim = await deps.store.claimIdempotency(scope, print, deps.idempotencyTtlMs)
+    const claim = await deps.store.claimIdempotency(scope, print, IN_FLIGHT_TTL_MS)
     if (!claim.claimed) {
       if (claim.record.fingerprint !== print) {
         throw new ProblemError(422, 'idempotency-key-reused', 'This Idempotency-Key was used with a different request body.')
