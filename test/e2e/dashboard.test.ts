@@ -264,14 +264,22 @@ describe('The dashboard in headless Chromium', { skip, timeout: 60_000 }, () => 
       assert.equal(await page.evaluate(() => window.__pwned), undefined)
       assert.equal(await page.$$eval('#rows img', (nodes) => nodes.length), 0)
 
-      await page.click('button[data-filter="stale"]')
-      assert.deepEqual(
-        await page.$$eval('#rows tr:not([hidden])', (rows) =>
+      // the page re-renders on its next animation frame: wait for it, then check the rows
+      const visibleRows = () =>
+        page.$$eval('#rows tr:not([hidden])', (rows) =>
           rows.map((row) => row.getAttribute('data-session-id'))
-        ),
-        ['flaky-ci']
-      )
+        )
+      await page.click('button[data-filter="stale"]')
+      await page
+        .waitForFunction(() => document.querySelectorAll('#rows tr:not([hidden])').length === 1, undefined, {
+          timeout: 2000,
+        })
+        .catch(() => undefined)
+      assert.deepEqual(await visibleRows(), ['flaky-ci'])
       await page.click('button[data-filter="all"]')
+      await page.waitForFunction(() => document.querySelectorAll('#rows tr:not([hidden])').length > 1, undefined, {
+        timeout: 2000,
+      })
     })
 
     it("Should show a session's list and history on click and save a screenshot", async () => {

@@ -205,9 +205,12 @@ if (missing) {
       await request(server.url, 'POST', '/v1/sessions/after-outage/rounds', {
         tool_calls: [bashCall('b')],
       })
-      for (let waited = 0; heard.length === 0 && waited < 5000; waited += 20) await sleep(20)
+      // events of the probes just before may still be arriving: look at this session's only
+      const ofSession = () => heard.filter((event) => event.session_id === 'after-outage')
+      for (let waited = 0; ofSession().length === 0 && waited < 5000; waited += 20) await sleep(20)
+      await sleep(100)
       assert.deepEqual(
-        heard.map((event) => [event.session_id, event.version, event.source]),
+        ofSession().map((event) => [event.session_id, event.version, event.source]),
         [['after-outage', 1, 'round']]
       )
     })
