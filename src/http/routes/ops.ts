@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppDeps } from '../deps.js'
 import type { AppEnv } from '../env.js'
@@ -74,7 +74,8 @@ export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, docum
   )
 
   app.get('/docs', (c) => c.html(DOCS_HTML))
-  const assetDir = createRequire(import.meta.url)('swagger-ui-dist').getAbsoluteFSPath() as string
+  // resolve the folder, do not load the package: its index requires the whole 1.5 MB bundle
+  const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
   const assets = new Map<string, Promise<Buffer>>()
   app.get('/docs/assets/:file', async (c) => {
     const file = c.req.param('file')
