@@ -15,6 +15,15 @@ import type { AppEnv } from './env.js'
 export function requestLogger(root: Logger): MiddlewareHandler<AppEnv> {
   return async function requestLogger(c, next) {
     const start = performance.now()
+    if (!root.isLevelEnabled('info')) {
+      // request lines are info: skip the per-request child logger, log only failures
+      c.set('logger', root)
+      await next()
+      if (c.res.status >= 500) {
+        root.error({ req_id: c.get('requestId'), method: c.req.method, route: routePath(c, -1), status: c.res.status }, 'request')
+      }
+      return
+    }
     const logger = root.child({ req_id: c.get('requestId') })
     c.set('logger', logger)
     await next()

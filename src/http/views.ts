@@ -24,6 +24,9 @@ function dialectOf(session: Session) {
 const reminderDue = (session: Session) =>
   isReminderDue(dialectOf(session).reminder, session.settings, session)
 
+/** The list as the session's dialect renders it. */
+export const renderSession = (session: Session) => dialectOf(session).render(session.items)
+
 /**
  * The full view of a session.
  * @param session - the stored session
@@ -34,7 +37,7 @@ export function sessionView(session: Session): z.infer<typeof S.SessionView> {
     dialect: session.dialect,
     version: session.version,
     items: session.items,
-    rendered: dialectOf(session).render(session.items),
+    rendered: renderSession(session),
     progress: computeProgress(session.items),
     current: currentItem(session.items),
     round: session.round,

@@ -1,7 +1,8 @@
 /**
  * @module store/memory
- * An in-process store for tests and single-instance experiments. Records are kept as JSON text so
- * that no caller can alias stored state.
+ * An in-process store for tests and single-instance experiments. It keeps the objects updaters
+ * return: updaters are pure and every caller builds new objects from a session, so sharing them
+ * is safe and spares a parse and two serialisations per round.
  */
 import type { HistoryEntry, Session, SessionKey } from '../core/session.js'
 import { matchesListQuery } from './filter.js'
@@ -19,10 +20,10 @@ import { isBeforeCursor } from './cursor.js'
 
 interface Entry {
   tenant: string
-  json: string
+  session: Session
   updatedAt: number
   expiresAt: number
-  history: string[]
+  history: HistoryEntry[]
 }
 
 const keyOf = (key: SessionKey) => `${key.tenant}\u0000${key.sessionId}`
@@ -53,23 +54,23 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
     kind: 'memory',
     async get(key) {
       const entry = live(keyOf(key))
-      return entry ? (JSON.parse(entry.json) as Session) : null
+      return entry ? entry.session : null
     },
     async update<T>(key: SessionKey, fn: Updater<T>) {
       const k = keyOf(key)
       const entry = live(k)
-      const current = entry ? (JSON.parse(entry.json) as Session) : null
+      const current = entry ? entry.session : null
       const decision = fn(current)
       if (decision.write) {
         const { session, source } = decision.write
         assertNextVersion(current, session)
         const history = entry?.history ?? []
         const record: HistoryEntry = { version: session.version, at: session.updated_at, source, items: session.items }
-        history.push(JSON.stringify(record))
+        history.push(record)
         if (history.length > options.historyLimit) history.splice(0, history.length - options.historyLimit)
         sessions.set(k, {
           tenant: key.tenant,
-          json: JSON.stringify(session),
+          session,
           updatedAt: session.updated_at,
           expiresAt: options.now() + options.ttlMs,
           history,
@@ -90,7 +91,7 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
       const matches: Session[] = []
       for (const entry of sessions.values()) {
         if (entry.expiresAt <= now) continue
-        const session = JSON.parse(entry.json) as Session
+        const session = entry.session
         if (session.tenant !== tenant) continue
         if (query.cursor && !isBeforeCursor(session.updated_at, session.session_id, query.cursor)) continue
         if (!matchesListQuery(session, query)) continue
@@ -114,7 +115,7 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
     async history(key, limit) {
       const entry = live(keyOf(key))
       if (!entry) return []
-      return entry.history.slice(-limit).map((json) => JSON.parse(json) as HistoryEntry)
+      return entry.history.slice(-limit)
     },
     async claimIdempotency(scope, fingerprint, ttlMs): Promise<IdempotencyClaim> {
       const existing = idempotency.get(scope)

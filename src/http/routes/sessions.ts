@@ -3,6 +3,7 @@
  * Reading, editing, ending and listing sessions.
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import { isUnfinished } from '../../core/items.js'
 import { checkListLimits } from '../../core/limits.js'
 import { newSession, type Session, type SessionKey } from '../../core/session.js'
@@ -23,7 +24,7 @@ import {
   SessionView,
 } from '../schemas.js'
 import { assertSessionQuota } from '../round-runner.js'
-import { historyView, sessionSummary, sessionView } from '../views.js'
+import { historyView, renderSession, sessionSummary, sessionView } from '../views.js'
 
 const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
 const viewContent = { 'application/json': { schema: SessionView } }
@@ -124,6 +125,18 @@ const getHistory = createRoute({
 
 const etagOf = (session: Session) => `"${session.version}"`
 
+/**
+ * A 304 when If-None-Match names the current version (weak comparison, `*` included), before any
+ * view is built; null otherwise. hono's etag() would build and serialise the body first.
+ */
+function notModified(c: Context, etag: string): Response | null {
+  const header = c.req.header('if-none-match')
+  if (!header) return null
+  const match =
+    header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)
+  return match ? c.body(null, 304, { ETag: etag }) : null
+}
+
 const notFound = (sessionId: string) =>
   new ProblemError(404, 'session-not-found', `No session '${sessionId}'.`)
 
@@ -151,12 +164,14 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
 
   app.openapi(getSession, async (c) => {
     const session = await load(keyOf(c, c.req.valid('param').session_id))
-    return c.json(sessionView(session), 200, { ETag: etagOf(session) })
+    const etag = etagOf(session)
+    return (notModified(c, etag) ?? c.json(sessionView(session), 200, { ETag: etag })) as never
   })
 
   app.openapi(getRender, async (c) => {
     const session = await load(keyOf(c, c.req.valid('param').session_id))
-    return c.text(sessionView(session).rendered, 200, { ETag: etagOf(session) })
+    const etag = etagOf(session)
+    return (notModified(c, etag) ?? c.text(renderSession(session), 200, { ETag: etag })) as never
   })
 
   app.openapi(putTodos, async (c) => {
@@ -253,6 +268,8 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     const key = keyOf(c, c.req.valid('param').session_id)
     const limit = Math.min(c.req.valid('query').limit ?? deps.historyLimit, deps.historyLimit)
     const session = await load(key)
+    const cached = notModified(c, etagOf(session))
+    if (cached) return cached as never
     const entries = await deps.store.history(key, limit)
     return c.json({ entries: entries.map(historyView) }, 200, { ETag: etagOf(session) })
   })
