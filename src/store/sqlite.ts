@@ -35,23 +35,60 @@ export interface SqliteOptions extends StoreOptions {
   maxBatch?: number
 }
 
+// Rowid tables: a session row (~1.4 KB of JSON) and a history row (~1 KB) are larger than what
+// a WITHOUT ROWID b-tree keeps on its page (about 1 KB of 4 KB), so there every write also
+// rewrote overflow pages: 3× the CPU per write and 3× the file (bench/results.md).
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (
   tenant TEXT NOT NULL, session_id TEXT NOT NULL, version INTEGER NOT NULL, data TEXT NOT NULL,
   total INTEGER NOT NULL, unfinished INTEGER NOT NULL, ended INTEGER NOT NULL,
   updated_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
-  PRIMARY KEY (tenant, session_id)) STRICT, WITHOUT ROWID;
+  PRIMARY KEY (tenant, session_id)) STRICT;
 CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions (tenant, updated_at DESC, session_id DESC);
 CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions (expires_at);
 CREATE TABLE IF NOT EXISTS history (
   tenant TEXT NOT NULL, session_id TEXT NOT NULL, version INTEGER NOT NULL, at INTEGER NOT NULL,
   source TEXT NOT NULL, items TEXT NOT NULL,
-  PRIMARY KEY (tenant, session_id, version)) STRICT, WITHOUT ROWID;
+  PRIMARY KEY (tenant, session_id, version)) STRICT;
 CREATE TABLE IF NOT EXISTS idempotency (
   scope TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, reply TEXT, expires_at INTEGER NOT NULL
-) STRICT, WITHOUT ROWID;
+) STRICT;
 CREATE INDEX IF NOT EXISTS idempotency_by_expiry ON idempotency (expires_at);
 `
+
+const TABLES = ['sessions', 'history', 'idempotency']
+const INDEXES = ['sessions_by_update', 'sessions_by_expiry', 'idempotency_by_expiry']
+
+/**
+ * Creates the schema, first moving the rows of tables an earlier version made WITHOUT ROWID into
+ * rowid tables. One IMMEDIATE transaction: another process opening the file waits, then finds the
+ * work done.
+ */
+function prepareSchema(db: Database.Database) {
+  const legacyTables = () =>
+    db
+      .prepare<[], string>(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'history', 'idempotency')
+           AND sql LIKE '%WITHOUT ROWID%'`
+      )
+      .pluck()
+      .all()
+  if (legacyTables().length === 0) {
+    db.exec(SCHEMA)
+    return
+  }
+  db.transaction(() => {
+    const legacy = legacyTables()
+    for (const index of INDEXES) db.exec(`DROP INDEX IF EXISTS ${index}`)
+    for (const table of legacy) db.exec(`ALTER TABLE ${table} RENAME TO ${table}_without_rowid`)
+    db.exec(SCHEMA)
+    for (const table of TABLES.filter((name) => legacy.includes(name))) {
+      db.exec(
+        `INSERT INTO ${table} SELECT * FROM ${table}_without_rowid; DROP TABLE ${table}_without_rowid`
+      )
+    }
+  }).immediate()
+}
 
 /** Listing filters per state, over the indexed summary columns. */
 const STATE_SQL: Record<ListQuery['state'], string> = {
@@ -99,17 +136,21 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   db.pragma('journal_mode = WAL')
   db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
   db.pragma('journal_size_limit = 67108864')
-  db.exec(SCHEMA)
+  prepareSchema(db)
   const maxBatch = options.maxBatch ?? 512
 
   const selectSession = db.prepare<[string, string], SessionRow>(
     'SELECT version, data, expires_at FROM sessions WHERE tenant = ? AND session_id = ?'
   )
-  const insertSession = db.prepare<[string, string, number, string, number, number, number, number, number]>(
+  const insertSession = db.prepare<
+    [string, string, number, string, number, number, number, number, number]
+  >(
     `INSERT INTO sessions (tenant, session_id, version, data, total, unfinished, ended, updated_at, expires_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
   )
-  const updateSession = db.prepare<[number, string, number, number, number, number, number, string, string, number]>(
+  const updateSession = db.prepare<
+    [number, string, number, number, number, number, number, string, string, number]
+  >(
     `UPDATE sessions SET version = ?, data = ?, total = ?, unfinished = ?, ended = ?, updated_at = ?,
        expires_at = ?
      WHERE tenant = ? AND session_id = ? AND version = ?`
@@ -122,7 +163,10 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   const pruneHistory = db.prepare(
     'DELETE FROM history WHERE tenant = ? AND session_id = ? AND version <= ?'
   )
-  const selectHistory = db.prepare<[string, string, number], { version: number; at: number; source: string; items: string }>(
+  const selectHistory = db.prepare<
+    [string, string, number],
+    { version: number; at: number; source: string; items: string }
+  >(
     `SELECT version, at, source, items FROM
        (SELECT * FROM history WHERE tenant = ? AND session_id = ? ORDER BY version DESC LIMIT ?)
      ORDER BY version ASC`
@@ -153,9 +197,10 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     }
     return statement
   }
-  const selectIdempotency = db.prepare<[string], { fingerprint: string; reply: string | null; expires_at: number }>(
-    'SELECT fingerprint, reply, expires_at FROM idempotency WHERE scope = ?'
-  )
+  const selectIdempotency = db.prepare<
+    [string],
+    { fingerprint: string; reply: string | null; expires_at: number }
+  >('SELECT fingerprint, reply, expires_at FROM idempotency WHERE scope = ?')
   const upsertIdempotency = db.prepare(
     `INSERT INTO idempotency (scope, fingerprint, reply, expires_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (scope) DO UPDATE SET fingerprint = excluded.fingerprint, reply = excluded.reply,
@@ -184,7 +229,12 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     return deleteSession.run(key.tenant, key.sessionId).changes > 0
   }
 
-  const write = (key: SessionKey, existing: SessionRow | undefined, session: Session, source: string) => {
+  const write = (
+    key: SessionKey,
+    existing: SessionRow | undefined,
+    session: Session,
+    source: string
+  ) => {
     const summary = summarize(session)
     const data = JSON.stringify(session)
     const ended = summary.ended ? 1 : 0
@@ -217,7 +267,14 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
         expiresAt
       )
     }
-    insertHistory.run(key.tenant, key.sessionId, session.version, session.updated_at, source, JSON.stringify(session.items))
+    insertHistory.run(
+      key.tenant,
+      key.sessionId,
+      session.version,
+      session.updated_at,
+      source,
+      JSON.stringify(session.items)
+    )
     if (session.version > options.historyLimit) {
       pruneHistory.run(key.tenant, key.sessionId, session.version - options.historyLimit)
     }
@@ -338,7 +395,12 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
         write(key, row, session, source)
         return {
           value: decision.value,
-          event: { tenant: key.tenant, session_id: key.sessionId, version: session.version, source },
+          event: {
+            tenant: key.tenant,
+            session_id: key.sessionId,
+            version: session.version,
+            source,
+          },
         }
       })
     },
@@ -348,7 +410,9 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
         removeSession(key)
         return {
           value: live,
-          event: live ? { tenant: key.tenant, session_id: key.sessionId, version: 0, source: 'delete' } : undefined,
+          event: live
+            ? { tenant: key.tenant, session_id: key.sessionId, version: 0, source: 'delete' }
+            : undefined,
         }
       })
     },
@@ -370,25 +434,27 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       const sessions = rows.slice(0, query.limit).map((row) => JSON.parse(row.data) as Session)
       const last = sessions[sessions.length - 1]
       const next =
-        rows.length > query.limit && last ? { updatedAt: last.updated_at, sessionId: last.session_id } : null
+        rows.length > query.limit && last
+          ? { updatedAt: last.updated_at, sessionId: last.session_id }
+          : null
       return { sessions, next }
     },
     async history(key, limit) {
       if (!liveRow(key)) return []
-      return selectHistory.all(key.tenant, key.sessionId, limit).map(
-        (row): HistoryEntry => ({
-          version: row.version,
-          at: row.at,
-          source: row.source as HistoryEntry['source'],
-          items: JSON.parse(row.items),
-        })
-      )
+      return selectHistory.all(key.tenant, key.sessionId, limit).map((row): HistoryEntry => ({
+        version: row.version,
+        at: row.at,
+        source: row.source as HistoryEntry['source'],
+        items: JSON.parse(row.items),
+      }))
     },
     claimIdempotency(scope, fingerprint, ttlMs) {
       return enqueue<IdempotencyClaim>(() => {
         const row = selectIdempotency.get(scope)
         if (row && row.expires_at > options.now()) {
-          return { value: { claimed: false, record: { fingerprint: row.fingerprint, reply: row.reply } } }
+          return {
+            value: { claimed: false, record: { fingerprint: row.fingerprint, reply: row.reply } },
+          }
         }
         upsertIdempotency.run(scope, fingerprint, null, options.now() + ttlMs)
         return { value: { claimed: true } }

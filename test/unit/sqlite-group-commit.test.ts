@@ -20,19 +20,32 @@ const CHILD_FLAG = 'AGENT_TODOS_GC_CHILD'
 const bump = (store: SessionStore, key: SessionKey, now = 1_000) =>
   store.update(key, (current) => {
     const base = current ?? newSession(key, 's03', {}, now)
-    const next: Session = { ...base, round: base.round + 1, version: base.version + 1, updated_at: now }
+    const next: Session = {
+      ...base,
+      round: base.round + 1,
+      version: base.version + 1,
+      updated_at: now,
+    }
     return { value: next, write: { session: next, source: 'round' as const } }
   })
 
 const open = (path: string) =>
-  createSqliteStore({ path, synchronous: 'normal', ttlMs: 3_600_000, historyLimit: 50, now: () => 1_000 })
+  createSqliteStore({
+    path,
+    synchronous: 'normal',
+    ttlMs: 3_600_000,
+    historyLimit: 50,
+    now: () => 1_000,
+  })
 
 /** What another connection sees: committed state only. */
 const committedVersion = (path: string, key: SessionKey): number | null => {
   const db = new Database(path, { readonly: true })
   try {
     const row = db
-      .prepare<[string, string], { version: number }>('SELECT version FROM sessions WHERE tenant = ? AND session_id = ?')
+      .prepare<[string, string], { version: number }>(
+        'SELECT version FROM sessions WHERE tenant = ? AND session_id = ?'
+      )
       .get(key.tenant, key.sessionId)
     return row?.version ?? null
   } finally {
@@ -97,7 +110,10 @@ describe('SQLite group commit', () => {
       assert.equal((await store.get(a))?.version, 3)
       assert.equal((await store.get(a))?.round, 3)
       assert.equal((await store.get(b))?.version, 1)
-      assert.deepEqual((await store.history(a, 10)).map((e) => e.version), [1, 2, 3])
+      assert.deepEqual(
+        (await store.history(a, 10)).map((e) => e.version),
+        [1, 2, 3]
+      )
     } finally {
       await store.close()
     }
@@ -116,7 +132,10 @@ describe('SQLite group commit', () => {
         WHEN NEW.session_id = 'half' AND NEW.version = 2 BEGIN SELECT RAISE(ABORT, 'history refused'); END`)
       saboteur.close()
       const results = await Promise.allSettled([bump(store, half), bump(store, other)])
-      assert.deepEqual(results.map((r) => r.status), ['rejected', 'fulfilled'])
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['rejected', 'fulfilled']
+      )
       assert.match(String((results[0] as PromiseRejectedResult).reason), /history refused/)
       assert.equal((await store.get(half))?.version, 1)
       assert.equal(committedVersion(path, half), 1)
@@ -137,7 +156,9 @@ describe('SQLite group commit', () => {
       })
       const atResolve: (number | null)[] = []
       await Promise.all(
-        Array.from({ length: 5 }, () => bump(store, key).then(() => atResolve.push(committedVersion(path, key))))
+        Array.from({ length: 5 }, () =>
+          bump(store, key).then(() => atResolve.push(committedVersion(path, key)))
+        )
       )
       unsubscribe()
       // another connection already sees the whole batch when the first event fires
@@ -165,7 +186,10 @@ describe('SQLite group commit', () => {
         bump(store, { tenant: 't', sessionId: 'after' }),
       ])
       unsubscribe()
-      assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected'])
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['rejected', 'rejected', 'rejected']
+      )
       assert.deepEqual(heard, [])
       for (const sessionId of ['before', 'doomed', 'after']) {
         assert.equal(committedVersion(path, { tenant: 't', sessionId }), null, sessionId)
@@ -183,7 +207,10 @@ describe('SQLite group commit', () => {
     const key = { tenant: 't', sessionId: 'closing' }
     const pending = Promise.all([bump(store, key), bump(store, key)])
     await store.close()
-    assert.deepEqual((await pending).map((s) => s.version), [1, 2])
+    assert.deepEqual(
+      (await pending).map((s) => s.version),
+      [1, 2]
+    )
     assert.equal(committedVersion(path, key), 2)
     await assert.rejects(bump(store, key), /closed/)
   })

@@ -40,7 +40,7 @@ const write = (store: SessionStore, key: SessionKey) =>
     return { value: next.version, write: { session: next, source: 'round' as const } }
   })
 
-describe('SQLite WAL size under sustained writes', () => {
+describe('SQLite WAL size under sustained writes', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-todos-wal-'))
   after(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -48,7 +48,7 @@ describe('SQLite WAL size under sustained writes', () => {
     ['one write per transaction', 1],
     ['50 writes per group commit', 50],
   ] as const) {
-    it(`Should keep the -wal file under 16 MB after ${WRITES} writes, ${label}`, async () => {
+    it(`Should keep the -wal file under 16 MB after ${WRITES} writes, ${label}`, async (t) => {
       const path = join(dir, `store-${perTurn}.db`)
       const store = createSqliteStore({
         path,
@@ -68,21 +68,27 @@ describe('SQLite WAL size under sustained writes', () => {
           if (done % 5000 < perTurn) largest = Math.max(largest, walSize(path))
         }
         largest = Math.max(largest, walSize(path))
+        t.diagnostic(`largest -wal ${mb(largest)}, database ${mb(statSync(path).size)}`)
         assert.ok(largest < WAL_BOUND, `the -wal file reached ${mb(largest)}`)
-        assert.equal(await store.get({ tenant: 't', sessionId: 's0' }).then((s) => s?.version), WRITES / SESSIONS)
+        assert.equal(
+          await store.get({ tenant: 't', sessionId: 's0' }).then((s) => s?.version),
+          WRITES / SESSIONS
+        )
       } finally {
         await store.close()
       }
     })
   }
 
-  it('Should detect the trap: RETURNING read with .get() never checkpoints', () => {
+  it('Should detect the trap: RETURNING read with .get() never checkpoints', (t) => {
     const path = join(dir, 'trap.db')
     const db = new Database(path)
     try {
       db.pragma('journal_mode = WAL')
       db.pragma('synchronous = NORMAL')
-      db.exec('CREATE TABLE lists (sid TEXT PRIMARY KEY, v INTEGER NOT NULL, items TEXT NOT NULL) WITHOUT ROWID')
+      db.exec(
+        'CREATE TABLE lists (sid TEXT PRIMARY KEY, v INTEGER NOT NULL, items TEXT NOT NULL) WITHOUT ROWID'
+      )
       const upsert = db
         .prepare(
           `INSERT INTO lists (sid, v, items) VALUES (?, 1, ?)
@@ -92,6 +98,7 @@ describe('SQLite WAL size under sustained writes', () => {
       const items = JSON.stringify(ITEMS)
       for (let i = 0; i < 20_000; i++) upsert.get(`s${i % SESSIONS}`, items)
       // the bound above would catch it: this is what the store must never do
+      t.diagnostic(`-wal after 20k .get() upserts: ${mb(walSize(path))}`)
       assert.ok(walSize(path) > WAL_BOUND, `expected unbounded growth, got ${mb(walSize(path))}`)
     } finally {
       db.close()

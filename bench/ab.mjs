@@ -1,0 +1,75 @@
+// A/B of compiled variants of the service (e.g. a patched copy of dist/): alternating, same
+// scenario and store, medians of req/s, p99 and server CPU per request.
+// Usage: node bench/ab.mjs <scenario> <store> <rounds> <seconds> name=distDir [name=distDir …]
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {
+  cpuBetween,
+  dropRedisPrefix,
+  median,
+  REDIS_URL,
+  runClient,
+  snapshot,
+  startTarget,
+} from './lib.mjs'
+
+const [scenario, store, rounds, seconds, ...specs] = process.argv.slice(2)
+const variants = specs.map((s) => {
+  const [name, dist] = s.split('=')
+  // a variant is a folder holding dist/ (a patched copy of the build)
+  return { name, dist: path.resolve(dist, 'dist') }
+})
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-todos-ab-'))
+const results = new Map(variants.map((v) => [v.name, []]))
+let n = 0
+for (let round = 1; round <= Number(rounds); round++) {
+  for (const v of round % 2 ? variants : [...variants].reverse()) {
+    const prefix = `ab-${process.pid}-${n++}`
+    const env =
+      store === 'sqlite'
+        ? {
+            STORE: 'sqlite',
+            SQLITE_PATH: path.join(dir, `${prefix}.db`),
+            ...(process.env.AB_SYNC ? { SQLITE_SYNC: process.env.AB_SYNC } : {}),
+          }
+        : store === 'redis'
+          ? { STORE: 'redis', REDIS_URL, REDIS_KEY_PREFIX: prefix }
+          : { STORE: 'memory' }
+    if (process.env.AB_LOG_LEVEL) env.LOG_LEVEL = process.env.AB_LOG_LEVEL
+    const server =
+      v.name === 'ceiling'
+        ? await startTarget('ceiling')
+        : await startTarget('service', env, [], v.dist)
+    const marks = {}
+    try {
+      const [r] = await runClient(
+        {
+          port: server.port,
+          connections: 50,
+          warmup: 2,
+          duration: Number(seconds),
+          seed: true,
+          runs: [{ name: scenario, scenario }],
+        },
+        (kind) => (marks[kind] = snapshot([server.pid]))
+      )
+      const cpu = cpuBetween(marks.START, marks.END)
+      const us = ((cpu.procs[0] / 100) * 1e6) / r.rps
+      results.get(v.name).push({ rps: r.rps, p99: r.p99, us, bad: r.bad + r.errors })
+      console.log(
+        `r${round} ${v.name.padEnd(14)} ${Math.round(r.rps)} req/s p99 ${r.p99.toFixed(2)} ms, ${us.toFixed(0)} µs/req (srv ${cpu.procs[0].toFixed(0)}%) bad ${r.bad + r.errors}`
+      )
+    } finally {
+      await server.stop()
+      if (env.REDIS_KEY_PREFIX) await dropRedisPrefix(prefix)
+    }
+  }
+}
+fs.rmSync(dir, { recursive: true, force: true })
+console.log(`\n${scenario} on ${store}: medians over ${rounds} rounds`)
+for (const [name, rs] of results) {
+  console.log(
+    `${name.padEnd(14)} ${String(Math.round(median(rs.map((r) => r.rps)))).padStart(6)} req/s  p99 ${median(rs.map((r) => r.p99)).toFixed(2)} ms  ${median(rs.map((r) => r.us)).toFixed(0)} µs/req`
+  )
+}
