@@ -5,13 +5,6 @@
  */
 import type { z } from 'zod'
 
-/**
- * Whether a value is a plain JSON object.
- * @param value - any value
- */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** Claude Code's path rendering: `['todos', 0, 'activeForm']` → `todos[0].activeForm`. */
 function formatValidationPath(path: readonly PropertyKey[]): string {

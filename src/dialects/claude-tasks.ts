@@ -9,13 +9,13 @@ import { makeItem, type Item } from '../core/items.js'
 import {
   duplicateId,
   inputValidationError,
-  isRecord,
   listIssues,
   parseStringified,
   repairKeys,
   systemReminder,
   unparsedInputError,
 } from './claude-shared.js'
+import { isRecord } from './json.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
 
 const TASK_STATUSES = ['pending', 'in_progress', 'completed'] as const

@@ -10,13 +10,13 @@ import { droppedItems, makeItem, type Item } from '../core/items.js'
 import {
   duplicateId,
   inputValidationError,
-  isRecord,
   listIssues,
   parseStringified,
   repairKeys,
   systemReminder,
   unparsedInputError,
 } from './claude-shared.js'
+import { isRecord } from './json.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const

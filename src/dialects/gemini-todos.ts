@@ -18,7 +18,8 @@
  */
 import { z } from 'zod'
 import type { Item, Status } from '../core/items.js'
-import { isRecord, rewriteList } from './list-rewrite.js'
+import { isRecord } from './json.js'
+import { rewriteList } from './list-rewrite.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled', 'blocked'] as const

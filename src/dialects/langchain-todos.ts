@@ -20,7 +20,8 @@
  */
 import { z } from 'zod'
 import type { Item, Status } from '../core/items.js'
-import { isRecord, renderChecklist, rewriteList } from './list-rewrite.js'
+import { isRecord } from './json.js'
+import { renderChecklist, rewriteList } from './list-rewrite.js'
 import { literalMessage, pyRepr } from './native/python.js'
 import type { CallContext, CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
 

@@ -114,10 +114,3 @@ export function renderChecklist(items: readonly Item[], empty: string): string {
   ].join('\n')
 }
 
-/**
- * Whether a value is a plain JSON object.
- * @param value - any value
- */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}

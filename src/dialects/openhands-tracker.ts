@@ -23,7 +23,8 @@
  */
 import { z } from 'zod'
 import type { Item, Status } from '../core/items.js'
-import { isRecord, rewriteList } from './list-rewrite.js'
+import { isRecord } from './json.js'
+import { rewriteList } from './list-rewrite.js'
 import {
   literalMessage,
   pydanticErrorText,

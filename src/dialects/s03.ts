@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { droppedItems, makeItem, type Item, type Status } from '../core/items.js'
+import { isRecord } from './json.js'
 import type { Dialect, DialectState, ListCheck } from './types.js'
 
 const S03_STATUSES = ['pending', 'in_progress', 'completed'] as const
@@ -25,10 +26,6 @@ function scalarText(value: unknown): string | undefined {
   if (typeof value === 'string') return value
   if (typeof value === 'number') return String(value)
   return undefined
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /**
