@@ -15,7 +15,7 @@ import { DialectConflictError } from '../dialects/round.js'
 import { ConflictRetryError, StoreUnavailableError } from '../store/types.js'
 import { authenticate } from './auth.js'
 import { bodyLimit } from './body-limit.js'
-import { DEFAULT_LIMITS, type AppDeps } from './deps.js'
+import type { AppDeps } from './deps.js'
 import { tenantRateLimit } from './rate-limit.js'
 import type { AppEnv } from './env.js'
 import { requestLogger } from './logging.js'
@@ -115,7 +115,6 @@ export function createApp(appDeps: AppDeps) {
     ...appDeps,
     store: instrumentStore(appDeps.store, metrics),
     metrics,
-    limits: { ...DEFAULT_LIMITS, ...appDeps.limits },
   }
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {

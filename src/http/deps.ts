@@ -51,3 +51,11 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   maxToolCalls: 128,
   maxSessionsPerTenant: 0,
 }
+
+/**
+ * The caps in force: the configured ones over the defaults.
+ * @param deps - the app's dependencies
+ */
+export function limitsOf(deps: Pick<AppDeps, 'limits'>): ServiceLimits {
+  return { ...DEFAULT_LIMITS, ...deps.limits }
+}

@@ -4,7 +4,7 @@
  */
 import type { Session, SessionKey } from '../core/session.js'
 import { applyRound, type RoundOutcome, type RoundRequest } from '../dialects/round.js'
-import { DEFAULT_LIMITS, type AppDeps } from './deps.js'
+import { limitsOf, type AppDeps } from './deps.js'
 import { countRound } from './metrics.js'
 import { ProblemError } from './problem.js'
 
@@ -15,7 +15,7 @@ import { ProblemError } from './problem.js'
  * @param key - the session about to be written
  */
 export async function assertSessionQuota(deps: AppDeps, key: SessionKey): Promise<void> {
-  const cap = deps.limits?.maxSessionsPerTenant
+  const cap = limitsOf(deps).maxSessionsPerTenant
   if (!cap || (await deps.store.get(key))) return
   if ((await deps.store.countSessions(key.tenant)) >= cap) {
     throw new ProblemError(
@@ -40,7 +40,7 @@ export async function runRound(
   check?: (current: Session | null) => void
 ): Promise<RoundOutcome> {
   await assertSessionQuota(deps, key)
-  const limits = { ...DEFAULT_LIMITS, ...deps.limits }
+  const limits = limitsOf(deps)
   const now = deps.now()
   const outcome = await deps.store.update(key, (current) => {
     check?.(current)

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import type { AppDeps, ServiceLimits } from '../deps.js'
+import { limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../env.js'
 import { runRound } from '../round-runner.js'
 import { ProblemError, problemResponses } from '../problem.js'
@@ -55,7 +55,7 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
     const body = c.req.valid('json')
     const idempotencyKey = c.req.valid('header')['idempotency-key']
     const key = { tenant: c.get('tenant'), sessionId }
-    const limits = deps.limits as ServiceLimits
+    const limits = limitsOf(deps)
     if (body.tool_calls.length > limits.maxToolCalls) {
       const detail = `at most ${limits.maxToolCalls} tool calls per round (MAX_TOOL_CALLS); this round has ${body.tool_calls.length}`
       throw new ProblemError(400, 'too-many-tool-calls', `Limit exceeded: ${detail}.`, [

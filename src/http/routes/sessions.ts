@@ -9,8 +9,9 @@ import { checkListLimits } from '../../core/limits.js'
 import { newSession, type Session, type SessionKey } from '../../core/session.js'
 import { resolveDialect } from '../../dialects/round.js'
 import { decodeCursor, encodeCursor } from '../../store/cursor.js'
-import type { AppDeps, ServiceLimits } from '../deps.js'
+import { limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../env.js'
+import { conditionMatches, versionTag } from '../etag.js'
 import type { Metrics } from '../metrics.js'
 import { ProblemError, problemResponses } from '../problem.js'
 import {
@@ -123,7 +124,7 @@ const getHistory = createRoute({
   },
 })
 
-const etagOf = (session: Session) => `"${session.version}"`
+const etagOf = (session: Session) => versionTag(session.version)
 
 /**
  * A 304 when If-None-Match names the current version (weak comparison, `*` included), before any
@@ -131,24 +132,11 @@ const etagOf = (session: Session) => `"${session.version}"`
  */
 function notModified(c: Context, etag: string): Response | null {
   const header = c.req.header('if-none-match')
-  if (!header) return null
-  const match =
-    header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)
-  return match ? c.body(null, 304, { ETag: etag }) : null
+  return header && conditionMatches(header, etag, true) ? c.body(null, 304, { ETag: etag }) : null
 }
 
 const notFound = (sessionId: string) =>
   new ProblemError(404, 'session-not-found', `No session '${sessionId}'.`)
-
-/**
- * Parses an If-Match value into the versions it accepts; `*` accepts any existing version.
- * @param header - the header value
- */
-function ifMatchAccepts(header: string, version: number | null): boolean {
-  if (header.trim() === '*') return version !== null
-  if (version === null) return false
-  return header.split(',').some((tag) => tag.trim() === `"${version}"`)
-}
 
 /** Registers the session routes. */
 export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
@@ -182,7 +170,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     const now = deps.now()
     if (ifMatch === undefined) await assertSessionQuota(deps, key)
     const session = await deps.store.update(key, (current) => {
-      if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, current?.version ?? null)) {
+      if (ifMatch !== undefined && !conditionMatches(ifMatch, current && etagOf(current), false)) {
         throw new ProblemError(
           412,
           'version-mismatch',
@@ -194,7 +182,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       const dialect = resolveDialect(current, body.dialect)
       const checked = dialect.checkList(items)
       if (!checked.ok) throw new ProblemError(422, 'dialect-rule', checked.message)
-      const overLimit = checkListLimits(checked.items, deps.limits as ServiceLimits)
+      const overLimit = checkListLimits(checked.items, limitsOf(deps))
       if (overLimit) throw new ProblemError(422, 'limit-exceeded', overLimit)
       const base = current ?? newSession(key, dialect.name, {}, now)
       const next: Session = {
