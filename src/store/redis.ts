@@ -2,14 +2,21 @@
  * @module store/redis
  * The fleet store: any number of stateless instances on one Redis, standalone or Cluster.
  *
- * Every mutation is one Lua script (compare-and-set on `version`, write, TTL refresh, history
- * append, change publication) registered with `defineCommand`, so it travels as EVALSHA and
- * survives NOSCRIPT. All keys of one session carry the hash tag `{tenant:session}` and share a
- * slot; the per-tenant listing index lives in another slot and is updated by a second command.
+ * Every mutation is one Lua script (compare-and-set, write, TTL refresh, history append, change
+ * publication and, on standalone Redis, the listing index) registered with `defineCommand`, so it
+ * travels as EVALSHA and survives NOSCRIPT. All keys of one session carry the hash tag
+ * `{tenant:session}` and share a slot; on Cluster the per-tenant listing index lives in another
+ * slot and is updated by a second command.
+ *
+ * In the steady state a mutation is one round trip: each instance keeps a bounded cache of the
+ * last record it stored or read per session and runs the updater on it as a guess. The script
+ * compares a per-write token (field `t`), so a stale guess, even one at the same version after a
+ * delete and re-creation elsewhere, is refused, and the refusal carries the winner's record for
+ * the retry. A cache miss reads first. Reads (get, listings, history) always go to Redis.
  * Expiry is judged by the store's clock (`exp` field), like the other stores; Redis TTLs only
  * reclaim the memory. See docs/redis.md.
  */
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { Cluster, Redis, type ClusterOptions, type RedisOptions, type Result } from 'ioredis'
 import {
   type ChangeSource,
@@ -31,6 +38,7 @@ import {
   type ListQuery,
   type SessionStore,
   type StoreOptions,
+  type UpdateDecision,
   type Updater,
 } from './types.js'
 
@@ -58,29 +66,43 @@ export interface RedisStoreOptions extends StoreOptions {
   maxAttempts?: number
   /** Startup gives up after this long without Redis; default 0 = keeps retrying. */
   startupTimeoutMs?: number
+  /**
+   * Sessions whose last stored or read record this instance keeps as the starting guess of its
+   * next update (least recently used dropped first); default 2048, 0 = always read first.
+   */
+  baseCacheSize?: number
   logger?: StoreLogger
 }
 
-// KEYS: session hash, history list.
-// ARGV: expected version, now, new version, record JSON, expires at, ttl ms, history entry JSON,
-//       history limit, channel, event JSON.
-// Returns {1} when written, {0, record JSON} or {0} (absent) when another writer won.
+// KEYS: session hash, history list, and on standalone Redis the tenant index.
+// ARGV: expected version, expected token ('' for a record without one), now, new version, record
+//       JSON, expires at, ttl ms, history entry JSON, history limit, channel, event JSON, new
+//       token, index score (updated_at), index member (session id).
+// The base matches when the live record has the expected version and token (a record written
+// before tokens existed has none and matches '' at the same version), or when there is no live
+// record and the expected version is 0.
+// Returns {1} when written, {0, record JSON, token or nil} or {0} (absent) when another writer won.
 const WRITE_LUA = `
-local cur = redis.call('HMGET', KEYS[1], 'v', 'exp')
-local live = cur[1] and (tonumber(cur[2]) or 0) > tonumber(ARGV[2])
-local version = 0
-if live then version = tonumber(cur[1]) end
-if version ~= tonumber(ARGV[1]) then
-  if live then return {0, redis.call('HGET', KEYS[1], 'data')} end
-  return {0}
+local cur = redis.call('HMGET', KEYS[1], 'v', 'exp', 't')
+local live = cur[1] and (tonumber(cur[2]) or 0) > tonumber(ARGV[3])
+if live then
+  if tonumber(cur[1]) ~= tonumber(ARGV[1]) or (cur[3] or '') ~= ARGV[2] then
+    return {0, redis.call('HGET', KEYS[1], 'data'), cur[3]}
+  end
+else
+  if ARGV[1] ~= '0' then return {0} end
+  redis.call('DEL', KEYS[1], KEYS[2])
 end
-if not live then redis.call('DEL', KEYS[1], KEYS[2]) end
-redis.call('HSET', KEYS[1], 'v', ARGV[3], 'exp', ARGV[5], 'data', ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
-redis.call('RPUSH', KEYS[2], ARGV[7])
-redis.call('LTRIM', KEYS[2], -tonumber(ARGV[8]), -1)
-redis.call('PEXPIRE', KEYS[2], ARGV[6])
-redis.call('PUBLISH', ARGV[9], ARGV[10])
+redis.call('HSET', KEYS[1], 'v', ARGV[4], 'exp', ARGV[6], 'data', ARGV[5], 't', ARGV[12])
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+redis.call('RPUSH', KEYS[2], ARGV[8])
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[9]), -1)
+redis.call('PEXPIRE', KEYS[2], ARGV[7])
+redis.call('PUBLISH', ARGV[10], ARGV[11])
+if KEYS[3] then
+  redis.call('ZADD', KEYS[3], 'GT', ARGV[13], ARGV[14])
+  redis.call('PEXPIRE', KEYS[3], ARGV[7])
+end
 return {1}
 `
 
@@ -120,7 +142,8 @@ return 1
 `
 
 // KEYS: tenant index. ARGV: score, member, ttl ms. GT keeps a late, older write from moving a
-// session back; the index lives as long as its newest session.
+// session back; the index lives as long as its newest session. Cluster only: on standalone Redis
+// the write script does the same.
 const INDEX_ADD_LUA = `
 redis.call('ZADD', KEYS[1], 'GT', ARGV[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -138,11 +161,13 @@ return 0
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    atWrite(
+    atWrite(sessionKey: string, historyKey: string, ...args: string[]): Result<WriteReply, Context>
+    atWriteIndexed(
       sessionKey: string,
       historyKey: string,
+      indexKey: string,
       ...args: string[]
-    ): Result<[number, string?], Context>
+    ): Result<WriteReply, Context>
     atDelete(sessionKey: string, historyKey: string, ...args: string[]): Result<number, Context>
     atHistory(
       sessionKey: string,
@@ -157,8 +182,13 @@ declare module 'ioredis' {
   }
 }
 
+/** `[1]` when written; `[0, record, token]` or `[0]` (absent) when another writer won. */
+type WriteReply = [number, string?, (string | null)?]
+
 const SCRIPTS = {
+  // one script text, so one SHA: Cluster passes 2 keys, standalone adds the tenant index
   atWrite: { lua: WRITE_LUA, numberOfKeys: 2 },
+  atWriteIndexed: { lua: WRITE_LUA, numberOfKeys: 3 },
   atDelete: { lua: DELETE_LUA, numberOfKeys: 2 },
   atHistory: { lua: HISTORY_LUA, numberOfKeys: 2, readOnly: true },
   atIdemClaim: { lua: IDEMPOTENCY_CLAIM_LUA, numberOfKeys: 1 },
@@ -167,10 +197,16 @@ const SCRIPTS = {
   atIndexDrop: { lua: INDEX_DROP_LUA, numberOfKeys: 1 },
 }
 
+/** A stored record and the token of the write that stored it (null: written without one). */
+interface Base {
+  session: Session | null
+  token: string | null
+}
+
 /** How an update ended, for the next update of the same session queued behind it. */
 interface TurnOutcome {
   /** The record it stored, which the next turn starts from. */
-  stored: string | null
+  stored: Base | null
   /** When (performance.now()) a turn of this queue found Redis unreachable. */
   unavailableAt: number | null
 }
@@ -282,6 +318,10 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
   const logger = options.logger ?? consoleLogger
   const target = safeTarget(options)
   const maxAttempts = options.maxAttempts ?? 100
+  const baseCacheSize = options.baseCacheSize ?? 2048
+  if (!Number.isInteger(baseCacheSize) || baseCacheSize < 0) {
+    throw new Error(`baseCacheSize must be a whole number >= 0, got ${baseCacheSize}`)
+  }
   const commandTimeout = options.commandTimeoutMs ?? 1000
 
   const nodeOptions: RedisOptions = {
@@ -389,14 +429,40 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
     return JSON.parse(data) as Session
   }
 
-  const readSession = async (key: SessionKey): Promise<Session | null> => {
-    const reply = await guarded(() => client.hmget(sessionKeyOf(key), 'exp', 'data'))
-    return liveRecord(reply, options.now())
+  // The last record this instance stored or read, per session hash key: where its next update of
+  // that session starts, as a guess the write script verifies (never what a read returns). A Map
+  // keeps insertion order, so re-inserting on use makes its first key the least recently used.
+  const baseCache = new Map<string, Base>()
+  const remember = (sessionKey: string, base: Base) => {
+    baseCache.delete(sessionKey)
+    // an absent session, or a record written without a token, is not kept: only a token tells
+    // one write from another at the same version (a delete and re-creation elsewhere)
+    if (baseCacheSize === 0 || !base.session || base.token === null) return
+    baseCache.set(sessionKey, base)
+    if (baseCache.size > baseCacheSize) baseCache.delete(baseCache.keys().next().value!)
   }
 
+  const instanceId = randomBytes(8).toString('hex')
+  let writes = 0
+  /** Unique per write across the fleet: the compare-and-set matches it, not only the version. */
+  const nextToken = () => `${instanceId}:${(++writes).toString(36)}`
+
+  const readBase = async (key: SessionKey): Promise<Base> => {
+    const sessionKey = sessionKeyOf(key)
+    const [exp, data, token] = await guarded(() => client.hmget(sessionKey, 'exp', 'data', 't'))
+    const session = liveRecord([exp, data], options.now())
+    const base: Base = { session, token: session ? token : null }
+    remember(sessionKey, base)
+    return base
+  }
+
+  const readSession = async (key: SessionKey): Promise<Session | null> =>
+    (await readBase(key)).session
+
   const indexAdd = (key: SessionKey, updatedAt: number) => {
-    // after the script, not awaited: the listing is eventually consistent, and the next command
-    // on this connection (a listing by this instance) still sees it
+    // Cluster only (the index is in another slot): after the script, not awaited. The listing is
+    // eventually consistent, and the next command on this connection (a listing by this
+    // instance) still sees it
     client
       .atIndexAdd(indexKeyOf(key.tenant), String(updatedAt), key.sessionId, String(options.ttlMs))
       .catch((error: unknown) => {
@@ -418,50 +484,89 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
 
   const writeWithRetries = async <T>(
     key: SessionKey,
-    start: Session | null,
+    start: Base,
+    guessed: boolean,
     fn: Updater<T>,
     outcome: TurnOutcome
   ): Promise<T> => {
-    let current = start
-    for (let attempt = 1; ; attempt++) {
-      const decision = fn(current)
+    const sessionKey = sessionKeyOf(key)
+    const historyKey = historyKeyOf(key)
+    let base = start
+    for (let attempt = 1; ;) {
+      let decision: UpdateDecision<T> | null = null
+      let thrown: { error: unknown } | null = null
+      try {
+        decision = fn(base.session)
+      } catch (error) {
+        thrown = { error }
+      }
+      if (guessed && !decision?.write) {
+        // the compare-and-set verifies a guess only when the updater writes: a decision without
+        // a write, or a refusal thrown, on the cached guess holds only if one read confirms it
+        guessed = false
+        const fresh = await readBase(key)
+        if (fresh.token !== base.token || fresh.session?.version !== base.session?.version) {
+          base = fresh
+          continue
+        }
+      }
+      if (!decision) throw thrown!.error
       if (!decision.write) return decision.value
       const { session, source } = decision.write
-      assertNextVersion(current, session)
+      assertNextVersion(base.session, session)
       const now = options.now()
-      const record = JSON.stringify(session)
+      const token = nextToken()
       const entry: HistoryEntry = {
         version: session.version,
         at: session.updated_at,
         source,
         items: session.items,
       }
+      const args = [
+        String(base.session?.version ?? 0),
+        base.token ?? '',
+        String(now),
+        String(session.version),
+        JSON.stringify(session),
+        String(now + options.ttlMs),
+        String(options.ttlMs),
+        JSON.stringify(entry),
+        String(options.historyLimit),
+        channel,
+        eventJson(key, session.version, source),
+        token,
+      ]
       const reply = await guarded(() =>
-        client.atWrite(
-          sessionKeyOf(key),
-          historyKeyOf(key),
-          String(current?.version ?? 0),
-          String(now),
-          String(session.version),
-          record,
-          String(now + options.ttlMs),
-          String(options.ttlMs),
-          JSON.stringify(entry),
-          String(options.historyLimit),
-          channel,
-          eventJson(key, session.version, source)
-        )
+        hasCluster
+          ? client.atWrite(sessionKey, historyKey, ...args)
+          : client.atWriteIndexed(
+              sessionKey,
+              historyKey,
+              indexKeyOf(key.tenant),
+              ...args,
+              String(session.updated_at),
+              key.sessionId
+            )
       )
       if (reply[0] === 1) {
-        outcome.stored = record
-        indexAdd(key, session.updated_at)
+        const stored: Base = { session, token }
+        outcome.stored = stored
+        remember(sessionKey, stored)
+        if (hasCluster) indexAdd(key, session.updated_at)
         return decision.value
       }
       options.onConflict?.()
+      // the refusal carries the winner's state (and its token); it is the next attempt's base
+      base =
+        typeof reply[1] === 'string'
+          ? { session: JSON.parse(reply[1]) as Session, token: reply[2] ?? null }
+          : { session: null, token: null }
+      guessed = false
+      remember(sessionKey, base)
       if (attempt >= maxAttempts) throw new ConflictRetryError()
-      // the refusal carries the winner's state; a little jitter spreads a herd of instances
-      current = typeof reply[1] === 'string' ? (JSON.parse(reply[1]) as Session) : null
+      // a little jitter spreads a herd of instances
       if (attempt > 2) await sleep(Math.random() * Math.min(attempt, 10))
+      attempt++
     }
   }
 
@@ -489,12 +594,21 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
             new Error('an earlier update of this session found Redis unreachable')
           )
         }
-        const current = before?.stored
-          ? (JSON.parse(before.stored) as Session)
-          : await readSession(key)
-        return await writeWithRetries(key, current, fn, outcome)
+        // the record the turn ahead stored while this one waited (as before), else the cached
+        // guess (a read or refusal since is newer), else one read
+        const handed = before?.stored
+        const cached = baseCache.get(sessionKey)
+        if (handed && (!cached || cached.token === handed.token)) {
+          return await writeWithRetries(key, handed, false, fn, outcome)
+        }
+        if (cached) return await writeWithRetries(key, cached, true, fn, outcome)
+        return await writeWithRetries(key, await readBase(key), false, fn, outcome)
       } catch (error) {
-        if (error instanceof StoreUnavailableError) outcome.unavailableAt ??= performance.now()
+        if (error instanceof StoreUnavailableError) {
+          outcome.unavailableAt ??= performance.now()
+          // the write may have happened without its reply: start the next update from a read
+          baseCache.delete(sessionKey)
+        }
         throw error
       } finally {
         finish(outcome)
@@ -503,15 +617,21 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
     },
 
     async delete(key) {
-      const existed = await guarded(() =>
-        client.atDelete(
-          sessionKeyOf(key),
-          historyKeyOf(key),
-          String(options.now()),
-          channel,
-          eventJson(key, 0, 'delete')
+      const sessionKey = sessionKeyOf(key)
+      let existed: number
+      try {
+        existed = await guarded(() =>
+          client.atDelete(
+            sessionKey,
+            historyKeyOf(key),
+            String(options.now()),
+            channel,
+            eventJson(key, 0, 'delete')
+          )
         )
-      )
+      } finally {
+        baseCache.delete(sessionKey)
+      }
       client.zrem(indexKeyOf(key.tenant), key.sessionId).catch(() => undefined)
       return existed === 1
     },
