@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { SECURE_HEADERS } from '../../src/http/response-headers.js'
 import { request, startServer, type ServerProcess } from './server-process.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-todos-e2e-'))
@@ -191,6 +192,32 @@ describe('Concurrency and hostile input against the real server', () => {
     const view = await request(server.url, 'GET', '/v1/sessions/c40')
     assert.equal(view.body.round, 40)
     assert.equal(view.body.version, 40)
+  })
+
+  it('Should send the request id and the security headers straight from the Node response', async () => {
+    const res = await roundOf(server, 'headers', [{ name: 'bash' }], { 'X-Request-Id': 'e2e-req-1' })
+    assert.equal(res.status, 200)
+    assert.equal(res.headers.get('x-request-id'), 'e2e-req-1')
+    assert.equal(res.headers.get('content-type'), 'application/json')
+    for (const [name, value] of SECURE_HEADERS) assert.equal(res.headers.get(name), value, name)
+    const fresh = await request(server.url, 'GET', '/v1/sessions/headers', undefined, { 'X-Request-Id': 'bad id' })
+    assert.match(fresh.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/)
+    assert.equal(fresh.headers.get('x-frame-options'), 'SAMEORIGIN')
+    const page = await request(server.url, 'GET', '/')
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src/)
+    assert.equal(page.headers.get('x-content-type-options'), 'nosniff')
+  })
+
+  it('Should validate and honour Idempotency-Key on the real server', async () => {
+    const bad = await roundOf(server, 'idem', [{ name: 'bash' }], { 'Idempotency-Key': 'k'.repeat(256) })
+    assert.equal(bad.status, 400)
+    assert.equal(bad.body.errors[0].pointer, '/headers/idempotency-key')
+    const first = await roundOf(server, 'idem', [{ name: 'bash' }], { 'Idempotency-Key': 'once' })
+    const again = await roundOf(server, 'idem', [{ name: 'bash' }], { 'Idempotency-Key': 'once' })
+    assert.equal(first.status, 200)
+    assert.equal(again.headers.get('idempotent-replayed'), 'true')
+    assert.equal(again.text, first.text)
+    assert.equal(first.body.round, 1)
   })
 
   it('Should answer garbage on every route without a 5xx and without changing state', async () => {

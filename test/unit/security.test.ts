@@ -7,8 +7,11 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { Hono } from 'hono'
+import { secureHeaders } from 'hono/secure-headers'
 import pino from 'pino'
 import { hashKey, loadKeysFile, parseAuthKeys } from '../../src/http/auth.js'
+import { SECURE_HEADERS } from '../../src/http/response-headers.js'
 import { makeTestApp, round, type TestApp } from '../helpers.js'
 
 const AGENT = 'acme-agent-key-0001'
@@ -198,6 +201,51 @@ describe('Security: browser headers', () => {
     const res = await t.call('GET', '/v1/dialects')
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff')
     assert.ok(res.headers.get('x-frame-options'))
+  })
+
+  it("Should send exactly hono's secureHeaders() defaults, without letting them override a route's own", async () => {
+    const reference = new Hono()
+    reference.use(secureHeaders())
+    reference.get('/', (c) => c.text('ok'))
+    const expected = [...(await reference.request('/')).headers].filter(
+      ([name]) => name !== 'content-type'
+    )
+    assert.deepEqual(
+      SECURE_HEADERS.map(([name, value]) => [name.toLowerCase(), value]).sort(),
+      expected.sort()
+    )
+    const t = makeTestApp()
+    for (const path of ['/v1/dialects', '/v1/sessions/nope', '/livez', '/nowhere']) {
+      const res = await t.app.request(path)
+      for (const [name, value] of SECURE_HEADERS) assert.equal(res.headers.get(name), value, `${path} ${name}`)
+    }
+    const page = await t.app.request('/')
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src/, "the dashboard's own CSP stays")
+  })
+
+  it('Should keep a plain client X-Request-Id and replace anything else with a UUID', async () => {
+    const t = makeTestApp()
+    const kept = await t.app.request('/livez', { headers: { 'X-Request-Id': 'abc-123=' } })
+    assert.equal(kept.headers.get('x-request-id'), 'abc-123=')
+    for (const given of ['has space', 'x'.repeat(256), 'semi;colon']) {
+      const res = await t.app.request('/livez', { headers: { 'X-Request-Id': given } })
+      assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, given)
+    }
+  })
+
+  it('Should refuse a malformed Idempotency-Key with a 400 problem naming the header', async () => {
+    const t = makeTestApp()
+    for (const key of ['', 'k'.repeat(256)]) {
+      const res = await t.call('POST', '/v1/sessions/idem-bad/rounds', { tool_calls: [{ name: 'bash' }] }, {
+        'Idempotency-Key': key,
+      })
+      assert.equal(res.status, 400, JSON.stringify(res.body))
+      assert.equal(res.headers.get('content-type'), 'application/problem+json')
+      assert.equal(res.body.title, 'Bad Request')
+      assert.equal(res.body.detail, 'The request header is invalid.')
+      assert.equal(res.body.errors[0].pointer, '/headers/idempotency-key')
+    }
+    assert.equal((await t.call('GET', '/v1/sessions/idem-bad')).status, 404, 'nothing was stored')
   })
 
   it('Should answer CORS only for allowed origins', async () => {

@@ -11,6 +11,13 @@ import { runRound } from '../round-runner.js'
 import { ProblemError, problemResponses } from '../problem.js'
 import { RoundReply, RoundRequest, SessionIdParam } from '../schemas.js'
 import { roundReply } from '../views.js'
+import { validHeaders, withoutHeaderValidator } from '../route-headers.js'
+
+const RoundHeaders = z.object({
+  'idempotency-key': z.string().min(1).max(255).optional().openapi({
+    description: 'Retries with the same key return the stored reply and change nothing (24 h).',
+  }),
+})
 
 const postRound = createRoute({
   method: 'post',
@@ -19,11 +26,7 @@ const postRound = createRoute({
   summary: "Report one model turn's tool calls; get the tool results and the reminder",
   request: {
     params: SessionIdParam,
-    headers: z.object({
-      'idempotency-key': z.string().min(1).max(255).optional().openapi({
-        description: 'Retries with the same key return the stored reply and change nothing (24 h).',
-      }),
-    }),
+    headers: RoundHeaders,
     body: { required: true, content: { 'application/json': { schema: RoundRequest } } },
   },
   responses: {
@@ -50,10 +53,10 @@ function replay(c: Context, reply: string) {
 
 /** Registers the rounds route. */
 export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
-  app.openapi(postRound, async (c) => {
+  app.openapi(withoutHeaderValidator(app, postRound), async (c) => {
     const { session_id: sessionId } = c.req.valid('param')
     const body = c.req.valid('json')
-    const idempotencyKey = c.req.valid('header')['idempotency-key']
+    const idempotencyKey = validHeaders(c, RoundHeaders)['idempotency-key']
     const key = { tenant: c.get('tenant'), sessionId }
     const limits = limitsOf(deps)
     if (body.tool_calls.length > limits.maxToolCalls) {
