@@ -11,8 +11,6 @@ import { loadKeysFile, parseAuthKeys } from './http/auth.js'
 import { createApp } from './http/app.js'
 import { createMetrics } from './http/metrics.js'
 import { openStore } from './store/index.js'
-import type { RedisSessionStore } from './store/redis.js'
-import { redisRateLimitStore } from './http/rate-limit-redis.js'
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 
@@ -63,8 +61,6 @@ async function main() {
       maxSessionsPerTenant: config.MAX_SESSIONS_PER_TENANT,
     },
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
-    rateLimitStore:
-      'client' in store ? redisRateLimitStore((store as RedisSessionStore).client, config.REDIS_KEY_PREFIX) : undefined,
     corsOrigins: config.CORS_ORIGINS?.split(',').map((origin) => origin.trim()).filter(Boolean),
     shutdownSignal: shutdownController.signal,
     metrics,

@@ -182,7 +182,7 @@ export function createApp(appDeps: AppDeps) {
   app.use('/mcp', authenticate(deps.keys, { viewerWrites: 'let-route-decide' }))
   if (deps.rateLimitPerMinute) {
     // one limiter for both APIs: a tenant has one budget
-    const limiter = tenantRateLimit(deps.rateLimitPerMinute, deps.rateLimitStore)
+    const limiter = tenantRateLimit(deps.rateLimitPerMinute, appDeps.store.counters)
     app.use('/v1/*', limiter)
     app.use('/mcp', limiter)
   }

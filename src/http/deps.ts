@@ -6,8 +6,6 @@ import type { Logger } from 'pino'
 import type { SessionStore } from '../store/types.js'
 import type { KeyTable } from './auth.js'
 import type { Metrics } from './metrics.js'
-import type { Store as RateLimitStore } from 'hono-rate-limiter'
-import type { AppEnv } from './env.js'
 import { DEFAULT_LIST_LIMITS, type ListLimits } from '../core/limits.js'
 
 export interface AppDeps {
@@ -31,10 +29,11 @@ export interface AppDeps {
   metrics?: Metrics
   /** Caps on lists, rounds and sessions; defaults when absent. */
   limits?: Partial<ServiceLimits>
-  /** Requests per minute per tenant; 0 turns rate limiting off. */
+  /**
+   * Requests per minute per tenant; 0 turns rate limiting off. The counters are the store's shared
+   * ones when it has them (Redis: one budget for the fleet), else in process.
+   */
   rateLimitPerMinute?: number
-  /** Where rate-limit counters live (hono-rate-limiter store); in process when absent. */
-  rateLimitStore?: RateLimitStore<AppEnv>
   /** Origins allowed to call the API from a browser; none when empty. */
   corsOrigins?: string[]
 }

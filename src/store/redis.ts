@@ -37,17 +37,18 @@ import {
   type ListPage,
   type ListQuery,
   type SessionStore,
+  type SharedCounters,
   type StoreOptions,
   type UpdateDecision,
   type Updater,
 } from './types.js'
 
-/** Where the store reports connection trouble; pino's logger fits. */
-/** The Redis store, with its connection for other per-tenant state (rate-limit counters). */
+/** The Redis store, with its connection (tests and tools inspect keys through it). */
 export interface RedisSessionStore extends SessionStore {
   readonly client: Redis | Cluster
 }
 
+/** Where the store reports connection trouble; pino's logger fits. */
 export interface StoreLogger {
   info(obj: object, msg: string): void
   warn(obj: object, msg: string): void
@@ -159,6 +160,17 @@ end
 return 0
 `
 
+// KEYS: a counter. ARGV: window ms. Returns the hits so far and the ms left in the window.
+const COUNT_LUA = `
+local hits = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {hits, ttl}
+`
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     atWrite(sessionKey: string, historyKey: string, ...args: string[]): Result<WriteReply, Context>
@@ -179,6 +191,7 @@ declare module 'ioredis' {
     atIdemComplete(key: string, ...args: string[]): Result<number, Context>
     atIndexAdd(key: string, score: string, member: string, ttlMs: string): Result<number, Context>
     atIndexDrop(key: string, member: string, score: string): Result<number, Context>
+    atCount(key: string, windowMs: string): Result<[number, number], Context>
   }
 }
 
@@ -195,6 +208,7 @@ const SCRIPTS = {
   atIdemComplete: { lua: IDEMPOTENCY_COMPLETE_LUA, numberOfKeys: 1 },
   atIndexAdd: { lua: INDEX_ADD_LUA, numberOfKeys: 1 },
   atIndexDrop: { lua: INDEX_DROP_LUA, numberOfKeys: 1 },
+  atCount: { lua: COUNT_LUA, numberOfKeys: 1 },
 }
 
 /** A stored record and the token of the write that stored it (null: written without one). */
@@ -570,9 +584,25 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
     }
   }
 
+  // the per-tenant rate limit of a fleet; keys as in earlier versions, so windows survive an upgrade
+  const counterKeyOf = (key: string) => `${prefix}:rl:{${key}}`
+  const counters: SharedCounters = {
+    async increment(key, windowMs) {
+      const [hits, ttl] = await guarded(() => client.atCount(counterKeyOf(key), String(windowMs)))
+      return { hits, resetInMs: ttl }
+    },
+    async decrement(key) {
+      await guarded(() => client.decr(counterKeyOf(key)))
+    },
+    async reset(key) {
+      await guarded(() => client.del(counterKeyOf(key)))
+    },
+  }
+
   return {
     kind: 'redis',
     client,
+    counters,
     get: readSession,
 
     async update<T>(key: SessionKey, fn: Updater<T>): Promise<T> {

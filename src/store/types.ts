@@ -75,8 +75,23 @@ export interface ChangeEvent {
 
 export type ChangeListener = (event: ChangeEvent) => void
 
+/**
+ * Fixed-window counters that every instance sharing the store sees (the per-tenant rate limit of
+ * a fleet).
+ */
+export interface SharedCounters {
+  /** Counts one hit in the key's window, which its first hit opens for `windowMs`. */
+  increment(key: string, windowMs: number): Promise<{ hits: number; resetInMs: number }>
+  /** Takes one hit back (a request the limiter decided not to count). */
+  decrement(key: string): Promise<void>
+  /** Forgets the key's window. */
+  reset(key: string): Promise<void>
+}
+
 export interface SessionStore {
   readonly kind: 'memory' | 'sqlite' | 'redis'
+  /** Present when the store is shared by a fleet (Redis); in-process counters serve otherwise. */
+  readonly counters?: SharedCounters
   /** The session, or null when absent or expired. */
   get(key: SessionKey): Promise<Session | null>
   /**
