@@ -124,8 +124,8 @@ async function waitListening(url, child, wantReady) {
 }
 
 /**
- * Starts a target on core 0: `ceiling` (bare node:http) or the service from `dist` (compiled) with
- * `env`.
+ * Starts a target on core 0: `ceiling` (bare node:http), `floor` (hono + zod-openapi with the
+ * schemas of `dist`) or `service` (the service from `dist`, compiled) with `env`.
  * @returns {{ pid, port, stop(): Promise<void>, output(): string }}
  */
 export async function startTarget(kind, env = {}, extraArgs = [], dist = path.join(ROOT, 'dist')) {
@@ -133,8 +133,9 @@ export async function startTarget(kind, env = {}, extraArgs = [], dist = path.jo
   let child
   let logFile
   let output = ''
-  if (kind === 'ceiling') {
-    child = spawnPinned(SERVER_CPU, [path.join(BENCH, 'ceiling.mjs'), String(port)], {
+  if (kind === 'ceiling' || kind === 'floor') {
+    child = spawnPinned(SERVER_CPU, [path.join(BENCH, `${kind}.mjs`), String(port), dist], {
+      cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
     })
   } else {
@@ -160,9 +161,9 @@ export async function startTarget(kind, env = {}, extraArgs = [], dist = path.jo
   const exited = once(child, 'exit')
   try {
     await waitListening(
-      `http://127.0.0.1:${port}${kind === 'ceiling' ? '/' : '/readyz'}`,
+      `http://127.0.0.1:${port}${kind === 'service' ? '/readyz' : '/'}`,
       child,
-      kind !== 'ceiling'
+      kind === 'service'
     )
   } catch (error) {
     child.kill('SIGKILL')

@@ -1,5 +1,6 @@
 // `npm run bench`: the service (compiled, node dist/server.js) against a bare node:http ceiling in
-// the same run. Each target is a fresh process on core 0, driven by autocannon in a separate
+// the same run, and the framework floor (bench/floor.mjs: hono + zod-openapi with the service's
+// schemas and the ceiling's replies) that tells the fixed stack's share of the gap. Each target is a fresh process on core 0, driven by autocannon in a separate
 // process on core 1: 50 connections, a warm-up, then a measured pass per scenario; targets
 // alternate direction every round; medians over rounds. Writes bench/results.md (its generated
 // section) and bench/results.json (every run).
@@ -9,7 +10,8 @@
 // (memory,sqlite,redis), BENCH_SCENARIOS (round-todo,round-other,get-200,get-304), BENCH_EXTRAS
 // (comma list of: sqlite-full, memory-info-log, sqlite-info-log; each on round-todo only),
 // BENCH_OUT (bench/results.md), BENCH_SECTION (the generated section's name, default bench),
-// BENCH_DIST (another build to measure instead of dist/, e.g. a patched copy). Quick smoke run:
+// BENCH_DIST (another build to measure instead of dist/, e.g. a patched copy), BENCH_FLOOR=0 (skip
+// the floor). Quick smoke run:
 // BENCH_DURATION=3 BENCH_ROUNDS=1.
 import fs from 'node:fs'
 import os from 'node:os'
@@ -86,6 +88,8 @@ function targetEnv(name) {
 
 const TARGETS = [
   { name: 'ceiling', scenarios: SCENARIO_NAMES },
+  // the fixed stack alone (hono, zod-openapi, the service's schemas): how much of the gap is ours
+  ...(env.BENCH_FLOOR === '0' ? [] : [{ name: 'floor', scenarios: SCENARIO_NAMES }]),
   ...stores.map((name) => ({ name, scenarios: SCENARIO_NAMES })),
   ...EXTRAS.map((name) => ({ name, scenarios: ['round-todo'] })),
 ]
@@ -93,13 +97,9 @@ const TARGETS = [
 const rows = []
 async function runTarget(target, round) {
   const canaryMs = [await canary('0'), await canary('1')]
-  const targetEnvVars = target.name === 'ceiling' ? {} : targetEnv(target.name)
-  const server = await startTarget(
-    target.name === 'ceiling' ? 'ceiling' : 'service',
-    targetEnvVars,
-    [],
-    DIST
-  )
+  const bare = target.name === 'ceiling' || target.name === 'floor'
+  const targetEnvVars = bare ? {} : targetEnv(target.name)
+  const server = await startTarget(bare ? target.name : 'service', targetEnvVars, [], DIST)
   const redisPid = targetEnvVars.STORE === 'redis' ? redis.pid : 0
   const marks = {}
   const load = os.loadavg()[0]

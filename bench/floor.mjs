@@ -1,0 +1,47 @@
+// The framework floor: the fixed stack alone, @hono/node-server + @hono/zod-openapi, on the
+// service's routes with the service's own compiled request schemas (session id, round body),
+// answering what the ceiling answers (bench/replies.mjs). No auth, store, logging, metrics or
+// security headers: what is left between it and the service is the service's own work.
+// Usage: node bench/floor.mjs <port> <dist directory>
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { serve } from '@hono/node-server'
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
+import { roundReply, VIEW } from './replies.mjs'
+
+const PORT = Number(process.argv[2] || 8091)
+const DIST = path.resolve(process.argv[3] || 'dist')
+const { RoundRequest, SessionIdParam } = await import(
+  pathToFileURL(path.join(DIST, 'http', 'schemas.js')).href
+)
+
+const app = new OpenAPIHono()
+app.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/sessions/{session_id}/rounds',
+    request: {
+      params: SessionIdParam,
+      body: { required: true, content: { 'application/json': { schema: RoundRequest } } },
+    },
+    responses: { 200: { description: 'round' } },
+  }),
+  (c) => c.json(roundReply(c.req.valid('param').session_id, c.req.valid('json')))
+)
+app.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/sessions/{session_id}',
+    request: { params: SessionIdParam },
+    responses: { 200: { description: 'view' }, 304: { description: 'unchanged' } },
+  }),
+  (c) => {
+    if (c.req.header('if-none-match') === '"1"') return c.body(null, 304, { ETag: '"1"' })
+    return c.json({ ...VIEW, session_id: c.req.valid('param').session_id }, 200, { ETag: '"1"' })
+  }
+)
+const server = serve({ fetch: app.fetch, port: PORT, hostname: '127.0.0.1' }, () =>
+  console.log('ready')
+)
+server.keepAliveTimeout = 5000
+process.on('SIGTERM', () => process.exit(0))
