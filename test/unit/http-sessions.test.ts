@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { createMemoryStore } from '../../src/store/memory.js'
 import { makeTestApp, round, type TestApp } from '../helpers.js'
 
 const todo = (items: unknown, id = 'toolu_1') => ({ id, name: 'todo', input: { items } })
@@ -389,6 +390,24 @@ describe('Listing filters and quotas', () => {
     assert.equal((await round(t, 'a', [{ name: 'bash' }])).status, 200, 'existing sessions go on')
     await t.call('DELETE', '/v1/sessions/b')
     assert.equal((await round(t, 'c', [{ name: 'bash' }])).status, 200)
+  })
+
+  it('Should check MAX_SESSIONS_PER_TENANT only for creations, and refuse a bad If-Match with 412 first', async () => {
+    const store = createMemoryStore({ ttlMs: 3_600_000, historyLimit: 50, now: Date.now })
+    const calls = { get: 0, countSessions: 0 }
+    const counted = Object.assign(Object.create(store), {
+      get: (...args: Parameters<typeof store.get>) => (calls.get++, store.get(...args)),
+      countSessions: (tenant: string) => (calls.countSessions++, store.countSessions(tenant)),
+    })
+    const t = makeTestApp({ store: counted, limits: { maxSessionsPerTenant: 1 } })
+    assert.equal((await round(t, 'only', [{ name: 'bash' }])).status, 200)
+    assert.deepEqual(calls, { get: 0, countSessions: 1 }, 'a creation counts once')
+    for (let i = 0; i < 5; i++) assert.equal((await round(t, 'only', [{ name: 'bash' }])).status, 200)
+    assert.deepEqual(calls, { get: 0, countSessions: 1 }, 'rounds of an existing session read nothing more')
+    const conditional = await t.call('PUT', '/v1/sessions/other/todos', { items: [] }, { 'If-Match': '"3"' })
+    assert.equal(conditional.status, 412, 'no session to match: 412, not the quota')
+    assert.equal((await round(t, 'other', [{ name: 'bash' }])).status, 403)
+    assert.equal((await t.call('GET', '/v1/sessions/other')).status, 404, 'nothing was created')
   })
 
   it('Should let an operator leave out blocks and blocked_by', async () => {

@@ -24,7 +24,7 @@ import {
   SessionList,
   SessionView,
 } from '../schemas.js'
-import { assertSessionQuota } from '../round-runner.js'
+import { updateWithinQuota } from '../round-runner.js'
 import { historyView, renderSession, sessionSummary, sessionView } from '../views.js'
 
 const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
@@ -168,8 +168,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     const items = body.items.map((item) => ({ ...item, blocks: item.blocks ?? [], blocked_by: item.blocked_by ?? [] }))
     const ifMatch = c.req.valid('header')['if-match']
     const now = deps.now()
-    if (ifMatch === undefined) await assertSessionQuota(deps, key)
-    const session = await deps.store.update(key, (current) => {
+    const session = await updateWithinQuota(deps, key, (current) => {
       if (ifMatch !== undefined && !conditionMatches(ifMatch, current && etagOf(current), false)) {
         throw new ProblemError(
           412,
