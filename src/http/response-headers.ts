@@ -12,9 +12,10 @@
  * which a test compares.
  */
 import { randomUUID } from 'node:crypto'
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
 import type { MiddlewareHandler } from 'hono'
 import type { AppEnv } from './env.js'
+import { requestHeader } from './route-headers.js'
 
 /** hono's `secureHeaders()` with its default options. */
 export const SECURE_HEADERS: readonly (readonly [string, string])[] = [
@@ -34,12 +35,11 @@ export const SECURE_HEADERS: readonly (readonly [string, string])[] = [
 /** A client's request id is kept when it is short and plain, as hono's `requestId()` does. */
 const CLIENT_REQUEST_ID = /^[\w\-=]{1,255}$/
 
-const requestIdFrom = (given: string | string[] | undefined) =>
+const requestIdFrom = (given: string | undefined) =>
   typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID()
 
 /** What @hono/node-server passes as `c.env`. */
 interface NodeBindings {
-  incoming?: IncomingMessage
   outgoing?: ServerResponse
 }
 
@@ -49,15 +49,15 @@ interface NodeBindings {
  */
 export function responseHeaders(): MiddlewareHandler<AppEnv> {
   return async function responseHeaders(c, next) {
-    const { incoming, outgoing } = (c.env ?? {}) as NodeBindings
-    if (incoming && outgoing && typeof outgoing.setHeader === 'function') {
-      const id = requestIdFrom(incoming.headers['x-request-id'])
+    const { outgoing } = (c.env ?? {}) as NodeBindings
+    if (outgoing && typeof outgoing.setHeader === 'function') {
+      const id = requestIdFrom(requestHeader(c, 'x-request-id'))
       c.set('requestId', id)
       outgoing.setHeader('X-Request-Id', id)
       for (const [name, value] of SECURE_HEADERS) outgoing.setHeader(name, value)
       return next()
     }
-    const id = requestIdFrom(c.req.header('x-request-id'))
+    const id = requestIdFrom(requestHeader(c, 'x-request-id'))
     c.set('requestId', id)
     c.header('X-Request-Id', id)
     await next()

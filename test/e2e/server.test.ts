@@ -203,6 +203,14 @@ describe('Concurrency and hostile input against the real server', () => {
     const fresh = await request(server.url, 'GET', '/v1/sessions/headers', undefined, { 'X-Request-Id': 'bad id' })
     assert.match(fresh.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/)
     assert.equal(fresh.headers.get('x-frame-options'), 'SAMEORIGIN')
+    for (const path of ['/v1/sessions/headers', '/v1/sessions/headers/render', '/v1/sessions/headers/history']) {
+      for (const tag of ['"1"', 'W/"1"', '*', '"0", "1"']) {
+        const unchanged = await request(server.url, 'GET', path, undefined, { 'If-None-Match': tag })
+        assert.equal(unchanged.status, 304, `${path} ${tag}`)
+        assert.equal(unchanged.headers.get('etag'), '"1"')
+      }
+      assert.equal((await request(server.url, 'GET', path, undefined, { 'If-None-Match': '"2"' })).status, 200)
+    }
     const page = await request(server.url, 'GET', '/')
     assert.match(page.headers.get('content-security-policy') ?? '', /script-src/)
     assert.equal(page.headers.get('x-content-type-options'), 'nosniff')

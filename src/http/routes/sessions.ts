@@ -25,6 +25,7 @@ import {
   SessionView,
 } from '../schemas.js'
 import { updateWithinQuota } from '../round-runner.js'
+import { requestHeader } from '../route-headers.js'
 import { historyView, renderSession, sessionSummary, sessionView } from '../views.js'
 
 const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
@@ -131,7 +132,7 @@ const etagOf = (session: Session) => versionTag(session.version)
  * view is built; null otherwise. hono's etag() would build and serialise the body first.
  */
 function notModified(c: Context, etag: string): Response | null {
-  const header = c.req.header('if-none-match')
+  const header = requestHeader(c, 'if-none-match')
   return header && conditionMatches(header, etag, true) ? c.body(null, 304, { ETag: etag }) : null
 }
 
