@@ -19,7 +19,7 @@ import type { AppEnv } from './env.js'
 import { requestLogger } from './logging.js'
 import { responseHeaders } from './response-headers.js'
 import { createMetrics, instrumentStore } from './metrics.js'
-import { fieldErrors, problem, ProblemError } from './problem.js'
+import { invalidInput, problem, ProblemError } from './problem.js'
 import { registerDashboardRoutes } from './routes/dashboard.js'
 import { registerEventRoutes } from './routes/events.js'
 import { registerMcpRoutes } from './routes/mcp.js'
@@ -43,13 +43,6 @@ export const OPENAPI_CONFIG = {
 // A session, its rendering and its history set their own ETag ("<version>") and answer
 // If-None-Match before building a body; hono's etag() there would only re-read the headers.
 const ETAG_PATHS = ['/v1/dialects', '/v1/tools', '/v1/sessions']
-
-const VALIDATION_TARGET_POINTER: Record<string, string> = {
-  json: '',
-  param: '/path',
-  query: '/query',
-  header: '/headers',
-}
 
 function onError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof ProblemError) {
@@ -113,11 +106,8 @@ export function createApp(appDeps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
       if (result.success) return
-      const prefix = VALIDATION_TARGET_POINTER[result.target] ?? ''
-      const slug = result.target === 'param' ? 'invalid-session-id' : 'invalid-request'
-      return problem(c, 400, slug, `The request ${result.target === 'json' ? 'body' : result.target} is invalid.`, {
-        errors: fieldErrors(result.error.issues, prefix),
-      })
+      const refusal = invalidInput(result.target, result.error.issues)
+      return problem(c, 400, refusal.slug, refusal.message, { errors: refusal.errors })
     },
   })
 

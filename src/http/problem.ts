@@ -86,6 +86,27 @@ export function problem(
   return c.json(body, status, { ...extra.headers, 'Content-Type': 'application/problem+json' })
 }
 
+/** Where each validated part of a request points in a problem's field errors. */
+const INPUT_POINTER: Record<string, string> = { json: '', param: '/path', query: '/query', header: '/headers' }
+
+/**
+ * The 400 problem for a request part that breaks its schema: `invalid-session-id` for the path
+ * (its one parameter is the session id), `invalid-request` otherwise.
+ * @param target - `param`, `query`, `header` or `json`
+ * @param issues - zod issues
+ */
+export function invalidInput(
+  target: string,
+  issues: readonly { path: PropertyKey[]; message: string }[]
+): ProblemError {
+  return new ProblemError(
+    400,
+    target === 'param' ? 'invalid-session-id' : 'invalid-request',
+    `The request ${target === 'json' ? 'body' : target} is invalid.`,
+    fieldErrors(issues, INPUT_POINTER[target] ?? '')
+  )
+}
+
 /**
  * Turns zod issues into problem field errors with JSON Pointers.
  * @param issues - zod issues

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { MiddlewareHandler } from 'hono'
 import type { AppEnv } from './env.js'
-import { requestHeader } from './route-headers.js'
+import { requestHeader } from './route-input.js'
 
 /** hono's `secureHeaders()` with its default options. */
 export const SECURE_HEADERS: readonly (readonly [string, string])[] = [

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { SECURE_HEADERS } from '../../src/http/response-headers.js'
+import { ROUND_INPUT_CASES } from '../round-input-cases.js'
 import { request, startServer, type ServerProcess } from './server-process.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-todos-e2e-'))
@@ -214,6 +215,19 @@ describe('Concurrency and hostile input against the real server', () => {
     const page = await request(server.url, 'GET', '/')
     assert.match(page.headers.get('content-security-policy') ?? '', /script-src/)
     assert.equal(page.headers.get('x-content-type-options'), 'nosniff')
+  })
+
+  it('Should answer malformed round input on the real server as through app.request()', async () => {
+    for (const c of ROUND_INPUT_CASES) {
+      const res = await fetch(server.url + c.path, { method: 'POST', body: c.body, headers: c.headers })
+      const text = await res.text()
+      assert.equal(res.status, c.status, `${c.name}: ${text}`)
+      if (c.problem === null) continue
+      const body = JSON.parse(text)
+      assert.equal(body.type, `https://agent-todos.dev/problems/${c.problem}`, c.name)
+      assert.equal(body.detail, c.detail, c.name)
+      assert.deepEqual((body.errors ?? []).map((e: { pointer: string }) => e.pointer), c.pointers, c.name)
+    }
   })
 
   it('Should validate and honour Idempotency-Key on the real server', async () => {

@@ -13,6 +13,7 @@ import pino from 'pino'
 import { hashKey, loadKeysFile, parseAuthKeys } from '../../src/http/auth.js'
 import { SECURE_HEADERS } from '../../src/http/response-headers.js'
 import { makeTestApp, round, type TestApp } from '../helpers.js'
+import { ROUND_INPUT_CASES } from '../round-input-cases.js'
 
 const AGENT = 'acme-agent-key-0001'
 const VIEWER = 'acme-viewer-key-0001'
@@ -230,6 +231,23 @@ describe('Security: browser headers', () => {
     for (const given of ['has space', 'x'.repeat(256), 'semi;colon']) {
       const res = await t.app.request('/livez', { headers: { 'X-Request-Id': given } })
       assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, given)
+    }
+  })
+
+  it('Should answer malformed round input exactly as zod-openapi validators did, storing nothing', async () => {
+    const t = makeTestApp()
+    for (const c of ROUND_INPUT_CASES) {
+      const res = await t.app.request(c.path, { method: 'POST', body: c.body, headers: c.headers })
+      const text = await res.text()
+      assert.equal(res.status, c.status, `${c.name}: ${text}`)
+      if (c.problem === null) continue
+      const body = JSON.parse(text)
+      assert.equal(res.headers.get('content-type'), 'application/problem+json', c.name)
+      assert.equal(body.type, `https://agent-todos.dev/problems/${c.problem}`, c.name)
+      assert.equal(body.detail, c.detail, c.name)
+      assert.deepEqual((body.errors ?? []).map((e: { pointer: string }) => e.pointer), c.pointers, c.name)
+      const sessionId = c.path.split('/')[3]
+      assert.equal((await t.call('GET', `/v1/sessions/${sessionId}`)).status, sessionId === '-bad' ? 400 : 404, c.name)
     }
   })
 

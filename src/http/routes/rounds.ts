@@ -11,7 +11,7 @@ import { runRound } from '../round-runner.js'
 import { ProblemError, problemResponses } from '../problem.js'
 import { RoundReply, RoundRequest, SessionIdParam } from '../schemas.js'
 import { roundReply } from '../views.js'
-import { validHeaders, withoutHeaderValidator } from '../route-headers.js'
+import { registerDocumented, validInput } from '../route-input.js'
 
 const RoundHeaders = z.object({
   'idempotency-key': z.string().min(1).max(255).optional().openapi({
@@ -53,10 +53,16 @@ function replay(c: Context, reply: string) {
 
 /** Registers the rounds route. */
 export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
-  app.openapi(withoutHeaderValidator(app, postRound), async (c) => {
-    const { session_id: sessionId } = c.req.valid('param')
-    const body = c.req.valid('json')
-    const idempotencyKey = validHeaders(c, RoundHeaders)['idempotency-key']
+  // the hottest route validates its own input in one pass (route-input.ts), same schemas
+  registerDocumented(app, postRound, async (c) => {
+    const input = await validInput(c, {
+      params: SessionIdParam,
+      headers: RoundHeaders,
+      body: RoundRequest,
+    })
+    const { session_id: sessionId } = input.param
+    const body = input.json
+    const idempotencyKey = input.header['idempotency-key']
     const key = { tenant: c.get('tenant'), sessionId }
     const limits = limitsOf(deps)
     if (body.tool_calls.length > limits.maxToolCalls) {
@@ -69,7 +75,7 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
     const run = async () => JSON.stringify(roundReply(await runRound(deps, key, body)))
 
     if (idempotencyKey === undefined) {
-      return c.body(await run(), 200, { 'Content-Type': 'application/json' }) as never
+      return c.body(await run(), 200, { 'Content-Type': 'application/json' })
     }
     const scope = `${key.tenant}\u0000${sessionId}\u0000${idempotencyKey}`
     const print = fingerprint(body)
@@ -81,12 +87,12 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
       if (claim.record.reply === null) {
         throw new ProblemError(409, 'idempotency-in-flight', 'A request with this Idempotency-Key is still in flight; retry later.')
       }
-      return replay(c, claim.record.reply) as never
+      return replay(c, claim.record.reply)
     }
     try {
       const reply = await run()
       await deps.store.completeIdempotency(scope, print, reply, deps.idempotencyTtlMs)
-      return c.body(reply, 200, { 'Content-Type': 'application/json' }) as never
+      return c.body(reply, 200, { 'Content-Type': 'application/json' })
     } catch (error) {
       await deps.store.releaseIdempotency(scope).catch(() => undefined)
       throw error

@@ -25,7 +25,7 @@ import {
   SessionView,
 } from '../schemas.js'
 import { updateWithinQuota } from '../round-runner.js'
-import { requestHeader } from '../route-headers.js'
+import { requestHeader } from '../route-input.js'
 import { historyView, renderSession, sessionSummary, sessionView } from '../views.js'
 
 const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
