@@ -36,7 +36,10 @@ export function sharedCounterStore(counters: SharedCounters): Store<AppEnv> {
  * @param perMinute - requests per tenant per minute
  * @param counters - the store's shared counters; in process when absent
  */
-export function tenantRateLimit(perMinute: number, counters?: SharedCounters): MiddlewareHandler<AppEnv> {
+export function tenantRateLimit(
+  perMinute: number,
+  counters?: SharedCounters
+): MiddlewareHandler<AppEnv> {
   const store = counters ? sharedCounterStore(counters) : undefined
   return rateLimiter<AppEnv>({
     windowMs: 60_000,

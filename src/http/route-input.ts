@@ -49,11 +49,7 @@ export function registerDocumented(
  * @throws ProblemError 400 for a part that breaks its schema; HTTPException 415 for a body that
  *   is not JSON, 400 for malformed JSON (answered as `malformed-json`)
  */
-export async function validInput<
-  P extends z.ZodType,
-  B extends z.ZodType,
-  H extends HeaderSchema,
->(
+export async function validInput<P extends z.ZodType, B extends z.ZodType, H extends HeaderSchema>(
   c: Context,
   parts: { params: P; body: B; headers: H }
 ): Promise<{ param: z.infer<P>; json: z.infer<B>; header: z.infer<H> }> {
