@@ -86,6 +86,13 @@ export function problem(
   return c.json(body, status, { ...extra.headers, 'Content-Type': 'application/problem+json' })
 }
 
+/**
+ * The 404 of a session the tenant does not have.
+ * @param sessionId - the session asked for
+ */
+export const sessionNotFound = (sessionId: string) =>
+  new ProblemError(404, 'session-not-found', `No session '${sessionId}'.`)
+
 /** Where each validated part of a request points in a problem's field errors. */
 const INPUT_POINTER: Record<string, string> = { json: '', param: '/path', query: '/query', header: '/headers' }
 

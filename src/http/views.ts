@@ -7,19 +7,14 @@ import { isUnfinished } from '../core/items.js'
 import { computeProgress, currentItem } from '../core/progress.js'
 import { isReminderDue } from '../core/reminder.js'
 import type { Ended, HistoryEntry, Session } from '../core/session.js'
-import { getDialect } from '../dialects/registry.js'
-import type { RoundOutcome } from '../dialects/round.js'
+import { resolveDialect, type RoundOutcome } from '../dialects/round.js'
 import type * as S from './schemas.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
 const endedView = (ended: Ended | null) => (ended ? { ...ended, at: iso(ended.at) } : null)
 
-function dialectOf(session: Session) {
-  const dialect = getDialect(session.dialect)
-  if (!dialect) throw new Error(`stored session has unknown dialect '${session.dialect}'`)
-  return dialect
-}
+const dialectOf = (session: Session) => resolveDialect(session, undefined)
 
 const reminderDue = (session: Session) =>
   isReminderDue(dialectOf(session).reminder, session.settings, session)

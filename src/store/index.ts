@@ -10,7 +10,7 @@ import type { SessionStore, StoreOptions } from './types.js'
 export type { StoreLogger } from './redis.js'
 
 export interface StoreConfig extends StoreOptions {
-  kind: 'memory' | 'sqlite' | 'redis'
+  kind: SessionStore['kind']
   sqlitePath: string
   sqliteSync: 'normal' | 'full'
   redisUrl?: string

@@ -10,7 +10,7 @@ import type { ChangeEvent } from '../../store/types.js'
 import type { AppDeps } from '../deps.js'
 import type { AppEnv } from '../env.js'
 import type { Metrics } from '../metrics.js'
-import { ProblemError, problemResponses } from '../problem.js'
+import { ProblemError, problemResponses, sessionNotFound } from '../problem.js'
 import { SessionIdParam } from '../schemas.js'
 import { historicalView, sessionSummary, sessionView } from '../views.js'
 
@@ -109,7 +109,7 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
     const lastEventId = header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined
     if (deps.isDraining()) throw draining()
     if (!(await deps.store.get(key))) {
-      throw new ProblemError(404, 'session-not-found', `No session '${key.sessionId}'.`)
+      throw sessionNotFound(key.sessionId)
     }
     return streamSSE(c, async (stream) => {
       const enqueue = serialQueue()

@@ -36,6 +36,7 @@ import type { AppEnv } from '../env.js'
 import { ProblemError } from '../problem.js'
 import { runRound } from '../round-runner.js'
 import { SESSION_ID_PATTERN } from '../schemas.js'
+import { renderSession } from '../views.js'
 
 export const MCP_PATH = '/mcp'
 
@@ -221,9 +222,7 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
     }
     const session = await deps.store.get({ tenant: scope.tenant, sessionId })
     // An unknown session reads as the empty list it would start as (in this tenant).
-    const text = session
-      ? resolveDialect(session, undefined).render(session.items)
-      : resolveDialect(null, scope.requested).render([])
+    const text = session ? renderSession(session) : resolveDialect(null, scope.requested).render([])
     return { contents: [{ uri, mimeType: 'text/plain', text }] }
   })
 

@@ -13,7 +13,7 @@ import { limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../env.js'
 import { conditionMatches, versionTag } from '../etag.js'
 import type { Metrics } from '../metrics.js'
-import { ProblemError, problemResponses } from '../problem.js'
+import { ProblemError, problemResponses, sessionNotFound } from '../problem.js'
 import {
   EndRequest,
   History,
@@ -136,9 +136,6 @@ function notModified(c: Context, etag: string): Response | null {
   return header && conditionMatches(header, etag, true) ? c.body(null, 304, { ETag: etag }) : null
 }
 
-const notFound = (sessionId: string) =>
-  new ProblemError(404, 'session-not-found', `No session '${sessionId}'.`)
-
 /** Registers the session routes. */
 export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
   const keyOf = (c: { get(k: 'tenant'): string }, sessionId: string): SessionKey => ({
@@ -147,7 +144,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
   })
   const load = async (key: SessionKey) => {
     const session = await deps.store.get(key)
-    if (!session) throw notFound(key.sessionId)
+    if (!session) throw sessionNotFound(key.sessionId)
     return session
   }
 
@@ -200,7 +197,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
 
   app.openapi(deleteSession, async (c) => {
     const key = keyOf(c, c.req.valid('param').session_id)
-    if (!(await deps.store.delete(key))) throw notFound(key.sessionId)
+    if (!(await deps.store.delete(key))) throw sessionNotFound(key.sessionId)
     return c.body(null, 204)
   })
 
@@ -209,7 +206,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     const { outcome, detail } = c.req.valid('json')
     const now = deps.now()
     const session = await deps.store.update(key, (current) => {
-      if (!current) throw notFound(key.sessionId)
+      if (!current) throw sessionNotFound(key.sessionId)
       const next: Session = {
         ...current,
         version: current.version + 1,
