@@ -17,6 +17,7 @@ import {
 } from './claude-shared.js'
 import { isRecord } from './json.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
+import { refused } from './outcome.js'
 
 const TASK_STATUSES = ['pending', 'in_progress', 'completed'] as const
 const TaskStatus = z.enum(TASK_STATUSES)
@@ -101,11 +102,7 @@ function parseCall<T>(
 ): Parsed<T> {
   const parsed = schema.safeParse(repairInput(toolName, input))
   if (parsed.success) return { ok: true, value: parsed.data }
-  const content = inputValidationError(toolName, parsed.error)
-  return {
-    ok: false,
-    outcome: { result: { is_error: true, content, structured: null }, state, dropped: [] },
-  }
+  return { ok: false, outcome: refused(state, inputValidationError(toolName, parsed.error)) }
 }
 
 function done(state: DialectState, content: string, structured: unknown): CallOutcome {
@@ -336,8 +333,10 @@ function applyTask(state: DialectState, toolName: string, input: unknown): CallO
       return call.ok ? taskList(state) : call.outcome
     }
     default: {
-      const content = `<tool_use_error>Error: No such tool available: ${toolName}</tool_use_error>`
-      return { result: { is_error: true, content, structured: null }, state, dropped: [] }
+      return refused(
+        state,
+        `<tool_use_error>Error: No such tool available: ${toolName}</tool_use_error>`
+      )
     }
   }
 }

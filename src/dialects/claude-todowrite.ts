@@ -18,6 +18,8 @@ import {
 } from './claude-shared.js'
 import { isRecord } from './json.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
+import { nextIdOf, renderNumbered } from './list-rewrite.js'
+import { refused } from './outcome.js'
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
 
@@ -70,15 +72,10 @@ function repairInput(input: unknown): unknown {
   }
 }
 
-function nextIdOf(data: Record<string, unknown>): number {
-  return typeof data.next_id === 'number' ? data.next_id : 1
-}
-
 function applyTodoWrite(state: DialectState, input: unknown): CallOutcome {
   const parsed = TodoWriteInput.safeParse(repairInput(input))
   if (!parsed.success) {
-    const content = inputValidationError('TodoWrite', parsed.error)
-    return { result: { is_error: true, content, structured: null }, state, dropped: [] }
+    return refused(state, inputValidationError('TodoWrite', parsed.error))
   }
   const { todos } = parsed.data
   const { ids, nextId } = reconcileIds(state.items, todos, nextIdOf(state.data))
@@ -109,7 +106,7 @@ function applyTodoWrite(state: DialectState, input: unknown): CallOutcome {
  * @param items - the current list
  */
 export function todoWriteReminder(items: readonly Item[]): string {
-  const list = items.map((item, i) => `${i + 1}. [${item.status}] ${item.content}`).join('\n')
+  const list = renderNumbered(items, '')
   const text =
     list.length > 0
       ? `${REMINDER}\n\nHere are the existing contents of your todo list:\n\n[${list}]`
@@ -122,8 +119,7 @@ export function todoWriteReminder(items: readonly Item[]): string {
  * @param items - the list
  */
 export function renderTodoWrite(items: readonly Item[]): string {
-  if (items.length === 0) return 'The todo list is empty.'
-  return items.map((item, i) => `${i + 1}. [${item.status}] ${item.content}`).join('\n')
+  return renderNumbered(items, 'The todo list is empty.')
 }
 
 // an operator may leave the active form out; it then defaults to the content

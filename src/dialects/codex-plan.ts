@@ -21,6 +21,7 @@ import type { Item, Status } from '../core/items.js'
 import { renderChecklist, rewriteList } from './list-rewrite.js'
 import { fromStr, type Deserializer, type StructSpec } from './native/serde-json.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
+import { refused } from './outcome.js'
 
 const STEP_STATUSES = ['pending', 'in_progress', 'completed'] as const
 
@@ -97,11 +98,7 @@ function applyUpdatePlan(state: DialectState, input: unknown): CallOutcome {
   // the dialect sees parsed JSON; its compact re-serialisation stands in for the model's text
   const parsed = parseUpdatePlanArguments(JSON.stringify(input) ?? '')
   if (!parsed.ok) {
-    return {
-      result: { is_error: true, content: parsed.message, structured: null },
-      state,
-      dropped: [],
-    }
+    return refused(state, parsed.message)
   }
   const { explanation, plan } = parsed.args
   const next = rewriteList(

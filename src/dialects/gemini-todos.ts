@@ -19,8 +19,9 @@
 import { z } from 'zod'
 import type { Item, Status } from '../core/items.js'
 import { isRecord } from './json.js'
-import { rewriteList } from './list-rewrite.js'
+import { renderNumbered, rewriteList } from './list-rewrite.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
+import { refused } from './outcome.js'
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled', 'blocked'] as const
 
@@ -178,18 +179,13 @@ function numbered(todos: readonly { description: string; status: string }[]): st
  * @param items - the list
  */
 export function renderGeminiTodos(items: readonly Item[]): string {
-  if (items.length === 0) return 'The todo list is empty.'
-  return numbered(items.map((item) => ({ description: item.content, status: item.status })))
+  return renderNumbered(items, 'The todo list is empty.')
 }
 
 function applyWriteTodos(state: DialectState, input: unknown): CallOutcome {
   const checked = validateWriteTodos(input)
   if (!checked.ok) {
-    return {
-      result: { is_error: true, content: checked.message, structured: null },
-      state,
-      dropped: [],
-    }
+    return refused(state, checked.message)
   }
   const todos = checked.todos.map((todo) => ({
     description: todo.description,

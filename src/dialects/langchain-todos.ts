@@ -24,6 +24,7 @@ import { isRecord } from './json.js'
 import { renderChecklist, rewriteList } from './list-rewrite.js'
 import { literalMessage, pyRepr } from './native/python.js'
 import type { CallContext, CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
+import { refused } from './outcome.js'
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
 
@@ -170,19 +171,11 @@ export function renderLangchainTodos(items: readonly Item[]): string {
 
 function applyWriteTodos(state: DialectState, input: unknown, ctx: CallContext): CallOutcome {
   if (ctx.callsInRound > 1) {
-    return {
-      result: { is_error: true, content: PARALLEL_CALL_ERROR, structured: null },
-      state,
-      dropped: [],
-    }
+    return refused(state, PARALLEL_CALL_ERROR)
   }
   const checked = validateWriteTodos(input)
   if (!checked.ok) {
-    return {
-      result: { is_error: true, content: checked.message, structured: null },
-      state,
-      dropped: [],
-    }
+    return refused(state, checked.message)
   }
   const todos = checked.todos.map((t) => ({ content: t.content, status: t.status }))
   const next = rewriteList(

@@ -90,6 +90,25 @@ export function rewriteList(
   }
 }
 
+const CHECKLIST_MARKS: Record<Status, string> = {
+  pending: '[ ]',
+  in_progress: '[>]',
+  completed: '[x]',
+  cancelled: '[-]',
+  blocked: '[!]',
+}
+
+/**
+ * The list as Claude Code's reminder and Gemini CLI's result number it: one
+ * `N. [status] content` line per item; `empty` when there are no items.
+ * @param items - the list
+ * @param empty - the text for an empty list
+ */
+export function renderNumbered(items: readonly Item[], empty: string): string {
+  if (items.length === 0) return empty
+  return items.map((item, i) => `${i + 1}. [${item.status}] ${item.content}`).join('\n')
+}
+
 /**
  * A checklist rendering for dialects whose native shows no list of its own: one
  * `[x]`/`[>]`/`[ ]` line per item (`[-]` cancelled, `[!]` blocked), a blank line and
@@ -99,16 +118,9 @@ export function rewriteList(
  */
 export function renderChecklist(items: readonly Item[], empty: string): string {
   if (items.length === 0) return empty
-  const marks: Record<Status, string> = {
-    pending: '[ ]',
-    in_progress: '[>]',
-    completed: '[x]',
-    cancelled: '[-]',
-    blocked: '[!]',
-  }
   const done = items.filter((item) => item.status === 'completed').length
   return [
-    ...items.map((item) => `${marks[item.status]} ${item.content}`),
+    ...items.map((item) => `${CHECKLIST_MARKS[item.status]} ${item.content}`),
     '',
     `(${done}/${items.length} completed)`,
   ].join('\n')

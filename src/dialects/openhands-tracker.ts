@@ -34,6 +34,7 @@ import {
   type PydanticError,
 } from './native/python.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
+import { refused } from './outcome.js'
 
 const TRACKER_STATUSES = ['todo', 'in_progress', 'done'] as const
 const COMMANDS = ['view', 'plan'] as const
@@ -428,13 +429,9 @@ export function renderTaskList(items: readonly Item[]): string {
   return pyStrip(content)
 }
 
-function failure(state: DialectState, content: string): CallOutcome {
-  return { result: { is_error: true, content, structured: null }, state, dropped: [] }
-}
-
 function applyTaskTracker(state: DialectState, input: unknown): CallOutcome {
   const parsed = parseTaskTracker(input)
-  if (!parsed.ok) return failure(state, parsed.message)
+  if (!parsed.ok) return refused(state, parsed.message)
   if (parsed.command === 'view') {
     return {
       result: {
@@ -482,6 +479,15 @@ function checkList(items: readonly Item[]): ListCheck {
   return { ok: true, items: items.map((item) => ({ ...item })) }
 }
 
+/** Python's json escapes of the control characters that have a short form. */
+const SHORT_ESCAPES: Record<string, string> = {
+  '\b': '\\b',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\f': '\\f',
+  '\r': '\\r',
+}
+
 /** The `openhands-tracker` dialect. */
 export const openhandsTracker: Dialect = {
   name: 'openhands-tracker',
@@ -493,16 +499,10 @@ export const openhandsTracker: Dialect = {
   apply: (state, _toolName, input) => applyTaskTracker(state, input),
   argumentsError: (_toolName, raw) => {
     // the SDK retries json.loads with raw control characters escaped before it gives up
-    const escaped = raw.replace(/[\u0000-\u001f]/g, (c) => {
-      const short: Record<string, string> = {
-        '\b': '\\b',
-        '\t': '\\t',
-        '\n': '\\n',
-        '\f': '\\f',
-        '\r': '\\r',
-      }
-      return short[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
-    })
+    const escaped = raw.replace(
+      /[\u0000-\u001f]/g,
+      (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+    )
     const error =
       pyJsonError(escaped) ?? pyJsonError(raw) ?? 'Expecting value: line 1 column 1 (char 0)'
     return `Error validating tool 'task_tracker': ${error}. Arguments: unparseable JSON`

@@ -82,6 +82,15 @@ export function noticeFor(rendered: string): Notice {
   }
 }
 
+const toolNameSets = new WeakMap<Dialect, ReadonlySet<string>>()
+
+/** The names of a dialect's tools, built once per dialect. */
+function toolNamesOf(dialect: Dialect): ReadonlySet<string> {
+  let names = toolNameSets.get(dialect)
+  if (!names) toolNameSets.set(dialect, (names = new Set(dialect.tools.map((tool) => tool.name))))
+  return names
+}
+
 /** Reads a call's arguments from whichever field its API used. */
 function callArguments(call: ToolCall): { ok: true; value: unknown } | { ok: false; raw: string } {
   if (call.input !== undefined) return { ok: true, value: call.input }
@@ -115,8 +124,14 @@ export function applyRound(
 ): RoundOutcome {
   const dialect = resolveDialect(current, request.dialect)
   const base = current ?? newSession(key, dialect.name, request.settings ?? {}, now)
-  const toolNames = new Set(dialect.tools.map((t) => t.name))
-  const ownCalls = request.tool_calls.filter((call) => toolNames.has(call.name)).length
+  const toolNames = toolNamesOf(dialect)
+  let ownCalls = 0
+  let resets = false
+  for (const call of request.tool_calls) {
+    if (!toolNames.has(call.name)) continue
+    ownCalls++
+    if (dialect.resetsReminder?.(call.name) ?? true) resets = true
+  }
 
   let state = { items: base.items, data: base.dialect_state }
   const results: ToolResult[] = []
@@ -146,9 +161,6 @@ export function applyRound(
   })
 
   const usedTodo = ownCalls > 0
-  const resets = request.tool_calls.some(
-    (call) => toolNames.has(call.name) && (dialect.resetsReminder?.(call.name) ?? true)
-  )
   const { counters, due } = advanceReminder(dialect.reminder, base.settings, base, resets)
   const notice = base.notice_pending ? noticeFor(dialect.render(state.items)) : null
   const session: Session = {

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { droppedItems, makeItem, type Item, type Status } from '../core/items.js'
 import { isRecord } from './json.js'
 import type { Dialect, DialectState, ListCheck } from './types.js'
+import { refused } from './outcome.js'
 
 const S03_STATUSES = ['pending', 'in_progress', 'completed'] as const
 const MAX_ITEMS = 20
@@ -82,11 +83,7 @@ export function renderS03(items: readonly Item[]): string {
 function applyTodo(state: DialectState, input: unknown) {
   const parsed = parseS03Items(isRecord(input) ? input.items : undefined)
   if (!parsed.ok) {
-    return {
-      result: { is_error: true, content: `Error: ${parsed.message}`, structured: null },
-      state,
-      dropped: [],
-    }
+    return refused(state, `Error: ${parsed.message}`)
   }
   return {
     result: { is_error: false, content: renderS03(parsed.items), structured: null },
