@@ -46,6 +46,18 @@ export interface HistoryEntry {
   items: Item[]
 }
 
+/**
+ * The history entry a write of `session` adds.
+ * @param session - the session as written
+ * @param source - what wrote it
+ */
+export const historyEntryOf = (session: Session, source: ChangeSource): HistoryEntry => ({
+  version: session.version,
+  at: session.updated_at,
+  source,
+  items: session.items,
+})
+
 /** Which sessions a listing returns; `stale` needs `staleBefore`. */
 export type ListState = 'active' | 'done' | 'stale' | 'ended' | 'all'
 

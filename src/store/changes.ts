@@ -2,7 +2,25 @@
  * @module store/changes
  * The in-process change feed of the memory and SQLite stores.
  */
+import type { ChangeSource, SessionKey } from '../core/session.js'
 import type { ChangeEvent, ChangeListener } from './types.js'
+
+/**
+ * The event every subscriber hears for a change of a session (version 0 for a deletion).
+ * @param key - tenant and session
+ * @param version - the version written
+ * @param source - what wrote it
+ */
+export const changeEvent = (
+  key: SessionKey,
+  version: number,
+  source: ChangeSource
+): ChangeEvent => ({
+  tenant: key.tenant,
+  session_id: key.sessionId,
+  version,
+  source,
+})
 
 /** A set of listeners; a failing listener never breaks a write. */
 export function createChangeFeed() {

@@ -2,7 +2,17 @@
  * @module store/cursor
  * Listing cursors: a position in the (updated_at desc, session_id desc) order.
  */
+import type { Session } from '../core/session.js'
 import type { ListCursor } from './types.js'
+
+/**
+ * The cursor after the last session of a page.
+ * @param session - the page's last session
+ */
+export const cursorAfter = (session: Session): ListCursor => ({
+  updatedAt: session.updated_at,
+  sessionId: session.session_id,
+})
 
 /**
  * Whether a session sorts after the cursor, i.e. belongs to the next page.

@@ -3,11 +3,9 @@
  * Picks the configured backend.
  */
 import { createMemoryStore } from './memory.js'
-import { createRedisStore, type StoreLogger } from './redis.js'
+import { createRedisStore } from './redis.js'
 import { createSqliteStore } from './sqlite.js'
-import type { SessionStore, StoreOptions } from './types.js'
-
-export type { StoreLogger } from './redis.js'
+import type { SessionStore, StoreLogger, StoreOptions } from './types.js'
 
 export interface StoreConfig extends StoreOptions {
   kind: SessionStore['kind']

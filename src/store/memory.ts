@@ -4,9 +4,9 @@
  * return: updaters are pure and every caller builds new objects from a session, so sharing them
  * is safe and spares a parse and two serialisations per round.
  */
-import type { HistoryEntry, Session, SessionKey } from '../core/session.js'
+import { historyEntryOf, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
 import { matchesListQuery } from './filter.js'
-import { createChangeFeed } from './changes.js'
+import { changeEvent, createChangeFeed } from './changes.js'
 import {
   assertNextVersion,
   type IdempotencyClaim,
@@ -16,12 +16,11 @@ import {
   type StoreOptions,
   type Updater,
 } from './types.js'
-import { isBeforeCursor } from './cursor.js'
+import { cursorAfter, isBeforeCursor } from './cursor.js'
 
 interface Entry {
   tenant: string
   session: Session
-  updatedAt: number
   expiresAt: number
   history: HistoryEntry[]
 }
@@ -65,17 +64,15 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
         const { session, source } = decision.write
         assertNextVersion(current, session)
         const history = entry?.history ?? []
-        const record: HistoryEntry = { version: session.version, at: session.updated_at, source, items: session.items }
-        history.push(record)
+        history.push(historyEntryOf(session, source))
         if (history.length > options.historyLimit) history.splice(0, history.length - options.historyLimit)
         sessions.set(k, {
           tenant: key.tenant,
           session,
-          updatedAt: session.updated_at,
           expiresAt: options.now() + options.ttlMs,
           history,
         })
-        feed.emit({ tenant: key.tenant, session_id: key.sessionId, version: session.version, source })
+        feed.emit(changeEvent(key, session.version, source))
       }
       return decision.value
     },
@@ -83,16 +80,15 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
       const k = keyOf(key)
       const existed = live(k) !== undefined
       sessions.delete(k)
-      if (existed) feed.emit({ tenant: key.tenant, session_id: key.sessionId, version: 0, source: 'delete' })
+      if (existed) feed.emit(changeEvent(key, 0, 'delete'))
       return existed
     },
     async list(tenant, query: ListQuery): Promise<ListPage> {
       const now = options.now()
       const matches: Session[] = []
       for (const entry of sessions.values()) {
-        if (entry.expiresAt <= now) continue
+        if (entry.expiresAt <= now || entry.tenant !== tenant) continue
         const session = entry.session
-        if (session.tenant !== tenant) continue
         if (query.cursor && !isBeforeCursor(session.updated_at, session.session_id, query.cursor)) continue
         if (!matchesListQuery(session, query)) continue
         matches.push(session)
@@ -100,8 +96,7 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
       matches.sort((a, b) => b.updated_at - a.updated_at || (a.session_id < b.session_id ? 1 : -1))
       const page = matches.slice(0, query.limit)
       const last = page[page.length - 1]
-      const next =
-        matches.length > query.limit && last ? { updatedAt: last.updated_at, sessionId: last.session_id } : null
+      const next = matches.length > query.limit && last ? cursorAfter(last) : null
       return { sessions: page, next }
     },
     async countSessions(tenant) {

@@ -19,12 +19,13 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { Cluster, Redis, type ClusterOptions, type RedisOptions, type Result } from 'ioredis'
 import {
+  historyEntryOf,
   type ChangeSource,
   type HistoryEntry,
   type Session,
   type SessionKey,
 } from '../core/session.js'
-import { createChangeFeed } from './changes.js'
+import { changeEvent, createChangeFeed } from './changes.js'
 import { isBeforeCursor } from './cursor.js'
 import { matchesListQuery } from './filter.js'
 import {
@@ -38,6 +39,7 @@ import {
   type ListQuery,
   type SessionStore,
   type SharedCounters,
+  type StoreLogger,
   type StoreOptions,
   type UpdateDecision,
   type Updater,
@@ -46,12 +48,6 @@ import {
 /** The Redis store, with its connection (tests and tools inspect keys through it). */
 export interface RedisSessionStore extends SessionStore {
   readonly client: Redis | Cluster
-}
-
-/** Where the store reports connection trouble; pino's logger fits. */
-export interface StoreLogger {
-  info(obj: object, msg: string): void
-  warn(obj: object, msg: string): void
 }
 
 export interface RedisStoreOptions extends StoreOptions {
@@ -492,7 +488,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
   }
 
   const eventJson = (key: SessionKey, version: number, source: ChangeSource) =>
-    JSON.stringify({ tenant: key.tenant, session_id: key.sessionId, version, source })
+    JSON.stringify(changeEvent(key, version, source))
 
   const turns = new Map<string, Promise<TurnOutcome>>()
 
@@ -530,12 +526,6 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
       assertNextVersion(base.session, session)
       const now = options.now()
       const token = nextToken()
-      const entry: HistoryEntry = {
-        version: session.version,
-        at: session.updated_at,
-        source,
-        items: session.items,
-      }
       const args = [
         String(base.session?.version ?? 0),
         base.token ?? '',
@@ -544,7 +534,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
         JSON.stringify(session),
         String(now + options.ttlMs),
         String(options.ttlMs),
-        JSON.stringify(entry),
+        JSON.stringify(historyEntryOf(session, source)),
         String(options.historyLimit),
         channel,
         eventJson(key, session.version, source),
@@ -624,15 +614,14 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
             new Error('an earlier update of this session found Redis unreachable')
           )
         }
-        // the record the turn ahead stored while this one waited (as before), else the cached
-        // guess (a read or refusal since is newer), else one read
+        // the cached record (a read or refusal since is newer than what the turn ahead stored),
+        // else what the turn ahead stored, else one read; only a cached record this instance did
+        // not just store itself is a guess the updater's decision must be checked against
         const handed = before?.stored
         const cached = baseCache.get(sessionKey)
-        if (handed && (!cached || cached.token === handed.token)) {
-          return await writeWithRetries(key, handed, false, fn, outcome)
-        }
-        if (cached) return await writeWithRetries(key, cached, true, fn, outcome)
-        return await writeWithRetries(key, await readBase(key), false, fn, outcome)
+        const start = cached ?? handed ?? (await readBase(key))
+        const guessed = cached !== undefined && cached.token !== handed?.token
+        return await writeWithRetries(key, start, guessed, fn, outcome)
       } catch (error) {
         if (error instanceof StoreUnavailableError) {
           outcome.unavailableAt ??= performance.now()

@@ -14,7 +14,8 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { summarize, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
-import { createChangeFeed } from './changes.js'
+import { changeEvent, createChangeFeed } from './changes.js'
+import { cursorAfter } from './cursor.js'
 import {
   assertNextVersion,
   ConflictRetryError,
@@ -395,12 +396,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
         write(key, row, session, source)
         return {
           value: decision.value,
-          event: {
-            tenant: key.tenant,
-            session_id: key.sessionId,
-            version: session.version,
-            source,
-          },
+          event: changeEvent(key, session.version, source),
         }
       })
     },
@@ -410,9 +406,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
         removeSession(key)
         return {
           value: live,
-          event: live
-            ? { tenant: key.tenant, session_id: key.sessionId, version: 0, source: 'delete' }
-            : undefined,
+          event: live ? changeEvent(key, 0, 'delete') : undefined,
         }
       })
     },
@@ -433,10 +427,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       }) as { data: string }[]
       const sessions = rows.slice(0, query.limit).map((row) => JSON.parse(row.data) as Session)
       const last = sessions[sessions.length - 1]
-      const next =
-        rows.length > query.limit && last
-          ? { updatedAt: last.updated_at, sessionId: last.session_id }
-          : null
+      const next = rows.length > query.limit && last ? cursorAfter(last) : null
       return { sessions, next }
     },
     async history(key, limit) {

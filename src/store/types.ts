@@ -65,6 +65,12 @@ export interface StoreOptions {
   onConflict?: () => void
 }
 
+/** Where the store reports connection trouble; pino's logger fits. */
+export interface StoreLogger {
+  info(obj: object, msg: string): void
+  warn(obj: object, msg: string): void
+}
+
 /** A new version of a session (or its deletion), as every instance hears it. */
 export interface ChangeEvent {
   tenant: string
