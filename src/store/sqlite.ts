@@ -164,6 +164,11 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   const pruneHistory = db.prepare(
     'DELETE FROM history WHERE tenant = ? AND session_id = ? AND version <= ?'
   )
+  const selectExpiry = db
+    .prepare<[string, string], number>(
+      'SELECT expires_at FROM sessions WHERE tenant = ? AND session_id = ?'
+    )
+    .pluck()
   const selectHistory = db.prepare<
     [string, string, number],
     { version: number; at: number; source: string; items: string }
@@ -224,6 +229,10 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     const row = selectSession.get(key.tenant, key.sessionId)
     return row && row.expires_at > options.now() ? row : undefined
   }
+
+  /** Whether the session is there and unexpired, without reading its data. */
+  const isLive = (key: SessionKey): boolean =>
+    (selectExpiry.get(key.tenant, key.sessionId) ?? 0) > options.now()
 
   const removeSession = (key: SessionKey) => {
     deleteHistory.run(key.tenant, key.sessionId)
@@ -402,7 +411,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     },
     delete(key) {
       return enqueue<boolean>(() => {
-        const live = liveRow(key) !== undefined
+        const live = isLive(key)
         removeSession(key)
         return {
           value: live,
@@ -431,7 +440,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       return { sessions, next }
     },
     async history(key, limit) {
-      if (!liveRow(key)) return []
+      if (!isLive(key)) return []
       return selectHistory.all(key.tenant, key.sessionId, limit).map((row): HistoryEntry => ({
         version: row.version,
         at: row.at,
