@@ -135,6 +135,10 @@ function pydanticErrors(args: Record<string, unknown>): { errors: LineError[]; t
   return { errors, todos }
 }
 
+/** pydantic's errors as `loc: msg` lines. */
+const errorLines = (errors: readonly { loc: readonly (string | number)[]; msg: string }[]) =>
+  errors.map((e) => `${e.loc.join('.')}: ${e.msg}`).join('\n')
+
 /**
  * Validates a `write_todos` call as ToolNode would: the validated todos, or the error text the
  * model reads.
@@ -146,7 +150,7 @@ export function validateWriteTodos(
   const kwargs = isRecord(args) ? args : {}
   const { errors, todos } = pydanticErrors(kwargs)
   if (errors.length === 0) return { ok: true, todos }
-  const detail = errors.map((e) => `${e.loc.join('.')}: ${e.msg}`).join('\n')
+  const detail = errorLines(errors)
   return {
     ok: false,
     message: `Error invoking tool 'write_todos' with kwargs ${pyRepr(kwargs)} with error:\n ${detail}\n Please fix the error and try again.`,
@@ -194,7 +198,7 @@ function checkList(items: readonly Item[]): ListCheck {
     todos: items.map((item) => ({ content: item.content, status: item.status })),
   })
   if (errors.length > 0) {
-    return { ok: false, message: errors.map((e) => `${e.loc.join('.')}: ${e.msg}`).join('\n') }
+    return { ok: false, message: errorLines(errors) }
   }
   return { ok: true, items: items.map((item) => ({ ...item })) }
 }

@@ -65,7 +65,8 @@ export interface RedisStoreOptions extends StoreOptions {
   startupTimeoutMs?: number
   /**
    * Sessions whose last stored or read record this instance keeps as the starting guess of its
-   * next update (least recently used dropped first); default 2048, 0 = always read first.
+   * next update (least recently used dropped first); default 2048. With 0 an update reads first,
+   * unless an update queued ahead of it in this instance has just stored the session.
    */
   baseCacheSize?: number
   logger?: StoreLogger
