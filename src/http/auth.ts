@@ -86,13 +86,19 @@ export function loadKeysFile(path: string): KeyTable {
  * Finds a key by its secret, comparing the secret's hash with every known hash in constant time
  * (no early exit), so timing tells nothing about which keys exist.
  */
-function findKey(keys: KeyTable, token: string): ApiKey | undefined {
-  const hash = Buffer.from(hashKey(token), 'hex')
+function findKey(known: readonly KnownKey[], token: string): ApiKey | undefined {
+  const digest = createHash('sha256').update(token).digest()
   let found: ApiKey | undefined
-  for (const [known, key] of keys) {
-    if (timingSafeEqual(hash, Buffer.from(known, 'hex')) && !found) found = key
+  for (const { sha256, key } of known) {
+    if (timingSafeEqual(digest, sha256) && !found) found = key
   }
   return found
+}
+
+/** A key's sha256 as bytes, decoded once rather than on every request. */
+interface KnownKey {
+  sha256: Buffer
+  key: ApiKey
 }
 
 /**
@@ -112,9 +118,10 @@ export function authenticate(
       await next()
     }
   }
+  const known = [...keys].map(([sha256, key]) => ({ sha256: Buffer.from(sha256, 'hex'), key }))
   const bearer = bearerAuth({
     verifyToken: (token, c) => {
-      const key = findKey(keys, token)
+      const key = findKey(known, token)
       if (!key) return false
       const ctx = c as unknown as Context<AppEnv>
       ctx.set('tenant', key.tenant)
