@@ -26,7 +26,16 @@ async function main() {
   const config = loadConfig(process.env)
   const logger = pino({
     level: config.LOG_LEVEL,
-    redact: { paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'key', 'token'], censor: '[redacted]' },
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'headers.authorization',
+        'authorization',
+        'key',
+        'token',
+      ],
+      censor: '[redacted]',
+    },
   })
   const keys = new Map([
     ...parseAuthKeys(config.AUTH_KEYS),
@@ -61,7 +70,9 @@ async function main() {
       maxSessionsPerTenant: config.MAX_SESSIONS_PER_TENANT,
     },
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
-    corsOrigins: config.CORS_ORIGINS?.split(',').map((origin) => origin.trim()).filter(Boolean),
+    corsOrigins: config.CORS_ORIGINS?.split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
     shutdownSignal: shutdownController.signal,
     metrics,
     store,

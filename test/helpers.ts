@@ -13,7 +13,12 @@ export interface TestApp {
   store: SessionStore
   clock: { now: number }
   /** JSON request; returns status, headers and parsed body (text when not JSON). */
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>
+  ): Promise<TestResponse>
 }
 
 export interface TestResponse {

@@ -21,7 +21,8 @@ export function sseReader(body: ReadableStream<Uint8Array>) {
       const match = /^(event|id|data): ?(.*)$/.exec(line)
       if (match) {
         const field = match[1] as 'event' | 'id' | 'data'
-        message[field] = field === 'data' && message.data !== undefined ? `${message.data}\n${match[2]}` : match[2]
+        message[field] =
+          field === 'data' && message.data !== undefined ? `${message.data}\n${match[2]}` : match[2]
       }
     }
     return message
@@ -38,7 +39,10 @@ export function sseReader(body: ReadableStream<Uint8Array>) {
         const chunk = await Promise.race([
           reader.read(),
           new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error('timed out waiting for an SSE message')), remaining)
+            timer = setTimeout(
+              () => reject(new Error('timed out waiting for an SSE message')),
+              remaining
+            )
           }),
         ]).finally(() => clearTimeout(timer))
         if (chunk.done) return null

@@ -18,7 +18,12 @@ let counter = 0
 const uniqueTenant = () => `t${process.pid}-${Date.now()}-${counter++}`
 
 /** Writes the next version of a session, creating it when absent. */
-function bump(store: SessionStore, key: SessionKey, now: number, change: (s: Session) => Partial<Session> = () => ({})) {
+function bump(
+  store: SessionStore,
+  key: SessionKey,
+  now: number,
+  change: (s: Session) => Partial<Session> = () => ({})
+) {
   return store.update(key, (current) => {
     const base = current ?? newSession(key, 's03', {}, now)
     const next: Session = { ...base, ...change(base), version: base.version + 1, updated_at: now }
@@ -61,7 +66,9 @@ export function storeContract(name: string, factory: StoreFactory) {
 
     it('Should store nothing when the updater decides not to write', async () => {
       const key = { tenant: uniqueTenant(), sessionId: 's1' }
-      const value = await store.update(key, (current) => ({ value: current === null ? 'absent' : 'present' }))
+      const value = await store.update(key, (current) => ({
+        value: current === null ? 'absent' : 'present',
+      }))
       assert.equal(value, 'absent')
       assert.equal(await store.get(key), null)
     })
@@ -93,7 +100,9 @@ export function storeContract(name: string, factory: StoreFactory) {
     it('Should lose no update among 50 concurrent ones on one session', async () => {
       const key = { tenant: uniqueTenant(), sessionId: 'hot' }
       await Promise.all(
-        Array.from({ length: 50 }, () => bump(store, key, clock.now, (s) => ({ round: s.round + 1 })))
+        Array.from({ length: 50 }, () =>
+          bump(store, key, clock.now, (s) => ({ round: s.round + 1 }))
+        )
       )
       const final = await store.get(key)
       assert.equal(final?.round, 50)
@@ -116,7 +125,10 @@ export function storeContract(name: string, factory: StoreFactory) {
       const b = { tenant: uniqueTenant(), sessionId: 'same' }
       await bump(store, a, clock.now, () => ({ round: 7 }))
       assert.equal(await store.get(b), null)
-      assert.equal((await store.list(b.tenant, { state: 'all', staleBefore: 0, limit: 10 })).sessions.length, 0)
+      assert.equal(
+        (await store.list(b.tenant, { state: 'all', staleBefore: 0, limit: 10 })).sessions.length,
+        0
+      )
       assert.equal(await store.delete(b), false)
       assert.equal((await store.get(a))?.round, 7)
     })
@@ -129,11 +141,17 @@ export function storeContract(name: string, factory: StoreFactory) {
         }))
       }
       const entries = await store.history(key, 100)
-      assert.deepEqual(entries.map((e) => e.version), [4, 5, 6, 7, 8])
+      assert.deepEqual(
+        entries.map((e) => e.version),
+        [4, 5, 6, 7, 8]
+      )
       assert.equal(entries[4].items[0].content, 'v8')
       assert.equal(entries[4].source, 'round')
       assert.equal(entries[4].at, clock.now + 7)
-      assert.deepEqual((await store.history(key, 2)).map((e) => e.version), [7, 8])
+      assert.deepEqual(
+        (await store.history(key, 2)).map((e) => e.version),
+        [7, 8]
+      )
     })
 
     it('Should list newest first with a cursor and state filters', async () => {
@@ -150,7 +168,9 @@ export function storeContract(name: string, factory: StoreFactory) {
         ended: { outcome: 'max_turns' as const, detail: null, at: t0 + 4, unfinished: ['1'] },
       }))
       const ids = async (state: 'all' | 'active' | 'done' | 'stale' | 'ended') =>
-        (await store.list(tenant, { state, staleBefore: t0 - 5000, limit: 50 })).sessions.map((s) => s.session_id)
+        (await store.list(tenant, { state, staleBefore: t0 - 5000, limit: 50 })).sessions.map(
+          (s) => s.session_id
+        )
       assert.deepEqual(await ids('all'), ['ended', 'finished', 'working', 'empty', 'old'])
       assert.deepEqual(await ids('active'), ['working', 'empty', 'old'])
       assert.deepEqual(await ids('done'), ['finished'])
@@ -186,14 +206,17 @@ export function storeContract(name: string, factory: StoreFactory) {
       await write('b', 'gemini-todos', t0 - 2000)
       await write('c', 's03', t0 - 1000)
       const ids = async (extra: Partial<Parameters<SessionStore['list']>[1]>) =>
-        (await store.list(tenant, { state: 'all', staleBefore: 0, limit: 50, ...extra })).sessions.map(
-          (s) => s.session_id
-        )
+        (
+          await store.list(tenant, { state: 'all', staleBefore: 0, limit: 50, ...extra })
+        ).sessions.map((s) => s.session_id)
       assert.deepEqual(await ids({ dialect: 's03' }), ['c', 'a'])
       assert.deepEqual(await ids({ dialect: 'gemini-todos' }), ['b'])
       assert.deepEqual(await ids({ updatedSince: t0 - 2000 }), ['c', 'b'])
       assert.deepEqual(await ids({ updatedSince: t0 - 2000, dialect: 's03' }), ['c'])
-      assert.deepEqual(await ids({ dialect: 's03', limit: 1, cursor: { updatedAt: t0 - 1000, sessionId: 'c' } }), ['a'])
+      assert.deepEqual(
+        await ids({ dialect: 's03', limit: 1, cursor: { updatedAt: t0 - 1000, sessionId: 'c' } }),
+        ['a']
+      )
       assert.equal(await store.countSessions(tenant), 3)
       assert.equal(await store.countSessions(uniqueTenant()), 0)
     })
@@ -205,7 +228,11 @@ export function storeContract(name: string, factory: StoreFactory) {
       clock.now += 3_600_001
       try {
         assert.equal(await store.get(key), null)
-        assert.equal((await store.list(key.tenant, { state: 'all', staleBefore: 0, limit: 10 })).sessions.length, 0)
+        assert.equal(
+          (await store.list(key.tenant, { state: 'all', staleBefore: 0, limit: 10 })).sessions
+            .length,
+          0
+        )
         const fresh = await bump(store, key, clock.now)
         assert.equal(fresh.version, 1, 'an expired session is gone: the next write starts anew')
       } finally {
@@ -240,7 +267,8 @@ export function storeContract(name: string, factory: StoreFactory) {
       const key = { tenant: uniqueTenant(), sessionId: 'watched' }
       const heard: string[] = []
       const unsubscribe = store.subscribe((event) => {
-        if (event.tenant === key.tenant) heard.push(`${event.session_id}:${event.version}:${event.source}`)
+        if (event.tenant === key.tenant)
+          heard.push(`${event.session_id}:${event.version}:${event.source}`)
       })
       try {
         await bump(store, key, clock.now)

@@ -39,14 +39,18 @@ export function advanceReminder(
   usedTodo: boolean
 ): { counters: ReminderCounters; due: boolean } {
   const roundsSinceTodo = usedTodo ? 0 : counters.rounds_since_todo + 1
-  const sinceReminder = counters.rounds_since_reminder === null ? null : counters.rounds_since_reminder + 1
+  const sinceReminder =
+    counters.rounds_since_reminder === null ? null : counters.rounds_since_reminder + 1
   const after = settings.reminder_after_rounds ?? policy.afterRounds
   const due =
     settings.reminder !== false &&
     roundsSinceTodo >= after &&
     (sinceReminder === null || sinceReminder >= policy.repeatEvery)
   return {
-    counters: { rounds_since_todo: roundsSinceTodo, rounds_since_reminder: due ? 0 : sinceReminder },
+    counters: {
+      rounds_since_todo: roundsSinceTodo,
+      rounds_since_reminder: due ? 0 : sinceReminder,
+    },
     due,
   }
 }

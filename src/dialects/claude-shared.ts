@@ -5,7 +5,6 @@
  */
 import type { z } from 'zod'
 
-
 /** Claude Code's path rendering: `['todos', 0, 'activeForm']` → `todos[0].activeForm`. */
 function formatValidationPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>((acc, segment, index) => {

@@ -125,4 +125,3 @@ export function renderChecklist(items: readonly Item[], empty: string): string {
     `(${done}/${items.length} completed)`,
   ].join('\n')
 }
-

@@ -15,9 +15,7 @@ const MARKERS: Record<string, string> = { pending: '[ ]', in_progress: '[>]', co
 
 /** The advertised input schema of `todo`, exactly the lesson's. */
 export const S03TodoInput = z.object({
-  items: z.array(
-    z.object({ id: z.string(), text: z.string(), status: z.enum(S03_STATUSES) })
-  ),
+  items: z.array(z.object({ id: z.string(), text: z.string(), status: z.enum(S03_STATUSES) })),
 })
 
 type Parsed = { ok: true; items: Item[] } | { ok: false; message: string }
@@ -93,12 +91,18 @@ function applyTodo(state: DialectState, input: unknown) {
 }
 
 function checkList(items: readonly Item[]): ListCheck {
-  const parsed = parseS03Items(items.map((item) => ({ id: item.id, text: item.content, status: item.status })))
+  const parsed = parseS03Items(
+    items.map((item) => ({ id: item.id, text: item.content, status: item.status }))
+  )
   if (!parsed.ok) return parsed
   // keep the operator's extra canonical fields; the lesson only normalises text and status
   return {
     ok: true,
-    items: parsed.items.map((item, i) => ({ ...items[i], content: item.content, status: item.status })),
+    items: parsed.items.map((item, i) => ({
+      ...items[i],
+      content: item.content,
+      status: item.status,
+    })),
   }
 }
 

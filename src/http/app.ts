@@ -55,9 +55,15 @@ function onError(error: Error, c: Context<AppEnv>): Response {
     return problem(c, 409, 'dialect-conflict', error.message)
   }
   if (error instanceof StoreUnavailableError) {
-    return problem(c, 503, 'store-unavailable', 'The session store is unreachable; retry shortly.', {
-      headers: { 'Retry-After': '1' },
-    })
+    return problem(
+      c,
+      503,
+      'store-unavailable',
+      'The session store is unreachable; retry shortly.',
+      {
+        headers: { 'Retry-After': '1' },
+      }
+    )
   }
   if (error instanceof ConflictRetryError) {
     return problem(c, 503, 'contention', error.message, { headers: { 'Retry-After': '1' } })
@@ -120,13 +126,15 @@ export function createApp(appDeps: AppDeps) {
   })
   app.use(requestLogger(deps.logger))
   app.use(metrics.middleware.registerMetrics)
-  app.use(methodNotAllowed({
-    app,
-    onMethodNotAllowed: (c, methods) =>
-      problem(c, 405, 'method-not-allowed', `${c.req.method} is not allowed here.`, {
-        headers: { Allow: methods.join(', ') },
-      }),
-  }))
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) =>
+        problem(c, 405, 'method-not-allowed', `${c.req.method} is not allowed here.`, {
+          headers: { Allow: methods.join(', ') },
+        }),
+    })
+  )
   app.use(
     bodyLimit(deps.bodyLimitBytes, (c) =>
       problem(c, 413, 'body-too-large', `The request body exceeds ${deps.bodyLimitBytes} bytes.`)
@@ -173,7 +181,10 @@ export function createApp(appDeps: AppDeps) {
   }
   // not on /events: the middleware would read a never-ending stream to hash it
   for (const path of ETAG_PATHS) app.use(path, etag())
-  app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer' })
+  app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', {
+    type: 'http',
+    scheme: 'bearer',
+  })
 
   registerToolRoutes(app)
   registerRoundRoutes(app, deps)

@@ -37,7 +37,12 @@ export function parseAuthKeys(spec: string | undefined): KeyTable {
   spec.split(',').forEach((entry, index) => {
     const [tenant, role, ...rest] = entry.trim().split(':')
     const secret = rest.join(':')
-    if (!tenant || !TENANT_PATTERN.test(tenant) || (role !== 'agent' && role !== 'viewer') || secret.length < 8) {
+    if (
+      !tenant ||
+      !TENANT_PATTERN.test(tenant) ||
+      (role !== 'agent' && role !== 'viewer') ||
+      secret.length < 8
+    ) {
       throw new Error(
         `AUTH_KEYS entry ${index + 1} must be tenant:role:key with role agent or viewer and a key of 8+ characters`
       )
@@ -79,7 +84,9 @@ export function loadKeysFile(path: string): KeyTable {
     const issue = result.error.issues[0]
     throw new Error(`AUTH_KEYS_FILE ${path}: ${issue.path.join('.')}: ${issue.message}`)
   }
-  return new Map(result.data.keys.map((key) => [key.sha256, { tenant: key.tenant, role: key.role }]))
+  return new Map(
+    result.data.keys.map((key) => [key.sha256, { tenant: key.tenant, role: key.role }])
+  )
 }
 
 /**

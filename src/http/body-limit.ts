@@ -17,15 +17,23 @@ const DRAIN_CAP_BYTES = 64 * 1024 * 1024
  * @param maxSize - the largest body accepted, in bytes
  * @param onTooLarge - builds the 413 response
  */
-export function bodyLimit(maxSize: number, onTooLarge: (c: Context) => Response): MiddlewareHandler {
+export function bodyLimit(
+  maxSize: number,
+  onTooLarge: (c: Context) => Response
+): MiddlewareHandler {
   return async function bodyLimit(c, next) {
     // reads carry no body we would read; not touching `body` spares the Node adapter from
     // building a full Request for every GET
-    if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'OPTIONS') return next()
+    if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'OPTIONS')
+      return next()
     const declared = c.req.header('content-length')
     // a length within the limit is enforced by the HTTP parser: leave the body to the handler,
     // which reads it through the adapter's buffered fast path
-    if (declared !== undefined && !c.req.header('transfer-encoding') && Number(declared) <= maxSize) {
+    if (
+      declared !== undefined &&
+      !c.req.header('transfer-encoding') &&
+      Number(declared) <= maxSize
+    ) {
       return next()
     }
     const body = c.req.raw.body

@@ -20,7 +20,15 @@ export function requestLogger(root: Logger): MiddlewareHandler<AppEnv> {
       c.set('logger', root)
       await next()
       if (c.res.status >= 500) {
-        root.error({ req_id: c.get('requestId'), method: c.req.method, route: routePath(c, -1), status: c.res.status }, 'request')
+        root.error(
+          {
+            req_id: c.get('requestId'),
+            method: c.req.method,
+            route: routePath(c, -1),
+            status: c.res.status,
+          },
+          'request'
+        )
       }
       return
     }

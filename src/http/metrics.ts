@@ -36,10 +36,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     middleware: prometheus({ registry, collectDefaultMetrics: options.defaultMetrics ?? false }),
     rounds: counter('rounds_total', 'Rounds processed', ['dialect']),
     todoCalls: counter('todo_calls_total', "Calls of a dialect's todo tools", ['dialect']),
-    validationErrors: counter('validation_errors_total', 'Todo calls answered with is_error', ['dialect']),
+    validationErrors: counter('validation_errors_total', 'Todo calls answered with is_error', [
+      'dialect',
+    ]),
     reminders: counter('reminders_total', 'Round replies that carried the reminder', ['dialect']),
-    droppedItems: counter('dropped_items_total', 'Unfinished items a whole-list write removed', ['dialect']),
-    operatorEdits: counter('operator_edits_total', "Operators' list edits (PUT todos)", ['dialect']),
+    droppedItems: counter('dropped_items_total', 'Unfinished items a whole-list write removed', [
+      'dialect',
+    ]),
+    operatorEdits: counter('operator_edits_total', "Operators' list edits (PUT todos)", [
+      'dialect',
+    ]),
     storeLatency: new Histogram({
       name: 'agent_todos_store_seconds',
       help: 'Session store call latency',

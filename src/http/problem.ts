@@ -94,7 +94,12 @@ export const sessionNotFound = (sessionId: string) =>
   new ProblemError(404, 'session-not-found', `No session '${sessionId}'.`)
 
 /** Where each validated part of a request points in a problem's field errors. */
-const INPUT_POINTER: Record<string, string> = { json: '', param: '/path', query: '/query', header: '/headers' }
+const INPUT_POINTER: Record<string, string> = {
+  json: '',
+  param: '/path',
+  query: '/query',
+  header: '/headers',
+}
 
 /**
  * The 400 problem for a request part that breaks its schema: `invalid-session-id` for the path
@@ -126,7 +131,9 @@ export function fieldErrors(
   return issues.map((issue) => ({
     pointer:
       prefix +
-      issue.path.map((part) => '/' + String(part).replace(/~/g, '~0').replace(/\//g, '~1')).join(''),
+      issue.path
+        .map((part) => '/' + String(part).replace(/~/g, '~0').replace(/\//g, '~1'))
+        .join(''),
     detail: issue.message,
   }))
 }
@@ -136,6 +143,9 @@ const problemContent = { 'application/problem+json': { schema: ProblemDetails } 
 /** OpenAPI response entries for the problems a route can answer. */
 export function problemResponses<S extends number>(...statuses: S[]) {
   return Object.fromEntries(
-    statuses.map((status) => [status, { description: TITLES[status] ?? 'Error', content: problemContent }])
+    statuses.map((status) => [
+      status,
+      { description: TITLES[status] ?? 'Error', content: problemContent },
+    ])
   ) as Record<S, { description: string; content: typeof problemContent }>
 }

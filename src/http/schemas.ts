@@ -134,7 +134,6 @@ export const SessionView = z
   })
   .openapi('SessionView')
 
-
 export const PutTodosRequest = z
   .object({ items: z.array(ItemInput).max(1000), dialect: DialectName.optional() })
   .openapi('PutTodosRequest')
@@ -148,10 +147,10 @@ export const LIST_STATES = ['active', 'done', 'stale', 'ended', 'all'] as const
 export const ListQuery = z.object({
   state: z.enum(LIST_STATES).default('all'),
   dialect: DialectName.optional(),
-  updated_since: z.iso
-    .datetime({ offset: true })
-    .optional()
-    .openapi({ description: 'Only sessions changed at or after this time (RFC 3339)', example: '2026-11-30T12:00:00Z' }),
+  updated_since: z.iso.datetime({ offset: true }).optional().openapi({
+    description: 'Only sessions changed at or after this time (RFC 3339)',
+    example: '2026-11-30T12:00:00Z',
+  }),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(512).optional(),
 })

@@ -50,7 +50,10 @@ export function sessionView(session: Session): z.infer<typeof S.SessionView> {
  * @param session - the stored session
  * @param staleBefore - epoch ms: unfinished sessions unchanged since are stale
  */
-export function sessionSummary(session: Session, staleBefore: number): z.infer<typeof S.SessionSummary> {
+export function sessionSummary(
+  session: Session,
+  staleBefore: number
+): z.infer<typeof S.SessionSummary> {
   return {
     session_id: session.session_id,
     dialect: session.dialect,
@@ -93,7 +96,12 @@ export function roundReply(outcome: RoundOutcome): z.infer<typeof S.RoundReply> 
  * @param entry - the past version
  */
 export function historicalView(session: Session, entry: HistoryEntry) {
-  const view = sessionView({ ...session, items: entry.items, version: entry.version, updated_at: entry.at })
+  const view = sessionView({
+    ...session,
+    items: entry.items,
+    version: entry.version,
+    updated_at: entry.at,
+  })
   return { ...view, source: entry.source, replayed: true }
 }
 

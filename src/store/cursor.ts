@@ -21,7 +21,9 @@ export const cursorAfter = (session: Session): ListCursor => ({
  * @param cursor - the last entry of the previous page
  */
 export function isBeforeCursor(updatedAt: number, sessionId: string, cursor: ListCursor): boolean {
-  return updatedAt < cursor.updatedAt || (updatedAt === cursor.updatedAt && sessionId < cursor.sessionId)
+  return (
+    updatedAt < cursor.updatedAt || (updatedAt === cursor.updatedAt && sessionId < cursor.sessionId)
+  )
 }
 
 /** Encodes a cursor as an opaque URL-safe token. */

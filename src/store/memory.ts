@@ -4,7 +4,12 @@
  * return: updaters are pure and every caller builds new objects from a session, so sharing them
  * is safe and spares a parse and two serialisations per round.
  */
-import { historyEntryOf, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
+import {
+  historyEntryOf,
+  type HistoryEntry,
+  type Session,
+  type SessionKey,
+} from '../core/session.js'
 import { matchesListQuery } from './filter.js'
 import { changeEvent, createChangeFeed } from './changes.js'
 import {
@@ -31,7 +36,10 @@ const keyOf = (key: SessionKey) => `${key.tenant}\u0000${key.sessionId}`
 export function createMemoryStore(options: StoreOptions): SessionStore {
   const sessions = new Map<string, Entry>()
   const feed = createChangeFeed()
-  const idempotency = new Map<string, { fingerprint: string; reply: string | null; expiresAt: number }>()
+  const idempotency = new Map<
+    string,
+    { fingerprint: string; reply: string | null; expiresAt: number }
+  >()
 
   const live = (k: string): Entry | undefined => {
     const entry = sessions.get(k)
@@ -65,7 +73,8 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
         assertNextVersion(current, session)
         const history = entry?.history ?? []
         history.push(historyEntryOf(session, source))
-        if (history.length > options.historyLimit) history.splice(0, history.length - options.historyLimit)
+        if (history.length > options.historyLimit)
+          history.splice(0, history.length - options.historyLimit)
         sessions.set(k, {
           tenant: key.tenant,
           session,
@@ -89,7 +98,8 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
       for (const entry of sessions.values()) {
         if (entry.expiresAt <= now || entry.tenant !== tenant) continue
         const session = entry.session
-        if (query.cursor && !isBeforeCursor(session.updated_at, session.session_id, query.cursor)) continue
+        if (query.cursor && !isBeforeCursor(session.updated_at, session.session_id, query.cursor))
+          continue
         if (!matchesListQuery(session, query)) continue
         matches.push(session)
       }
@@ -115,7 +125,10 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
     async claimIdempotency(scope, fingerprint, ttlMs): Promise<IdempotencyClaim> {
       const existing = idempotency.get(scope)
       if (existing && existing.expiresAt > options.now()) {
-        return { claimed: false, record: { fingerprint: existing.fingerprint, reply: existing.reply } }
+        return {
+          claimed: false,
+          record: { fingerprint: existing.fingerprint, reply: existing.reply },
+        }
       }
       idempotency.set(scope, { fingerprint, reply: null, expiresAt: options.now() + ttlMs })
       return { claimed: true }

@@ -2,13 +2,7 @@
  * @module store/types
  * The storage seam: one interface, one atomic read-modify-write, three backends.
  */
-import type {
-  ChangeSource,
-  HistoryEntry,
-  ListState,
-  Session,
-  SessionKey,
-} from '../core/session.js'
+import type { ChangeSource, HistoryEntry, ListState, Session, SessionKey } from '../core/session.js'
 
 /** What an updater decides: a value for the caller and, optionally, a new version to store. */
 export interface UpdateDecision<T> {
@@ -116,7 +110,12 @@ export interface SessionStore {
   /** Claims an idempotency key, or returns what is stored under it. */
   claimIdempotency(scope: string, fingerprint: string, ttlMs: number): Promise<IdempotencyClaim>
   /** Stores the reply of a claimed key. */
-  completeIdempotency(scope: string, fingerprint: string, reply: string, ttlMs: number): Promise<void>
+  completeIdempotency(
+    scope: string,
+    fingerprint: string,
+    reply: string,
+    ttlMs: number
+  ): Promise<void>
   /** Drops a claim whose request did not succeed, so a retry runs again. */
   releaseIdempotency(scope: string): Promise<void>
   /**

@@ -271,15 +271,23 @@ describe('The dashboard in headless Chromium', { skip, timeout: 60_000 }, () => 
         )
       await page.click('button[data-filter="stale"]')
       await page
-        .waitForFunction(() => document.querySelectorAll('#rows tr:not([hidden])').length === 1, undefined, {
-          timeout: 2000,
-        })
+        .waitForFunction(
+          () => document.querySelectorAll('#rows tr:not([hidden])').length === 1,
+          undefined,
+          {
+            timeout: 2000,
+          }
+        )
         .catch(() => undefined)
       assert.deepEqual(await visibleRows(), ['flaky-ci'])
       await page.click('button[data-filter="all"]')
-      await page.waitForFunction(() => document.querySelectorAll('#rows tr:not([hidden])').length > 1, undefined, {
-        timeout: 2000,
-      })
+      await page.waitForFunction(
+        () => document.querySelectorAll('#rows tr:not([hidden])').length > 1,
+        undefined,
+        {
+          timeout: 2000,
+        }
+      )
     })
 
     it("Should show a session's list and history on click and save a screenshot", async () => {

@@ -4,7 +4,13 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { request, startServer, type ServerProcess } from './server-process.js'
-import { dropKeys, missingRedis, probeRedis, TEST_REDIS_URL, uniquePrefix } from '../redis-support.js'
+import {
+  dropKeys,
+  missingRedis,
+  probeRedis,
+  TEST_REDIS_URL,
+  uniquePrefix,
+} from '../redis-support.js'
 
 const unreachable = await probeRedis()
 
@@ -42,7 +48,9 @@ if (unreachable) {
       assert.equal(limited.status, 429)
       assert.equal(limited.headers.get('content-type'), 'application/problem+json')
       assert.match(limited.headers.get('ratelimit') ?? '', /limit=6, remaining=0/)
-      const globex = await request(a.url, 'GET', '/v1/dialects', undefined, { Authorization: 'Bearer globex-key-0001' })
+      const globex = await request(a.url, 'GET', '/v1/dialects', undefined, {
+        Authorization: 'Bearer globex-key-0001',
+      })
       assert.equal(globex.status, 200)
     })
   })

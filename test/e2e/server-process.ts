@@ -45,7 +45,14 @@ export async function startServer(
   let output = ''
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', STORE: 'memory', HOST: '127.0.0.1', ...env, PORT: String(port) },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      STORE: 'memory',
+      HOST: '127.0.0.1',
+      ...env,
+      PORT: String(port),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   child.stdout!.on('data', (chunk) => (output += chunk))
@@ -72,7 +79,8 @@ export async function startServer(
   if (options.waitReady === false) return proc
   const deadline = Date.now() + (options.timeoutMs ?? 20_000)
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`)
+    if (child.exitCode !== null)
+      throw new Error(`server exited early (${child.exitCode}):\n${output}`)
     try {
       const res = await fetch(`${url}/readyz`)
       if (res.status === 200) return proc

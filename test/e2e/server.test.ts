@@ -54,7 +54,9 @@ describe('The reference walkthrough against the real server', () => {
     const r2 = await roundOf(server, 'walk', [todoCall([w, p, p, p, p], 'toolu_02')])
     assert.equal(r2.body.results[0].content.split('\n')[0], '[>] #1: Create hello.py')
     assert.ok(r2.body.results[0].content.endsWith('(0/5 completed)'))
-    const r3 = await roundOf(server, 'walk', [{ id: 'toolu_03', name: 'write_file', input: { path: 'hello.py' } }])
+    const r3 = await roundOf(server, 'walk', [
+      { id: 'toolu_03', name: 'write_file', input: { path: 'hello.py' } },
+    ])
     assert.equal(r3.body.rounds_since_todo, 1)
     assert.deepEqual(r3.body.results, [])
     const r4 = await roundOf(server, 'walk', [todoCall([d, w, p, p, p], 'toolu_04')])
@@ -65,7 +67,9 @@ describe('The reference walkthrough against the real server', () => {
     assert.equal(r4.body.rounds_since_todo, 0)
     const reminders = []
     for (let i = 0; i < 4; i++) {
-      const r = await roundOf(server, 'walk', [{ id: `toolu_b${i}`, name: 'bash', input: { cmd: 'python hello.py' } }])
+      const r = await roundOf(server, 'walk', [
+        { id: `toolu_b${i}`, name: 'bash', input: { cmd: 'python hello.py' } },
+      ])
       reminders.push(r.body.reminder?.text ?? null)
     }
     assert.deepEqual(reminders, [
@@ -87,7 +91,9 @@ describe('Durability on SQLite', () => {
   it('Should keep state across a graceful restart', async () => {
     const env = sqliteEnv('restart')
     const first = await startServer(env)
-    await roundOf(first, 'keep', [todoCall(['completed', 'in_progress', 'pending', 'pending', 'pending'], 'a')])
+    await roundOf(first, 'keep', [
+      todoCall(['completed', 'in_progress', 'pending', 'pending', 'pending'], 'a'),
+    ])
     await roundOf(first, 'keep', [{ name: 'bash' }])
     const before = await request(first.url, 'GET', '/v1/sessions/keep')
     assert.equal(await first.stop(), 0)
@@ -116,7 +122,10 @@ describe('Durability on SQLite', () => {
     const code = await server.stop()
     const statuses = await Promise.all(pending)
     assert.equal(code, 0)
-    assert.ok(statuses.every((s) => s === 200 || s === 'refused'), JSON.stringify(statuses))
+    assert.ok(
+      statuses.every((s) => s === 200 || s === 'refused'),
+      JSON.stringify(statuses)
+    )
     assert.match(server.output(), /draining/)
     assert.match(server.output(), /"msg":"stopped"/)
     const answered = statuses.filter((s) => s === 200).length
@@ -139,7 +148,9 @@ describe('Durability on SQLite', () => {
       for (let i = 0; !stop; i++) {
         const session = `w${w}-${i}`
         try {
-          const res = await roundOf(server, session, [todoCall(['pending', 'pending', 'pending', 'pending', 'pending'], 'x')])
+          const res = await roundOf(server, session, [
+            todoCall(['pending', 'pending', 'pending', 'pending', 'pending'], 'x'),
+          ])
           if (res.status === 200) acked.add(session)
           const hot = await roundOf(server, 'hot', [{ name: 'bash' }])
           if (hot.status === 200) hotAcked++
@@ -163,7 +174,10 @@ describe('Durability on SQLite', () => {
         assert.equal(res.body.progress.total, 5)
       }
       const hot = await request(restarted.url, 'GET', '/v1/sessions/hot')
-      assert.ok(hot.body.round >= hotAcked, `hot session has ${hot.body.round} rounds, ${hotAcked} acknowledged`)
+      assert.ok(
+        hot.body.round >= hotAcked,
+        `hot session has ${hot.body.round} rounds, ${hotAcked} acknowledged`
+      )
     } finally {
       await restarted.stop()
     }
@@ -182,7 +196,11 @@ describe('Concurrency and hostile input against the real server', () => {
   it('Should count 40 concurrent rounds on one session as 40', async () => {
     const replies = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        roundOf(server, 'c40', [i % 2 ? { name: 'bash' } : todoCall(['pending', 'pending', 'pending', 'pending', 'pending'], `t${i}`)])
+        roundOf(server, 'c40', [
+          i % 2
+            ? { name: 'bash' }
+            : todoCall(['pending', 'pending', 'pending', 'pending', 'pending'], `t${i}`),
+        ])
       )
     )
     assert.deepEqual([...new Set(replies.map((r) => r.status))], [200])
@@ -196,21 +214,34 @@ describe('Concurrency and hostile input against the real server', () => {
   })
 
   it('Should send the request id and the security headers straight from the Node response', async () => {
-    const res = await roundOf(server, 'headers', [{ name: 'bash' }], { 'X-Request-Id': 'e2e-req-1' })
+    const res = await roundOf(server, 'headers', [{ name: 'bash' }], {
+      'X-Request-Id': 'e2e-req-1',
+    })
     assert.equal(res.status, 200)
     assert.equal(res.headers.get('x-request-id'), 'e2e-req-1')
     assert.equal(res.headers.get('content-type'), 'application/json')
     for (const [name, value] of SECURE_HEADERS) assert.equal(res.headers.get(name), value, name)
-    const fresh = await request(server.url, 'GET', '/v1/sessions/headers', undefined, { 'X-Request-Id': 'bad id' })
+    const fresh = await request(server.url, 'GET', '/v1/sessions/headers', undefined, {
+      'X-Request-Id': 'bad id',
+    })
     assert.match(fresh.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/)
     assert.equal(fresh.headers.get('x-frame-options'), 'SAMEORIGIN')
-    for (const path of ['/v1/sessions/headers', '/v1/sessions/headers/render', '/v1/sessions/headers/history']) {
+    for (const path of [
+      '/v1/sessions/headers',
+      '/v1/sessions/headers/render',
+      '/v1/sessions/headers/history',
+    ]) {
       for (const tag of ['"1"', 'W/"1"', '*', '"0", "1"']) {
-        const unchanged = await request(server.url, 'GET', path, undefined, { 'If-None-Match': tag })
+        const unchanged = await request(server.url, 'GET', path, undefined, {
+          'If-None-Match': tag,
+        })
         assert.equal(unchanged.status, 304, `${path} ${tag}`)
         assert.equal(unchanged.headers.get('etag'), '"1"')
       }
-      assert.equal((await request(server.url, 'GET', path, undefined, { 'If-None-Match': '"2"' })).status, 200)
+      assert.equal(
+        (await request(server.url, 'GET', path, undefined, { 'If-None-Match': '"2"' })).status,
+        200
+      )
     }
     const page = await request(server.url, 'GET', '/')
     assert.match(page.headers.get('content-security-policy') ?? '', /script-src/)
@@ -219,19 +250,29 @@ describe('Concurrency and hostile input against the real server', () => {
 
   it('Should answer malformed round input on the real server as through app.request()', async () => {
     for (const c of ROUND_INPUT_CASES) {
-      const res = await fetch(server.url + c.path, { method: 'POST', body: c.body, headers: c.headers })
+      const res = await fetch(server.url + c.path, {
+        method: 'POST',
+        body: c.body,
+        headers: c.headers,
+      })
       const text = await res.text()
       assert.equal(res.status, c.status, `${c.name}: ${text}`)
       if (c.problem === null) continue
       const body = JSON.parse(text)
       assert.equal(body.type, `https://agent-todos.dev/problems/${c.problem}`, c.name)
       assert.equal(body.detail, c.detail, c.name)
-      assert.deepEqual((body.errors ?? []).map((e: { pointer: string }) => e.pointer), c.pointers, c.name)
+      assert.deepEqual(
+        (body.errors ?? []).map((e: { pointer: string }) => e.pointer),
+        c.pointers,
+        c.name
+      )
     }
   })
 
   it('Should validate and honour Idempotency-Key on the real server', async () => {
-    const bad = await roundOf(server, 'idem', [{ name: 'bash' }], { 'Idempotency-Key': 'k'.repeat(256) })
+    const bad = await roundOf(server, 'idem', [{ name: 'bash' }], {
+      'Idempotency-Key': 'k'.repeat(256),
+    })
     assert.equal(bad.status, 400)
     assert.equal(bad.body.errors[0].pointer, '/headers/idempotency-key')
     const first = await roundOf(server, 'idem', [{ name: 'bash' }], { 'Idempotency-Key': 'once' })
@@ -243,7 +284,9 @@ describe('Concurrency and hostile input against the real server', () => {
   })
 
   it('Should answer garbage on every route without a 5xx and without changing state', async () => {
-    await roundOf(server, 'victim', [todoCall(['completed', 'in_progress', 'pending', 'pending', 'pending'], 'v')])
+    await roundOf(server, 'victim', [
+      todoCall(['completed', 'in_progress', 'pending', 'pending', 'pending'], 'v'),
+    ])
     const snapshot = async () => [
       (await request(server.url, 'GET', '/v1/sessions/victim')).text,
       (await request(server.url, 'GET', '/v1/sessions/victim/history')).text,
@@ -258,7 +301,9 @@ describe('Concurrency and hostile input against the real server', () => {
       '"x"',
       '42',
       '{"tool_calls":null}',
-      '{"tool_calls":[{"name":"todo","input":{"items":[{"text":"' + 'x'.repeat(20_000) + '"}]}}],"dialect":7}',
+      '{"tool_calls":[{"name":"todo","input":{"items":[{"text":"' +
+        'x'.repeat(20_000) +
+        '"}]}}],"dialect":7}',
       '{"items":"no"}',
       '{"items":[{"id":"1","content":"a","status":"done"}]}',
       '{"outcome":"nope"}',
@@ -282,7 +327,12 @@ describe('Concurrency and hostile input against the real server', () => {
       ['POST', '/v1/sessions/..%2F..%2Fetc/rounds'],
       ['POST', '/v1/sessions/victim/rounds/extra'],
     ]
-    const contentTypes = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']
+    const contentTypes = [
+      'application/json',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+    ]
     let count = 0
     for (const [method, path] of routes) {
       for (const body of bodies) {
@@ -290,12 +340,19 @@ describe('Concurrency and hostile input against the real server', () => {
           if (method === 'GET' && body !== undefined) continue
           const res = await fetch(server.url + path, {
             method,
-            headers: { 'content-type': type, 'if-match': '"zzz"', 'idempotency-key': 'k'.repeat(300) },
+            headers: {
+              'content-type': type,
+              'if-match': '"zzz"',
+              'idempotency-key': 'k'.repeat(300),
+            },
             body: method === 'GET' ? undefined : body,
           })
           await res.arrayBuffer()
           count++
-          assert.ok(res.status < 500, `${method} ${path} ${type} ${JSON.stringify(body?.slice(0, 40))} → ${res.status}`)
+          assert.ok(
+            res.status < 500,
+            `${method} ${path} ${type} ${JSON.stringify(body?.slice(0, 40))} → ${res.status}`
+          )
         }
       }
     }
@@ -305,7 +362,9 @@ describe('Concurrency and hostile input against the real server', () => {
   })
 
   it('Should answer 413 for an oversized body without resetting the connection', async () => {
-    const big = JSON.stringify({ tool_calls: [{ name: 'bash', input: { blob: 'x'.repeat(2 * 1024 * 1024) } }] })
+    const big = JSON.stringify({
+      tool_calls: [{ name: 'bash', input: { blob: 'x'.repeat(2 * 1024 * 1024) } }],
+    })
     for (const chunked of [false, true]) {
       const status = await new Promise<number>((resolve, reject) => {
         const req = httpRequest(

@@ -39,7 +39,10 @@ const errorOf = (items: unknown) => {
 
 describe('s03 tool definition', () => {
   it('Should equal the reference tool exactly, byte for byte', () => {
-    assert.equal(JSON.stringify(formatTool(s03.tools[0], 'anthropic')), JSON.stringify(REFERENCE_TOOL))
+    assert.equal(
+      JSON.stringify(formatTool(s03.tools[0], 'anthropic')),
+      JSON.stringify(REFERENCE_TOOL)
+    )
   })
 })
 
@@ -47,16 +50,25 @@ describe('s03 validation, in the reference order', () => {
   it('Should reject more than 20 items before anything else', () => {
     const items = Array.from({ length: 21 }, () => ({ status: 'bogus' }))
     assert.equal(errorOf(items), 'Error: Max 20 todos allowed')
-    assert.equal(apply(Array.from({ length: 20 }, (_, i) => ({ text: `t${i}` }))).result.is_error, false)
+    assert.equal(
+      apply(Array.from({ length: 20 }, (_, i) => ({ text: `t${i}` }))).result.is_error,
+      false
+    )
   })
 
   it('Should require text, naming the item id', () => {
-    assert.equal(errorOf([{ id: 'a', text: '   ', status: 'pending' }]), 'Error: Item a: text required')
+    assert.equal(
+      errorOf([{ id: 'a', text: '   ', status: 'pending' }]),
+      'Error: Item a: text required'
+    )
     assert.equal(errorOf([{ text: 'ok' }, { status: 'pending' }]), 'Error: Item 2: text required')
   })
 
   it('Should reject an unknown status, lower-cased, quoting it', () => {
-    assert.equal(errorOf([{ id: '1', text: 'x', status: 'Done' }]), "Error: Item 1: invalid status 'done'")
+    assert.equal(
+      errorOf([{ id: '1', text: 'x', status: 'Done' }]),
+      "Error: Item 1: invalid status 'done'"
+    )
     assert.equal(errorOf([{ id: '1', text: 'x', status: '' }]), "Error: Item 1: invalid status ''")
   })
 
@@ -97,7 +109,11 @@ describe('s03 validation, in the reference order', () => {
   })
 
   it('Should answer the inputs the lesson never meets in the same voice', () => {
-    assert.equal(s03.apply({ items: [], data: {} }, 'todo', {}, { callsInRound: 1, indexInRound: 0 }).result.content, 'Error: items must be a list')
+    assert.equal(
+      s03.apply({ items: [], data: {} }, 'todo', {}, { callsInRound: 1, indexInRound: 0 }).result
+        .content,
+      'Error: items must be a list'
+    )
     assert.equal(errorOf('not json'), 'Error: items must be a list')
     assert.equal(errorOf({ a: 1 }), 'Error: items must be a list')
     assert.equal(errorOf([{ text: 'a' }, 'b']), 'Error: Item 2: must be an object')
@@ -105,14 +121,23 @@ describe('s03 validation, in the reference order', () => {
     assert.equal(errorOf([[1]]), 'Error: Item 1: must be an object')
     assert.equal(errorOf([{ id: 'x', text: true }]), 'Error: Item x: text required')
     assert.equal(errorOf([{ id: 'x', text: ['a'] }]), 'Error: Item x: text required')
-    assert.equal(errorOf([{ id: 'x', text: 'a', status: true }]), "Error: Item x: invalid status 'true'")
-    assert.equal(errorOf([{ id: 'x', text: 'a', status: { s: 1 } }]), `Error: Item x: invalid status '{"s":1}'`)
+    assert.equal(
+      errorOf([{ id: 'x', text: 'a', status: true }]),
+      "Error: Item x: invalid status 'true'"
+    )
+    assert.equal(
+      errorOf([{ id: 'x', text: 'a', status: { s: 1 } }]),
+      `Error: Item x: invalid status '{"s":1}'`
+    )
     assert.equal(errorOf([{ id: 'x', text: 'a', status: 3 }]), "Error: Item x: invalid status '3'")
     assert.equal(errorOf([{ id: { a: 1 }, text: '' }]), 'Error: Item 1: text required')
   })
 
   it('Should read numbers as their decimal strings and null as missing', () => {
-    const outcome = apply([{ id: 5, text: 42, status: null }, { id: null, text: 'b' }])
+    const outcome = apply([
+      { id: 5, text: 42, status: null },
+      { id: null, text: 'b' },
+    ])
     assert.deepEqual(
       outcome.state.items.map((i) => [i.id, i.content, i.status]),
       [
@@ -129,7 +154,12 @@ describe('s03 validation, in the reference order', () => {
 
   it('Should leave the list unchanged when a call fails', () => {
     const state = apply([{ id: '1', text: 'keep' }]).state
-    const failed = s03.apply(state, 'todo', { items: [{ text: '' }] }, { callsInRound: 1, indexInRound: 0 })
+    const failed = s03.apply(
+      state,
+      'todo',
+      { items: [{ text: '' }] },
+      { callsInRound: 1, indexInRound: 0 }
+    )
     assert.equal(failed.state, state)
     assert.deepEqual(failed.dropped, [])
   })
@@ -182,7 +212,15 @@ describe('s03 nag reminder', () => {
     const todo = { id: 'a', name: 'todo', input: { items: [{ id: '1', text: 'x' }] } }
     const bash = { id: 'b', name: 'bash' }
     const replies = []
-    for (const calls of [[todo], [bash], [bash], [bash], [bash], [{ ...todo, input: { items: 'oops' } }], [bash]]) {
+    for (const calls of [
+      [todo],
+      [bash],
+      [bash],
+      [bash],
+      [bash],
+      [{ ...todo, input: { items: 'oops' } }],
+      [bash],
+    ]) {
       replies.push((await round(t, 'nag', calls)).body)
     }
     assert.deepEqual(

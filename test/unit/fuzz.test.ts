@@ -22,7 +22,17 @@ const sessionId = fc.oneof(
 )
 
 const status = fc.oneof(
-  fc.constantFrom('pending', 'in_progress', 'completed', 'cancelled', 'blocked', 'todo', 'done', 'deleted', 'IN_PROGRESS'),
+  fc.constantFrom(
+    'pending',
+    'in_progress',
+    'completed',
+    'cancelled',
+    'blocked',
+    'todo',
+    'done',
+    'deleted',
+    'IN_PROGRESS'
+  ),
   fc.anything()
 )
 
@@ -43,11 +53,23 @@ const todoItem = fc.record(
 )
 
 const toolInput = fc.oneof(
-  fc.record({ items: fc.oneof(fc.array(todoItem, { maxLength: 25 }), fc.anything()) }, { requiredKeys: [] }),
-  fc.record({ todos: fc.oneof(fc.array(todoItem, { maxLength: 6 }), fc.string()) }, { requiredKeys: [] }),
-  fc.record({ plan: fc.array(todoItem, { maxLength: 6 }), explanation: fc.string() }, { requiredKeys: [] }),
   fc.record(
-    { command: fc.constantFrom('view', 'plan', 'x'), task_list: fc.array(todoItem, { maxLength: 6 }) },
+    { items: fc.oneof(fc.array(todoItem, { maxLength: 25 }), fc.anything()) },
+    { requiredKeys: [] }
+  ),
+  fc.record(
+    { todos: fc.oneof(fc.array(todoItem, { maxLength: 6 }), fc.string()) },
+    { requiredKeys: [] }
+  ),
+  fc.record(
+    { plan: fc.array(todoItem, { maxLength: 6 }), explanation: fc.string() },
+    { requiredKeys: [] }
+  ),
+  fc.record(
+    {
+      command: fc.constantFrom('view', 'plan', 'x'),
+      task_list: fc.array(todoItem, { maxLength: 6 }),
+    },
     { requiredKeys: [] }
   ),
   fc.record(
@@ -65,8 +87,17 @@ const toolInput = fc.oneof(
 )
 
 const toolName = fc.constantFrom(
-  'todo', 'TodoWrite', 'TaskCreate', 'TaskGet', 'TaskUpdate', 'TaskList', 'update_plan',
-  'write_todos', 'task_tracker', 'bash', 'read_file'
+  'todo',
+  'TodoWrite',
+  'TaskCreate',
+  'TaskGet',
+  'TaskUpdate',
+  'TaskList',
+  'update_plan',
+  'write_todos',
+  'task_tracker',
+  'bash',
+  'read_file'
 )
 
 const toolCall = fc.record(
@@ -74,7 +105,10 @@ const toolCall = fc.record(
     id: fc.oneof(fc.string({ maxLength: 20 }), fc.anything()),
     name: fc.oneof({ weight: 8, arbitrary: toolName }, { weight: 1, arbitrary: fc.anything() }),
     input: toolInput,
-    arguments: fc.oneof(toolInput.map((v) => JSON.stringify(v) ?? ''), fc.string()),
+    arguments: fc.oneof(
+      toolInput.map((v) => JSON.stringify(v) ?? ''),
+      fc.string()
+    ),
     args: toolInput,
   },
   { requiredKeys: ['name'] }
@@ -102,26 +136,45 @@ const canonicalItem = fc.record(
 )
 
 const putBody = fc.record(
-  { items: fc.oneof(fc.array(canonicalItem, { maxLength: 6 }), fc.anything()), dialect: fc.anything() },
+  {
+    items: fc.oneof(fc.array(canonicalItem, { maxLength: 6 }), fc.anything()),
+    dialect: fc.anything(),
+  },
   { requiredKeys: [] }
 )
 
 const rawBody = fc.oneof(
   fc.json().map((json) => json),
   fc.string(),
-  fc.constantFrom('{', '[', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}')
+  fc.constantFrom(
+    '{',
+    '[',
+    '{"__proto__":{"polluted":1}}',
+    '{"constructor":{"prototype":{"polluted":1}}}'
+  )
 )
 
 const body = (shape: fc.Arbitrary<unknown>) =>
-  fc.oneof({ weight: 5, arbitrary: shape.map((v) => JSON.stringify(v) ?? 'null') }, { weight: 1, arbitrary: rawBody })
+  fc.oneof(
+    { weight: 5, arbitrary: shape.map((v) => JSON.stringify(v) ?? 'null') },
+    { weight: 1, arbitrary: rawBody }
+  )
 
 const headers = fc.record(
   {
-    'content-type': fc.constantFrom('application/json', 'text/plain', 'application/problem+json', ''),
+    'content-type': fc.constantFrom(
+      'application/json',
+      'text/plain',
+      'application/problem+json',
+      ''
+    ),
     'if-match': fc.oneof(fc.constantFrom('"1"', '"2"', '*', 'W/"1"'), fc.string({ maxLength: 20 })),
     'if-none-match': fc.oneof(fc.constantFrom('"1"', '*'), fc.string({ maxLength: 20 })),
     'idempotency-key': fc.oneof(fc.constantFrom('k1', 'k2'), fc.string({ maxLength: 300 })),
-    authorization: fc.oneof(fc.constantFrom('Bearer acme-agent-key-1', 'Bearer acme-view-key-1', 'Bearer nope'), fc.string()),
+    authorization: fc.oneof(
+      fc.constantFrom('Bearer acme-agent-key-1', 'Bearer acme-view-key-1', 'Bearer nope'),
+      fc.string()
+    ),
   },
   { requiredKeys: [] }
 )
@@ -129,28 +182,55 @@ const headers = fc.record(
 const ascii = (text: string) => /^[\x20-\x7e]*$/.test(text)
 
 const request = fc.oneof(
-  fc.record({ method: fc.constant('POST'), path: sessionId.map((id) => `/v1/sessions/${encodeURIComponent(id)}/rounds`), body: body(roundBody), headers }),
-  fc.record({ method: fc.constant('PUT'), path: sessionId.map((id) => `/v1/sessions/${encodeURIComponent(id)}/todos`), body: body(putBody), headers }),
-  fc.record({ method: fc.constant('POST'), path: sessionId.map((id) => `/v1/sessions/${encodeURIComponent(id)}/end`), body: body(fc.record({ outcome: fc.oneof(fc.constantFrom('completed', 'max_turns'), fc.anything()), detail: fc.anything() })), headers }),
+  fc.record({
+    method: fc.constant('POST'),
+    path: sessionId.map((id) => `/v1/sessions/${encodeURIComponent(id)}/rounds`),
+    body: body(roundBody),
+    headers,
+  }),
+  fc.record({
+    method: fc.constant('PUT'),
+    path: sessionId.map((id) => `/v1/sessions/${encodeURIComponent(id)}/todos`),
+    body: body(putBody),
+    headers,
+  }),
+  fc.record({
+    method: fc.constant('POST'),
+    path: sessionId.map((id) => `/v1/sessions/${encodeURIComponent(id)}/end`),
+    body: body(
+      fc.record({
+        outcome: fc.oneof(fc.constantFrom('completed', 'max_turns'), fc.anything()),
+        detail: fc.anything(),
+      })
+    ),
+    headers,
+  }),
   fc.record({
     method: fc.constantFrom('GET', 'DELETE', 'PATCH', 'HEAD'),
-    path: fc.tuple(sessionId, fc.constantFrom('', '/render', '/history', '/history?limit=-3', '/rounds')).map(([id, tail]) => `/v1/sessions/${encodeURIComponent(id)}${tail}`),
+    path: fc
+      .tuple(sessionId, fc.constantFrom('', '/render', '/history', '/history?limit=-3', '/rounds'))
+      .map(([id, tail]) => `/v1/sessions/${encodeURIComponent(id)}${tail}`),
     body: fc.constant(undefined),
     headers,
   }),
   fc.record({
     method: fc.constant('GET'),
-    path: fc.tuple(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 })).map(
-      ([a, b]) => `/v1/sessions?state=${encodeURIComponent(a)}&limit=${encodeURIComponent(b)}&cursor=${encodeURIComponent(a + b)}`
-    ),
+    path: fc
+      .tuple(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 }))
+      .map(
+        ([a, b]) =>
+          `/v1/sessions?state=${encodeURIComponent(a)}&limit=${encodeURIComponent(b)}&cursor=${encodeURIComponent(a + b)}`
+      ),
     body: fc.constant(undefined),
     headers,
   }),
   fc.record({
     method: fc.constant('GET'),
-    path: fc.tuple(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 })).map(
-      ([a, b]) => `/v1/tools?dialect=${encodeURIComponent(a)}&format=${encodeURIComponent(b)}`
-    ),
+    path: fc
+      .tuple(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 }))
+      .map(
+        ([a, b]) => `/v1/tools?dialect=${encodeURIComponent(a)}&format=${encodeURIComponent(b)}`
+      ),
     body: fc.constant(undefined),
     headers,
   })
@@ -161,42 +241,62 @@ describe('Hostile input (fast-check)', () => {
     console.log(`# fuzz seed ${SEED} (rerun with FUZZ_SEED=${SEED})`)
     const keyed = parseAuthKeys('acme:agent:acme-agent-key-1,acme:viewer:acme-view-key-1')
     await fc.assert(
-      fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 12 }), fc.boolean(), async (requests, withKeys) => {
-        const t = makeTestApp(withKeys ? { keys: keyed } : {})
-        const tenant = withKeys ? 'acme' : 'default'
-        const snapshot = async () => {
-          const states = await Promise.all(['s1', 's2', 'a.b:c-d_e'].map((id) => t.store.get({ tenant, sessionId: id })))
-          return JSON.stringify(states)
-        }
-        const versions = new Map<string, number>()
-        for (const req of requests) {
-          const hdrs = Object.fromEntries(Object.entries(req.headers).filter(([, v]) => ascii(v)))
-          const before = await snapshot()
-          const res = await t.app.request(req.path, { method: req.method, headers: hdrs, body: req.body })
-          const text = await res.text()
-          assert.ok(res.status < 500, `${req.method} ${req.path} → ${res.status} ${text}`)
-          if (res.status >= 400) {
-            assert.equal(await snapshot(), before, `${req.method} ${req.path} → ${res.status} changed state`)
-            if (req.method !== 'HEAD') assert.match(res.headers.get('content-type') ?? '', /problem\+json/)
+      fc.asyncProperty(
+        fc.array(request, { minLength: 1, maxLength: 12 }),
+        fc.boolean(),
+        async (requests, withKeys) => {
+          const t = makeTestApp(withKeys ? { keys: keyed } : {})
+          const tenant = withKeys ? 'acme' : 'default'
+          const snapshot = async () => {
+            const states = await Promise.all(
+              ['s1', 's2', 'a.b:c-d_e'].map((id) => t.store.get({ tenant, sessionId: id }))
+            )
+            return JSON.stringify(states)
           }
-          for (const id of ['s1', 's2', 'a.b:c-d_e']) {
-            const session = await t.store.get({ tenant, sessionId: id })
-            if (!session) {
-              versions.delete(id)
-              continue
+          const versions = new Map<string, number>()
+          for (const req of requests) {
+            const hdrs = Object.fromEntries(Object.entries(req.headers).filter(([, v]) => ascii(v)))
+            const before = await snapshot()
+            const res = await t.app.request(req.path, {
+              method: req.method,
+              headers: hdrs,
+              body: req.body,
+            })
+            const text = await res.text()
+            assert.ok(res.status < 500, `${req.method} ${req.path} → ${res.status} ${text}`)
+            if (res.status >= 400) {
+              assert.equal(
+                await snapshot(),
+                before,
+                `${req.method} ${req.path} → ${res.status} changed state`
+              )
+              if (req.method !== 'HEAD')
+                assert.match(res.headers.get('content-type') ?? '', /problem\+json/)
             }
-            assert.ok(session.version >= (versions.get(id) ?? 0), 'versions never go back')
-            versions.set(id, session.version)
-            if (ONE_IN_PROGRESS.has(session.dialect)) {
-              const working = session.items.filter((item) => item.status === 'in_progress').length
-              assert.ok(working <= 1, `${session.dialect}: ${working} items in progress`)
+            for (const id of ['s1', 's2', 'a.b:c-d_e']) {
+              const session = await t.store.get({ tenant, sessionId: id })
+              if (!session) {
+                versions.delete(id)
+                continue
+              }
+              assert.ok(session.version >= (versions.get(id) ?? 0), 'versions never go back')
+              versions.set(id, session.version)
+              if (ONE_IN_PROGRESS.has(session.dialect)) {
+                const working = session.items.filter((item) => item.status === 'in_progress').length
+                assert.ok(working <= 1, `${session.dialect}: ${working} items in progress`)
+              }
             }
+            assert.equal(({} as Record<string, unknown>).polluted, undefined, 'prototype polluted')
+            assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false)
           }
-          assert.equal(({} as Record<string, unknown>).polluted, undefined, 'prototype polluted')
-          assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false)
         }
-      }),
-      { seed: SEED, numRuns: RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false }
+      ),
+      {
+        seed: SEED,
+        numRuns: RUNS,
+        interruptAfterTimeLimit: TIME_LIMIT_MS,
+        markInterruptAsFailure: false,
+      }
     )
   })
 })

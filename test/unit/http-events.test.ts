@@ -3,7 +3,10 @@ import assert from 'node:assert/strict'
 import { makeTestApp, round, type TestApp } from '../helpers.js'
 import { sseReader } from '../sse.js'
 
-const todo = (text: string, status = 'pending') => ({ name: 'todo', input: { items: [{ id: '1', text, status }] } })
+const todo = (text: string, status = 'pending') => ({
+  name: 'todo',
+  input: { items: [{ id: '1', text, status }] },
+})
 
 async function open(t: TestApp, path: string, headers: Record<string, string> = {}) {
   const res = await t.app.request(path, { headers })
@@ -23,7 +26,9 @@ describe('GET /v1/sessions/{id}/events', () => {
     assert.equal(JSON.parse(snapshot!.data!).rendered, '[ ] #1: a\n\n(0/1 completed)')
     await round(t, 's1', [todo('a', 'in_progress')])
     await round(t, 's1', [{ name: 'bash' }])
-    await t.call('PUT', '/v1/sessions/s1/todos', { items: [{ id: '1', content: 'a', status: 'completed' }] })
+    await t.call('PUT', '/v1/sessions/s1/todos', {
+      items: [{ id: '1', content: 'a', status: 'completed' }],
+    })
     const updates = [await sse.nextEvent(), await sse.nextEvent(), await sse.nextEvent()]
     assert.deepEqual(
       updates.map((m) => [m?.event, m?.id, JSON.parse(m!.data!).version]),
@@ -98,7 +103,10 @@ describe('GET /v1/events', () => {
     const sse = await open(t, '/v1/events')
     const snapshot = await sse.nextEvent()
     assert.equal(snapshot?.event, 'snapshot')
-    assert.deepEqual(JSON.parse(snapshot!.data!).sessions.map((s: any) => s.session_id), ['a'])
+    assert.deepEqual(
+      JSON.parse(snapshot!.data!).sessions.map((s: any) => s.session_id),
+      ['a']
+    )
     await round(t, 'b', [todo('y')])
     const update = await sse.nextEvent()
     assert.equal(update?.event, 'update')

@@ -138,7 +138,9 @@ describe('OpenAPI and docs', () => {
 })
 
 describe('Bearer keys', () => {
-  const keys = parseAuthKeys('acme:agent:agent-secret-1,acme:viewer:viewer-secret-1,other:agent:other-secret-1')
+  const keys = parseAuthKeys(
+    'acme:agent:agent-secret-1,acme:viewer:viewer-secret-1,other:agent:other-secret-1'
+  )
   const auth = (key: string) => ({ Authorization: `Bearer ${key}` })
 
   it('Should require a key on /v1 when keys are configured, but not on probes', async () => {
@@ -152,19 +154,34 @@ describe('Bearer keys', () => {
     assert.equal((await t.call('GET', '/livez')).status, 200)
   })
 
-  it("Should keep tenants apart (404, not 403) and refuse viewer writes", async () => {
+  it('Should keep tenants apart (404, not 403) and refuse viewer writes', async () => {
     const t = makeTestApp({ keys })
     const body = { tool_calls: [{ name: 'bash' }] }
-    assert.equal((await t.call('POST', '/v1/sessions/s1/rounds', body, auth('agent-secret-1'))).status, 200)
-    assert.equal((await t.call('GET', '/v1/sessions/s1', undefined, auth('other-secret-1'))).status, 404)
-    assert.equal((await t.call('GET', '/v1/sessions/s1', undefined, auth('viewer-secret-1'))).status, 200)
+    assert.equal(
+      (await t.call('POST', '/v1/sessions/s1/rounds', body, auth('agent-secret-1'))).status,
+      200
+    )
+    assert.equal(
+      (await t.call('GET', '/v1/sessions/s1', undefined, auth('other-secret-1'))).status,
+      404
+    )
+    assert.equal(
+      (await t.call('GET', '/v1/sessions/s1', undefined, auth('viewer-secret-1'))).status,
+      200
+    )
     const write = await t.call('POST', '/v1/sessions/s1/rounds', body, auth('viewer-secret-1'))
     assert.equal(write.status, 403)
-    assert.equal((await t.call('GET', '/v1/sessions', undefined, auth('other-secret-1'))).body.sessions.length, 0)
+    assert.equal(
+      (await t.call('GET', '/v1/sessions', undefined, auth('other-secret-1'))).body.sessions.length,
+      0
+    )
   })
 
   it('Should reject malformed AUTH_KEYS without echoing secrets', () => {
-    assert.throws(() => parseAuthKeys('acme:admin:supersecret'), (e: Error) => !e.message.includes('supersecret'))
+    assert.throws(
+      () => parseAuthKeys('acme:admin:supersecret'),
+      (e: Error) => !e.message.includes('supersecret')
+    )
     assert.throws(() => parseAuthKeys('acme:agent:short'))
   })
 })

@@ -20,7 +20,10 @@ async function seeded(): Promise<TestApp> {
 describe('POST /v1/sessions/{id}/rounds', () => {
   it('Should apply todo calls, count other tools, and report progress', async () => {
     const t = makeTestApp()
-    const res = await round(t, 's1', [todo(five), { id: 'toolu_2', name: 'bash', input: { cmd: 'ls' } }])
+    const res = await round(t, 's1', [
+      todo(five),
+      { id: 'toolu_2', name: 'bash', input: { cmd: 'ls' } },
+    ])
     assert.equal(res.status, 200)
     assert.equal(res.body.session_id, 's1')
     assert.equal(res.body.dialect, 's03')
@@ -123,7 +126,9 @@ describe('POST /v1/sessions/{id}/rounds', () => {
   it('Should reject an invalid session id with 400', async () => {
     const t = makeTestApp()
     for (const id of ['-x', 'a%20b', 'a{b}', 'x'.repeat(129)]) {
-      const res = await t.call('POST', `/v1/sessions/${id}/rounds`, { tool_calls: [{ name: 'bash' }] })
+      const res = await t.call('POST', `/v1/sessions/${id}/rounds`, {
+        tool_calls: [{ name: 'bash' }],
+      })
       assert.equal(res.status, 400, id)
       assert.equal(res.body.errors[0].pointer, '/path/session_id')
     }
@@ -151,7 +156,12 @@ describe('POST /v1/sessions/{id}/rounds', () => {
     assert.equal(second.text, first.text)
     assert.equal(first.headers.get('idempotent-replayed'), null)
     assert.equal((await t.call('GET', '/v1/sessions/s1')).body.round, 1)
-    const other = await t.call('POST', '/v1/sessions/s1/rounds', { tool_calls: [{ name: 'bash' }] }, headers)
+    const other = await t.call(
+      'POST',
+      '/v1/sessions/s1/rounds',
+      { tool_calls: [{ name: 'bash' }] },
+      headers
+    )
     assert.equal(other.status, 422)
     const elsewhere = await t.call('POST', '/v1/sessions/s2/rounds', body, headers)
     assert.equal(elsewhere.headers.get('idempotent-replayed'), null, 'keys are scoped per session')
@@ -181,7 +191,9 @@ describe('POST /v1/sessions/{id}/rounds', () => {
 describe('GET /v1/sessions/{id} and /render', () => {
   it('Should return the view with an ETag and honour If-None-Match', async () => {
     const t = await seeded()
-    await round(t, 's1', [todo([{ id: '1', text: 'Create file', status: 'in_progress' }, ...five.slice(1)])])
+    await round(t, 's1', [
+      todo([{ id: '1', text: 'Create file', status: 'in_progress' }, ...five.slice(1)]),
+    ])
     const res = await t.call('GET', '/v1/sessions/s1')
     assert.equal(res.status, 200)
     assert.equal(res.headers.get('etag'), '"2"')
@@ -189,7 +201,16 @@ describe('GET /v1/sessions/{id} and /render', () => {
     assert.equal(res.body.current.id, '1')
     assert.equal(res.body.rendered.split('\n')[0], '[>] #1: Create file')
     assert.equal(res.body.reminder_due, false)
-    for (const key of ['session_id', 'dialect', 'items', 'progress', 'round', 'rounds_since_todo', 'created_at', 'updated_at']) {
+    for (const key of [
+      'session_id',
+      'dialect',
+      'items',
+      'progress',
+      'round',
+      'rounds_since_todo',
+      'created_at',
+      'updated_at',
+    ]) {
       assert.ok(key in res.body, key)
     }
     const cached = await t.call('GET', '/v1/sessions/s1', undefined, { 'If-None-Match': '"2"' })
@@ -205,12 +226,19 @@ describe('GET /v1/sessions/{id} and /render', () => {
     assert.equal(res.status, 200)
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain/)
     assert.ok(res.text.endsWith('(0/5 completed)'))
-    assert.equal((await t.call('GET', '/v1/sessions/s1/render', undefined, { 'If-None-Match': '"1"' })).status, 304)
+    assert.equal(
+      (await t.call('GET', '/v1/sessions/s1/render', undefined, { 'If-None-Match': '"1"' })).status,
+      304
+    )
   })
 
   it('Should answer 404 problems for unknown sessions', async () => {
     const t = makeTestApp()
-    for (const path of ['/v1/sessions/nope', '/v1/sessions/nope/render', '/v1/sessions/nope/history']) {
+    for (const path of [
+      '/v1/sessions/nope',
+      '/v1/sessions/nope/render',
+      '/v1/sessions/nope/history',
+    ]) {
       const res = await t.call('GET', path)
       assert.equal(res.status, 404, path)
       assert.equal(res.headers.get('content-type'), 'application/problem+json')
@@ -242,10 +270,22 @@ describe('PUT /v1/sessions/{id}/todos', () => {
 
   it('Should answer 412 on a version mismatch, also for an unknown session', async () => {
     const t = await seeded()
-    assert.equal((await t.call('PUT', '/v1/sessions/s1/todos', { items }, { 'If-Match': '"9"' })).status, 412)
-    assert.equal((await t.call('PUT', '/v1/sessions/new/todos', { items }, { 'If-Match': '"1"' })).status, 412)
-    assert.equal((await t.call('PUT', '/v1/sessions/new/todos', { items }, { 'If-Match': '*' })).status, 412)
-    assert.equal((await t.call('PUT', '/v1/sessions/s1/todos', { items }, { 'If-Match': '*' })).status, 200)
+    assert.equal(
+      (await t.call('PUT', '/v1/sessions/s1/todos', { items }, { 'If-Match': '"9"' })).status,
+      412
+    )
+    assert.equal(
+      (await t.call('PUT', '/v1/sessions/new/todos', { items }, { 'If-Match': '"1"' })).status,
+      412
+    )
+    assert.equal(
+      (await t.call('PUT', '/v1/sessions/new/todos', { items }, { 'If-Match': '*' })).status,
+      412
+    )
+    assert.equal(
+      (await t.call('PUT', '/v1/sessions/s1/todos', { items }, { 'If-Match': '*' })).status,
+      200
+    )
     assert.equal((await t.call('GET', '/v1/sessions/s1')).body.version, 2)
   })
 
@@ -266,7 +306,9 @@ describe('PUT /v1/sessions/{id}/todos', () => {
     const res = await t.call('PUT', '/v1/sessions/s1/todos', { items: two })
     assert.equal(res.status, 422)
     assert.equal(res.body.detail, 'Only one task can be in_progress at a time')
-    const blocked = await t.call('PUT', '/v1/sessions/s1/todos', { items: [{ id: '1', content: 'a', status: 'blocked' }] })
+    const blocked = await t.call('PUT', '/v1/sessions/s1/todos', {
+      items: [{ id: '1', content: 'a', status: 'blocked' }],
+    })
     assert.equal(blocked.status, 422)
     assert.equal(blocked.body.detail, "Item 1: invalid status 'blocked'")
     assert.equal((await t.call('GET', '/v1/sessions/s1')).body.version, 1)
@@ -274,7 +316,9 @@ describe('PUT /v1/sessions/{id}/todos', () => {
 
   it('Should answer 400 for a body that breaks the schema', async () => {
     const t = await seeded()
-    const res = await t.call('PUT', '/v1/sessions/s1/todos', { items: [{ id: '1', status: 'done' }] })
+    const res = await t.call('PUT', '/v1/sessions/s1/todos', {
+      items: [{ id: '1', status: 'done' }],
+    })
     assert.equal(res.status, 400)
     assert.ok(res.body.errors.some((e: any) => e.pointer === '/items/0/status'))
   })
@@ -290,31 +334,49 @@ describe('DELETE, end, list and history', () => {
 
   it('Should end a session with its unfinished items', async () => {
     const t = await seeded()
-    const res = await t.call('POST', '/v1/sessions/s1/end', { outcome: 'max_turns', detail: 'turn limit 50' })
+    const res = await t.call('POST', '/v1/sessions/s1/end', {
+      outcome: 'max_turns',
+      detail: 'turn limit 50',
+    })
     assert.equal(res.status, 200)
     assert.equal(res.body.ended.outcome, 'max_turns')
     assert.deepEqual(res.body.ended.unfinished, ['1', '2', '3', '4', '5'])
-    assert.equal((await t.call('POST', '/v1/sessions/none/end', { outcome: 'completed' })).status, 404)
+    assert.equal(
+      (await t.call('POST', '/v1/sessions/none/end', { outcome: 'completed' })).status,
+      404
+    )
     assert.equal((await t.call('POST', '/v1/sessions/s1/end', { outcome: 'bored' })).status, 400)
   })
 
   it('Should list sessions newest first with a cursor and state filter', async () => {
     const t = makeTestApp()
     for (const id of ['a', 'b', 'c']) {
-      await round(t, id, [todo([{ id: '1', text: 'x', status: id === 'b' ? 'completed' : 'pending' }])])
+      await round(t, id, [
+        todo([{ id: '1', text: 'x', status: id === 'b' ? 'completed' : 'pending' }]),
+      ])
       t.clock.now += 1000
     }
     const all = await t.call('GET', '/v1/sessions?limit=2')
     assert.equal(all.status, 200)
-    assert.deepEqual(all.body.sessions.map((s: any) => s.session_id), ['c', 'b'])
+    assert.deepEqual(
+      all.body.sessions.map((s: any) => s.session_id),
+      ['c', 'b']
+    )
     assert.ok(all.body.next_cursor)
     const rest = await t.call('GET', `/v1/sessions?limit=2&cursor=${all.body.next_cursor}`)
-    assert.deepEqual(rest.body.sessions.map((s: any) => s.session_id), ['a'])
+    assert.deepEqual(
+      rest.body.sessions.map((s: any) => s.session_id),
+      ['a']
+    )
     assert.equal(rest.body.next_cursor, null)
     const done = await t.call('GET', '/v1/sessions?state=done')
-    assert.deepEqual(done.body.sessions.map((s: any) => s.session_id), ['b'])
+    assert.deepEqual(
+      done.body.sessions.map((s: any) => s.session_id),
+      ['b']
+    )
     const entry = done.body.sessions[0]
-    for (const key of ['session_id', 'dialect', 'version', 'progress', 'current', 'updated_at']) assert.ok(key in entry)
+    for (const key of ['session_id', 'dialect', 'version', 'progress', 'current', 'updated_at'])
+      assert.ok(key in entry)
     assert.equal((await t.call('GET', '/v1/sessions?state=bogus')).status, 400)
     assert.equal((await t.call('GET', '/v1/sessions?cursor=garbage')).status, 400)
     assert.equal((await t.call('GET', '/v1/sessions?limit=0')).status, 400)
@@ -327,22 +389,33 @@ describe('DELETE, end, list and history', () => {
     await t.call('POST', '/v1/sessions/gone/end', { outcome: 'max_turns' })
     t.clock.now += 901_000
     const stale = await t.call('GET', '/v1/sessions?state=stale')
-    assert.deepEqual(stale.body.sessions.map((s: any) => [s.session_id, s.stale]), [['old', true]])
+    assert.deepEqual(
+      stale.body.sessions.map((s: any) => [s.session_id, s.stale]),
+      [['old', true]]
+    )
     const ended = await t.call('GET', '/v1/sessions?state=ended')
-    assert.deepEqual(ended.body.sessions.map((s: any) => [s.session_id, s.ended.outcome]), [['gone', 'max_turns']])
+    assert.deepEqual(
+      ended.body.sessions.map((s: any) => [s.session_id, s.ended.outcome]),
+      [['gone', 'max_turns']]
+    )
   })
 
   it('Should return the last changes, bounded', async () => {
     const t = makeTestApp({ historyLimit: 3 })
     for (let i = 0; i < 5; i++) await round(t, 's1', [todo([{ id: '1', text: `v${i}` }])])
-    await t.call('PUT', '/v1/sessions/s1/todos', { items: [{ id: '1', content: 'edited', status: 'pending' }] })
+    await t.call('PUT', '/v1/sessions/s1/todos', {
+      items: [{ id: '1', content: 'edited', status: 'pending' }],
+    })
     const res = await t.call('GET', '/v1/sessions/s1/history')
     assert.equal(res.status, 200)
-    assert.deepEqual(res.body.entries.map((e: any) => [e.version, e.source, e.items[0].content]), [
-      [4, 'round', 'v3'],
-      [5, 'round', 'v4'],
-      [6, 'put', 'edited'],
-    ])
+    assert.deepEqual(
+      res.body.entries.map((e: any) => [e.version, e.source, e.items[0].content]),
+      [
+        [4, 'round', 'v3'],
+        [5, 'round', 'v4'],
+        [6, 'put', 'edited'],
+      ]
+    )
   })
 })
 
@@ -352,9 +425,14 @@ describe('Listing filters and quotas', () => {
     await round(t, 'old', [todo([{ id: '1', text: 'x' }])])
     t.clock.now += 60_000
     const since = new Date(t.clock.now).toISOString()
-    await round(t, 'plan', [{ name: 'update_plan', input: { plan: [{ step: 'a', status: 'pending' }] } }], {
-      dialect: 'codex-plan',
-    })
+    await round(
+      t,
+      'plan',
+      [{ name: 'update_plan', input: { plan: [{ step: 'a', status: 'pending' }] } }],
+      {
+        dialect: 'codex-plan',
+      }
+    )
     t.clock.now += 1000
     await round(t, 'new', [todo([{ id: '1', text: 'y' }])])
     const ids = async (query: string) =>
@@ -373,9 +451,15 @@ describe('Listing filters and quotas', () => {
     const first = await t.call('GET', '/v1/sessions')
     const etag = first.headers.get('etag')
     assert.ok(etag)
-    assert.equal((await t.call('GET', '/v1/sessions', undefined, { 'If-None-Match': etag })).status, 304)
+    assert.equal(
+      (await t.call('GET', '/v1/sessions', undefined, { 'If-None-Match': etag })).status,
+      304
+    )
     await round(t, 's1', [{ name: 'bash' }])
-    assert.equal((await t.call('GET', '/v1/sessions', undefined, { 'If-None-Match': etag })).status, 200)
+    assert.equal(
+      (await t.call('GET', '/v1/sessions', undefined, { 'If-None-Match': etag })).status,
+      200
+    )
   })
 
   it('Should refuse a new session beyond MAX_SESSIONS_PER_TENANT, naming the limit', async () => {
@@ -402,9 +486,19 @@ describe('Listing filters and quotas', () => {
     const t = makeTestApp({ store: counted, limits: { maxSessionsPerTenant: 1 } })
     assert.equal((await round(t, 'only', [{ name: 'bash' }])).status, 200)
     assert.deepEqual(calls, { get: 0, countSessions: 1 }, 'a creation counts once')
-    for (let i = 0; i < 5; i++) assert.equal((await round(t, 'only', [{ name: 'bash' }])).status, 200)
-    assert.deepEqual(calls, { get: 0, countSessions: 1 }, 'rounds of an existing session read nothing more')
-    const conditional = await t.call('PUT', '/v1/sessions/other/todos', { items: [] }, { 'If-Match': '"3"' })
+    for (let i = 0; i < 5; i++)
+      assert.equal((await round(t, 'only', [{ name: 'bash' }])).status, 200)
+    assert.deepEqual(
+      calls,
+      { get: 0, countSessions: 1 },
+      'rounds of an existing session read nothing more'
+    )
+    const conditional = await t.call(
+      'PUT',
+      '/v1/sessions/other/todos',
+      { items: [] },
+      { 'If-Match': '"3"' }
+    )
     assert.equal(conditional.status, 412, 'no session to match: 412, not the quota')
     assert.equal((await round(t, 'other', [{ name: 'bash' }])).status, 403)
     assert.equal((await t.call('GET', '/v1/sessions/other')).status, 404, 'nothing was created')
@@ -427,13 +521,25 @@ describe('Idempotency claims', () => {
     const body = { tool_calls: [{ name: 'bash' }] }
     const print = createHash('sha256').update(JSON.stringify(body)).digest('hex')
     await t.store.claimIdempotency('default\u0000s1\u0000crashed', print, 30_000)
-    assert.equal((await t.call('POST', '/v1/sessions/s1/rounds', body, { 'Idempotency-Key': 'crashed' })).status, 409)
+    assert.equal(
+      (await t.call('POST', '/v1/sessions/s1/rounds', body, { 'Idempotency-Key': 'crashed' }))
+        .status,
+      409
+    )
     t.clock.now += 30_001
-    const retry = await t.call('POST', '/v1/sessions/s1/rounds', body, { 'Idempotency-Key': 'crashed' })
+    const retry = await t.call('POST', '/v1/sessions/s1/rounds', body, {
+      'Idempotency-Key': 'crashed',
+    })
     assert.equal(retry.status, 200)
     assert.equal(retry.body.round, 1)
     t.clock.now += 3600_000
-    const replay = await t.call('POST', '/v1/sessions/s1/rounds', body, { 'Idempotency-Key': 'crashed' })
-    assert.equal(replay.headers.get('idempotent-replayed'), 'true', 'a completed reply is kept for 24 h')
+    const replay = await t.call('POST', '/v1/sessions/s1/rounds', body, {
+      'Idempotency-Key': 'crashed',
+    })
+    assert.equal(
+      replay.headers.get('idempotent-replayed'),
+      'true',
+      'a completed reply is kept for 24 h'
+    )
   })
 })

@@ -32,16 +32,44 @@ const ROUTES: { name: string; method: string; path: string; body?: unknown; writ
   { name: 'view', method: 'GET', path: '/v1/sessions/s1', write: false },
   { name: 'render', method: 'GET', path: '/v1/sessions/s1/render', write: false },
   { name: 'history', method: 'GET', path: '/v1/sessions/s1/history', write: false },
-  { name: 'round', method: 'POST', path: '/v1/sessions/s1/rounds', body: { tool_calls: [{ name: 'bash' }] }, write: true },
-  { name: 'put', method: 'PUT', path: '/v1/sessions/s1/todos', body: { items: canonical }, write: true },
-  { name: 'end', method: 'POST', path: '/v1/sessions/s1/end', body: { outcome: 'completed' }, write: true },
+  {
+    name: 'round',
+    method: 'POST',
+    path: '/v1/sessions/s1/rounds',
+    body: { tool_calls: [{ name: 'bash' }] },
+    write: true,
+  },
+  {
+    name: 'put',
+    method: 'PUT',
+    path: '/v1/sessions/s1/todos',
+    body: { items: canonical },
+    write: true,
+  },
+  {
+    name: 'end',
+    method: 'POST',
+    path: '/v1/sessions/s1/end',
+    body: { outcome: 'completed' },
+    write: true,
+  },
   { name: 'delete', method: 'DELETE', path: '/v1/sessions/s1', write: true },
 ]
 
 async function owned(): Promise<TestApp> {
   const t = makeTestApp({ keys })
   const res = await round(t, 's1', [{ name: 'todo', input: { items } }])
-  assert.equal((await t.call('POST', '/v1/sessions/s1/rounds', { tool_calls: [{ name: 'todo', input: { items } }] }, bearer(AGENT))).status, 200)
+  assert.equal(
+    (
+      await t.call(
+        'POST',
+        '/v1/sessions/s1/rounds',
+        { tool_calls: [{ name: 'todo', input: { items } }] },
+        bearer(AGENT)
+      )
+    ).status,
+    200
+  )
   assert.equal(res.status, 401)
   return t
 }
@@ -50,7 +78,13 @@ describe('Security: authentication on every /v1 route', () => {
   for (const route of ROUTES) {
     it(`Should refuse ${route.name} without a key, with a wrong key, and with a prefix of a key`, async () => {
       const t = await owned()
-      for (const headers of [{}, bearer('nope-nope-nope'), bearer(AGENT.slice(0, -1)), bearer(`${AGENT}x`), bearer(AGENT.toUpperCase())]) {
+      for (const headers of [
+        {},
+        bearer('nope-nope-nope'),
+        bearer(AGENT.slice(0, -1)),
+        bearer(`${AGENT}x`),
+        bearer(AGENT.toUpperCase()),
+      ]) {
         const res = await t.call(route.method, route.path, route.body, headers)
         assert.equal(res.status, 401, `${route.name} ${JSON.stringify(headers)}`)
         assert.equal(res.headers.get('content-type'), 'application/problem+json')
@@ -62,7 +96,11 @@ describe('Security: authentication on every /v1 route', () => {
         assert.equal(res.status, 400, `${route.name} ${JSON.stringify(headers)}`)
         assert.equal(res.body.type, 'https://agent-todos.dev/problems/unauthorized')
       }
-      assert.equal((await t.call('GET', '/v1/sessions/s1', undefined, bearer(AGENT))).body.version, 1, 'nothing changed')
+      assert.equal(
+        (await t.call('GET', '/v1/sessions/s1', undefined, bearer(AGENT))).body.version,
+        1,
+        'nothing changed'
+      )
     })
   }
 
@@ -100,7 +138,10 @@ describe('Security: tenant isolation', () => {
 
   it("Should not stream another tenant's session", async () => {
     const t = await owned()
-    assert.equal((await t.call('GET', '/v1/sessions/s1/events', undefined, bearer(OTHER))).status, 404)
+    assert.equal(
+      (await t.call('GET', '/v1/sessions/s1/events', undefined, bearer(OTHER))).status,
+      404
+    )
   })
 })
 
@@ -111,7 +152,10 @@ describe('Security: roles', () => {
       const res = await t.call(route.method, route.path, route.body, bearer(VIEWER))
       assert.equal(res.status, route.write ? 403 : 200, route.name)
       if (route.write) assert.equal(res.body.type, 'https://agent-todos.dev/problems/forbidden')
-      assert.equal((await t.call('GET', '/v1/sessions/s1', undefined, bearer(AGENT))).body.version, 1)
+      assert.equal(
+        (await t.call('GET', '/v1/sessions/s1', undefined, bearer(AGENT))).body.version,
+        1
+      )
     })
   }
 })
@@ -120,10 +164,21 @@ describe('Security: keys file', () => {
   it('Should accept keys by their sha256 only', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'keys-'))
     const file = join(dir, 'keys.json')
-    writeFileSync(file, JSON.stringify({ keys: [{ tenant: 'acme', role: 'viewer', sha256: hashKey('file-key-123456') }] }))
+    writeFileSync(
+      file,
+      JSON.stringify({
+        keys: [{ tenant: 'acme', role: 'viewer', sha256: hashKey('file-key-123456') }],
+      })
+    )
     const t = makeTestApp({ keys: loadKeysFile(file) })
-    assert.equal((await t.call('GET', '/v1/sessions', undefined, bearer('file-key-123456'))).status, 200)
-    assert.equal((await t.call('GET', '/v1/sessions', undefined, bearer(hashKey('file-key-123456')))).status, 401)
+    assert.equal(
+      (await t.call('GET', '/v1/sessions', undefined, bearer('file-key-123456'))).status,
+      200
+    )
+    assert.equal(
+      (await t.call('GET', '/v1/sessions', undefined, bearer(hashKey('file-key-123456')))).status,
+      401
+    )
     writeFileSync(file, JSON.stringify({ keys: [{ tenant: 'acme', role: 'root', sha256: 'x' }] }))
     assert.throws(() => loadKeysFile(file), /AUTH_KEYS_FILE/)
   })
@@ -139,7 +194,12 @@ describe('Security: logs', () => {
       },
     })
     const t = makeTestApp({ keys, logger: pino({ level: 'trace' }, sink) })
-    await t.call('POST', '/v1/sessions/s1/rounds', { tool_calls: [{ name: 'bash' }] }, bearer(AGENT))
+    await t.call(
+      'POST',
+      '/v1/sessions/s1/rounds',
+      { tool_calls: [{ name: 'bash' }] },
+      bearer(AGENT)
+    )
     await t.call('GET', '/v1/sessions/s1', undefined, bearer(VIEWER))
     await t.call('GET', '/v1/sessions/s1', undefined, bearer('wrong-key-guess-1'))
     await t.call('PUT', '/v1/sessions/s1/todos', '{bad json', bearer(AGENT))
@@ -160,14 +220,19 @@ describe('Security: limits', () => {
     ])
     assert.equal(res.status, 200)
     assert.deepEqual(
-      res.body.results.map((r: any) => [r.is_error, /MAX_ITEMS|MAX_CONTENT_LENGTH/.exec(r.content)?.[0]]),
+      res.body.results.map((r: any) => [
+        r.is_error,
+        /MAX_ITEMS|MAX_CONTENT_LENGTH/.exec(r.content)?.[0],
+      ]),
       [
         [true, 'MAX_ITEMS'],
         [true, 'MAX_CONTENT_LENGTH'],
       ]
     )
     assert.equal(res.body.progress.total, 0)
-    const put = await t.call('PUT', '/v1/sessions/s1/todos', { items: [{ id: '1', content: 'x'.repeat(11), status: 'pending' }] })
+    const put = await t.call('PUT', '/v1/sessions/s1/todos', {
+      items: [{ id: '1', content: 'x'.repeat(11), status: 'pending' }],
+    })
     assert.equal(put.status, 422)
     assert.match(put.body.detail, /MAX_CONTENT_LENGTH/)
   })
@@ -192,7 +257,11 @@ describe('Security: limits', () => {
     assert.equal(limited.headers.get('content-type'), 'application/problem+json')
     assert.ok(Number(limited.headers.get('retry-after')) > 0)
     assert.match(limited.body.detail, /RATE_LIMIT_PER_MINUTE/)
-    assert.equal((await t.call('GET', '/v1/dialects', undefined, bearer(OTHER))).status, 200, 'other tenants unaffected')
+    assert.equal(
+      (await t.call('GET', '/v1/dialects', undefined, bearer(OTHER))).status,
+      200,
+      'other tenants unaffected'
+    )
   })
 })
 
@@ -218,10 +287,15 @@ describe('Security: browser headers', () => {
     const t = makeTestApp()
     for (const path of ['/v1/dialects', '/v1/sessions/nope', '/livez', '/nowhere']) {
       const res = await t.app.request(path)
-      for (const [name, value] of SECURE_HEADERS) assert.equal(res.headers.get(name), value, `${path} ${name}`)
+      for (const [name, value] of SECURE_HEADERS)
+        assert.equal(res.headers.get(name), value, `${path} ${name}`)
     }
     const page = await t.app.request('/')
-    assert.match(page.headers.get('content-security-policy') ?? '', /script-src/, "the dashboard's own CSP stays")
+    assert.match(
+      page.headers.get('content-security-policy') ?? '',
+      /script-src/,
+      "the dashboard's own CSP stays"
+    )
   })
 
   it('Should keep a plain client X-Request-Id and replace anything else with a UUID', async () => {
@@ -245,18 +319,31 @@ describe('Security: browser headers', () => {
       assert.equal(res.headers.get('content-type'), 'application/problem+json', c.name)
       assert.equal(body.type, `https://agent-todos.dev/problems/${c.problem}`, c.name)
       assert.equal(body.detail, c.detail, c.name)
-      assert.deepEqual((body.errors ?? []).map((e: { pointer: string }) => e.pointer), c.pointers, c.name)
+      assert.deepEqual(
+        (body.errors ?? []).map((e: { pointer: string }) => e.pointer),
+        c.pointers,
+        c.name
+      )
       const sessionId = c.path.split('/')[3]
-      assert.equal((await t.call('GET', `/v1/sessions/${sessionId}`)).status, sessionId === '-bad' ? 400 : 404, c.name)
+      assert.equal(
+        (await t.call('GET', `/v1/sessions/${sessionId}`)).status,
+        sessionId === '-bad' ? 400 : 404,
+        c.name
+      )
     }
   })
 
   it('Should refuse a malformed Idempotency-Key with a 400 problem naming the header', async () => {
     const t = makeTestApp()
     for (const key of ['', 'k'.repeat(256)]) {
-      const res = await t.call('POST', '/v1/sessions/idem-bad/rounds', { tool_calls: [{ name: 'bash' }] }, {
-        'Idempotency-Key': key,
-      })
+      const res = await t.call(
+        'POST',
+        '/v1/sessions/idem-bad/rounds',
+        { tool_calls: [{ name: 'bash' }] },
+        {
+          'Idempotency-Key': key,
+        }
+      )
       assert.equal(res.status, 400, JSON.stringify(res.body))
       assert.equal(res.headers.get('content-type'), 'application/problem+json')
       assert.equal(res.body.title, 'Bad Request')
@@ -270,13 +357,21 @@ describe('Security: browser headers', () => {
     const t = makeTestApp({ corsOrigins: ['https://ops.example.com'] })
     const allowed = await t.app.request('/v1/sessions', {
       method: 'OPTIONS',
-      headers: { Origin: 'https://ops.example.com', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' },
+      headers: {
+        Origin: 'https://ops.example.com',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization',
+      },
     })
     assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://ops.example.com')
-    const get = await t.app.request('/v1/sessions', { headers: { Origin: 'https://evil.example.com' } })
+    const get = await t.app.request('/v1/sessions', {
+      headers: { Origin: 'https://evil.example.com' },
+    })
     assert.equal(get.headers.get('access-control-allow-origin'), null)
     const open = makeTestApp()
-    const none = await open.app.request('/v1/sessions', { headers: { Origin: 'https://ops.example.com' } })
+    const none = await open.app.request('/v1/sessions', {
+      headers: { Origin: 'https://ops.example.com' },
+    })
     assert.equal(none.headers.get('access-control-allow-origin'), null)
   })
 })

@@ -55,9 +55,15 @@ const tenantEvents = createRoute({
 const TENANT_SNAPSHOT_LIMIT = 200
 
 const draining = () =>
-  new ProblemError(503, 'draining', 'This instance is shutting down; reconnect to another.', undefined, {
-    'Retry-After': '1',
-  })
+  new ProblemError(
+    503,
+    'draining',
+    'This instance is shutting down; reconnect to another.',
+    undefined,
+    {
+      'Retry-After': '1',
+    }
+  )
 
 /** Runs async steps one after another, so events leave in order. */
 function serialQueue() {
@@ -121,12 +127,19 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
       const catchUp = async (initial: boolean) => {
         const session = await deps.store.get(key)
         if (!session) {
-          await stream.writeSSE({ event: 'delete', data: JSON.stringify({ session_id: key.sessionId }) })
+          await stream.writeSSE({
+            event: 'delete',
+            data: JSON.stringify({ session_id: key.sessionId }),
+          })
           finish()
           return
         }
         if (initial && (lastEventId === undefined || lastEventId > session.version)) {
-          await stream.writeSSE({ event: 'snapshot', id: String(session.version), data: JSON.stringify(sessionView(session)) })
+          await stream.writeSSE({
+            event: 'snapshot',
+            id: String(session.version),
+            data: JSON.stringify(sessionView(session)),
+          })
           sent = session.version
           return
         }
@@ -136,7 +149,11 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
         )
         if (missed.length && missed[0].version !== sent + 1) {
           // the gap is older than the kept history: start over from the current state
-          await stream.writeSSE({ event: 'snapshot', id: String(session.version), data: JSON.stringify(sessionView(session)) })
+          await stream.writeSSE({
+            event: 'snapshot',
+            id: String(session.version),
+            data: JSON.stringify(sessionView(session)),
+          })
         } else {
           for (const entry of missed) {
             await stream.writeSSE({
@@ -145,7 +162,11 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
               data: JSON.stringify(historicalView(session, entry)),
             })
           }
-          await stream.writeSSE({ event: 'update', id: String(session.version), data: JSON.stringify(sessionView(session)) })
+          await stream.writeSSE({
+            event: 'update',
+            id: String(session.version),
+            data: JSON.stringify(sessionView(session)),
+          })
         }
         sent = session.version
       }
@@ -169,24 +190,37 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
       const send = async (event: ChangeEvent) => {
         if (event.source === 'delete') {
           sent.delete(event.session_id)
-          await stream.writeSSE({ event: 'delete', data: JSON.stringify({ session_id: event.session_id }) })
+          await stream.writeSSE({
+            event: 'delete',
+            data: JSON.stringify({ session_id: event.session_id }),
+          })
           return
         }
         const session = await deps.store.get({ tenant, sessionId: event.session_id })
         if (!session || session.version <= (sent.get(event.session_id) ?? 0)) return
         sent.set(event.session_id, session.version)
-        await stream.writeSSE({ event: 'update', id: String(session.version), data: JSON.stringify(sessionView(session)) })
+        await stream.writeSSE({
+          event: 'update',
+          id: String(session.version),
+          data: JSON.stringify(sessionView(session)),
+        })
       }
       const unsubscribe = deps.store.subscribe((event) => {
         if (event.tenant === tenant) void enqueue(() => send(event))
       })
       await enqueue(async () => {
         const staleBefore = deps.now() - deps.staleAfterMs
-        const page = await deps.store.list(tenant, { state: 'all', limit: TENANT_SNAPSHOT_LIMIT, staleBefore })
+        const page = await deps.store.list(tenant, {
+          state: 'all',
+          limit: TENANT_SNAPSHOT_LIMIT,
+          staleBefore,
+        })
         for (const session of page.sessions) sent.set(session.session_id, session.version)
         await stream.writeSSE({
           event: 'snapshot',
-          data: JSON.stringify({ sessions: page.sessions.map((s) => sessionSummary(s, staleBefore)) }),
+          data: JSON.stringify({
+            sessions: page.sessions.map((s) => sessionSummary(s, staleBefore)),
+          }),
         })
       })
       await holdOpen(stream, deps, metrics, 'tenant', new Promise<void>(() => {}), unsubscribe)

@@ -168,7 +168,10 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
     const { name, arguments: input } = request.params
     const key = requireSession(scope)
     if (scope.readOnly) {
-      throw new RpcError(ErrorCode.InvalidRequest, 'This key is read-only (role viewer): it cannot call tools.')
+      throw new RpcError(
+        ErrorCode.InvalidRequest,
+        'This key is read-only (role viewer): it cannot call tools.'
+      )
     }
     const call = { id: String(extra.requestId), name, input: input ?? {} }
     const round = { dialect: scope.requested, tool_calls: [call] }
@@ -252,7 +255,6 @@ function scopeOf(c: Context<AppEnv>): McpScope | Response {
  * @param deps - store, keys, clock
  */
 export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
-
   app.post(MCP_PATH, async (c) => {
     const scope = scopeOf(c)
     if (scope instanceof Response) return scope

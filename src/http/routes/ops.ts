@@ -79,7 +79,8 @@ export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, docum
   const assets = new Map<string, Promise<Buffer>>()
   app.get('/docs/assets/:file', async (c) => {
     const file = c.req.param('file')
-    if (file === 'init.js') return c.body(DOCS_INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' })
+    if (file === 'init.js')
+      return c.body(DOCS_INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' })
     const type = DOCS_ASSETS[file]
     if (!type) return problem(c, 404, 'not-found', `No asset '${file}'.`)
     let content = assets.get(file)

@@ -32,7 +32,9 @@ const postRound = createRoute({
   responses: {
     200: {
       description: 'The round was processed (a tool call may still have failed: see is_error)',
-      headers: { 'Idempotent-Replayed': { schema: { type: 'string' }, description: 'true on a replay' } },
+      headers: {
+        'Idempotent-Replayed': { schema: { type: 'string' }, description: 'true on a replay' },
+      },
       content: { 'application/json': { schema: RoundReply } },
     },
     ...problemResponses(400, 401, 403, 409, 413, 422, 503),
@@ -45,7 +47,8 @@ const postRound = createRoute({
  */
 const IN_FLIGHT_TTL_MS = 30_000
 
-const fingerprint = (body: unknown) => createHash('sha256').update(JSON.stringify(body)).digest('hex')
+const fingerprint = (body: unknown) =>
+  createHash('sha256').update(JSON.stringify(body)).digest('hex')
 
 function replay(c: Context, reply: string) {
   return c.body(reply, 200, { 'Content-Type': 'application/json', 'Idempotent-Replayed': 'true' })
@@ -82,10 +85,18 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
     const claim = await deps.store.claimIdempotency(scope, print, IN_FLIGHT_TTL_MS)
     if (!claim.claimed) {
       if (claim.record.fingerprint !== print) {
-        throw new ProblemError(422, 'idempotency-key-reused', 'This Idempotency-Key was used with a different request body.')
+        throw new ProblemError(
+          422,
+          'idempotency-key-reused',
+          'This Idempotency-Key was used with a different request body.'
+        )
       }
       if (claim.record.reply === null) {
-        throw new ProblemError(409, 'idempotency-in-flight', 'A request with this Idempotency-Key is still in flight; retry later.')
+        throw new ProblemError(
+          409,
+          'idempotency-in-flight',
+          'A request with this Idempotency-Key is still in flight; retry later.'
+        )
       }
       return replay(c, claim.record.reply)
     }

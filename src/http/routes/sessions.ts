@@ -51,7 +51,11 @@ const getRender = createRoute({
   summary: "The list as the session's dialect renders it",
   request: { params: SessionIdParam },
   responses: {
-    200: { description: 'Rendered list', headers: etagHeader, content: { 'text/plain': { schema: z.string() } } },
+    200: {
+      description: 'Rendered list',
+      headers: etagHeader,
+      content: { 'text/plain': { schema: z.string() } },
+    },
     304: { description: 'Not modified (If-None-Match)' },
     ...problemResponses(400, 401, 404),
   },
@@ -106,7 +110,10 @@ const listSessions = createRoute({
   summary: "The tenant's sessions, newest change first",
   request: { query: ListQuery },
   responses: {
-    200: { description: 'A page of sessions', content: { 'application/json': { schema: SessionList } } },
+    200: {
+      description: 'A page of sessions',
+      content: { 'application/json': { schema: SessionList } },
+    },
     304: { description: 'Not modified (If-None-Match)' },
     ...problemResponses(400, 401),
   },
@@ -163,7 +170,11 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
   app.openapi(putTodos, async (c) => {
     const key = keyOf(c, c.req.valid('param').session_id)
     const body = c.req.valid('json')
-    const items = body.items.map((item) => ({ ...item, blocks: item.blocks ?? [], blocked_by: item.blocked_by ?? [] }))
+    const items = body.items.map((item) => ({
+      ...item,
+      blocks: item.blocks ?? [],
+      blocked_by: item.blocked_by ?? [],
+    }))
     const ifMatch = c.req.valid('header')['if-match']
     const now = deps.now()
     const session = await updateWithinQuota(deps, key, (current) => {

@@ -27,7 +27,10 @@ const listTools = createRoute({
   summary: "A dialect's tool definitions in a provider's format",
   request: { query: ToolsQuery },
   responses: {
-    200: { description: 'Tool definitions', content: { 'application/json': { schema: ToolsReply } } },
+    200: {
+      description: 'Tool definitions',
+      content: { 'application/json': { schema: ToolsReply } },
+    },
     ...problemResponses(400, 401),
   },
 })
