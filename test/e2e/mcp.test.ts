@@ -237,13 +237,13 @@ describe('MCP over Streamable HTTP against the real server', () => {
     })
     assert.equal(view.data!.dialect, 'claude-todowrite')
 
-    const conflicting = await connect({
-      Authorization: `Bearer ${ACME_KEY}`,
-      'X-Session-Id': 'mcp-walk',
-      'X-Dialect': 'claude-todowrite',
-    })
+    // the conflict fails the handshake: a host shows the error, not a server without tools
     await assert.rejects(
-      conflicting.client.callTool({ name: 'TodoWrite', arguments: { todos: [] } }),
+      connect({
+        Authorization: `Bearer ${ACME_KEY}`,
+        'X-Session-Id': 'mcp-walk',
+        'X-Dialect': 'claude-todowrite',
+      }),
       (error: unknown) =>
         error instanceof McpError && error.code === -32600 && /speaks 's03'/.test(error.message)
     )

@@ -162,8 +162,10 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
     assert.deepEqual(read.body.result.contents, [
       { uri: 'agent-todos://sessions/nobody/todos', mimeType: 'text/plain', text: 'No todos.' },
     ])
+    // the 2025 revisions' Resource not found (2026-07-28 answers -32602; see the 2026 tests)
     const bad = await rpc(t, 'resources/read', { uri: 'file:///etc/passwd' })
-    assert.equal(bad.body.error.code, -32602)
+    assert.equal(bad.body.error.code, -32002)
+    assert.deepEqual(bad.body.error.data, { uri: 'file:///etc/passwd' })
   })
 
   it('Should answer protocol faults with JSON-RPC errors', async () => {
