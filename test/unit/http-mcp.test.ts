@@ -386,7 +386,7 @@ describe('/mcp as hosts speak it in 2026', () => {
     assert.equal(await t.store.get({ tenant: 'acme', sessionId: 's1' }), null)
   })
 
-  it('Should fail initialize (and server/discover) on a dialect conflict, naming both dialects', async () => {
+  it('Should fail initialize on a dialect conflict, naming both dialects (2026-07-28: at tools/list)', async () => {
     const t = makeTestApp()
     await callTodo(t, { items: [] })
     const headers = { 'X-Session-Id': 's1', 'X-Dialect': 'claude-todowrite' }
@@ -395,9 +395,13 @@ describe('/mcp as hosts speak it in 2026', () => {
     assert.equal(init.body.id, 7)
     assert.equal(init.body.error.code, -32600)
     assert.match(init.body.error.message, /speaks 's03'; the request named 'claude-todowrite'/)
+    // server/discover only says what the server speaks: clients read an error there as "no
+    // 2026-07-28" and fall back, so the conflict answers the first request on the session
     const discover = await modern(t, 'server/discover', {}, headers)
-    assert.equal(discover.body.error.code, -32600)
-    assert.match(discover.body.error.message, /speaks 's03'/)
+    assert.deepEqual(discover.body.result.supportedVersions, ['2026-07-28'])
+    const tools = await modern(t, 'tools/list', {}, headers)
+    assert.equal(tools.body.error.code, -32600)
+    assert.match(tools.body.error.message, /speaks 's03'/)
     const fine = await rpc(t, 'initialize', INITIALIZE, { 'X-Session-Id': 's1' })
     assert.equal(fine.body.result.protocolVersion, '2025-06-18')
   })

@@ -360,10 +360,9 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
       return rpcError(c, 403, ProtocolErrorCode.InvalidRequest, message, singleId(json))
     }
     // A dialect conflict fails the handshake, not the first call: a host then shows the error
-    // instead of a connected server without tools.
-    const opening = messages.find(
-      (message) => message.method === 'initialize' || message.method === 'server/discover'
-    )
+    // instead of a connected server without tools. Not server/discover (2026-07-28): clients
+    // read any error there as "no 2026 support", so the conflict surfaces at tools/list.
+    const opening = messages.find((message) => message.method === 'initialize')
     if (opening && scope.sessionId !== null) {
       try {
         await dialectOf(deps, scope)
@@ -377,7 +376,7 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
     const onerror = (err: Error) => c.get('logger')?.debug({ err }, 'mcp transport error')
     if (await isLegacyRequest(request, json)) {
       // Stateless: the issued id only names the todo session of a client that sends no X-Session-Id.
-      if (opening?.method === 'initialize') c.header('Mcp-Session-Id', `mcp-${randomUUID()}`)
+      if (opening) c.header('Mcp-Session-Id', `mcp-${randomUUID()}`)
       return relay(c, await serveLegacy(deps, scope, request, json, onerror))
     }
     scopes.set(request, scope)
