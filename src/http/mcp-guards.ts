@@ -77,8 +77,14 @@ function isOwnOrigin(c: Context<AppEnv>, origin: string): boolean {
     return false
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return false
-  const host = (c.req.header('host') ?? new URL(c.req.url).host).toLowerCase()
-  if (url.host.toLowerCase() !== host) return false
+  let host: string
+  try {
+    // through URL, so a default port written out (`:80`, `:443`) compares equal
+    host = new URL(`${url.protocol}//${c.req.header('host') ?? new URL(c.req.url).host}`).host
+  } catch {
+    return false
+  }
+  if (url.host !== host) return false
   const local = localAddressOf(c)
   return (
     local === undefined || !LOOPBACK_ADDRESS.test(local) || LOOPBACK_HOSTNAME.test(url.hostname)

@@ -115,6 +115,8 @@ describe('hostile 09: /mcp validates Origin', () => {
     const cases: Record<string, string>[] = [
       {},
       { Origin: 'http://localhost' },
+      { Origin: 'http://localhost', Host: 'localhost:80' },
+      { Origin: 'http://LOCALHOST' },
       { Origin: 'https://dashboard.example.com' },
     ]
     for (const headers of cases) {
