@@ -167,7 +167,12 @@ export async function startTarget(kind, env = {}, extraArgs = [], dist = path.jo
     )
   } catch (error) {
     child.kill('SIGKILL')
-    throw new Error(`${error.message}: ${output}${logFile ? fs.readFileSync(logFile, 'utf8') : ''}`)
+    throw new Error(
+      `${error.message}: ${output}${logFile ? fs.readFileSync(logFile, 'utf8') : ''}`,
+      {
+        cause: error,
+      }
+    )
   }
   return {
     pid: child.pid,

@@ -10,7 +10,6 @@ import {
   BENCH,
   cpuBetween,
   dropRedisPrefix,
-  median,
   REDIS_URL,
   redisInfo,
   rssMB,

@@ -10,6 +10,7 @@ const OPENAPI_PATH = new URL('../openapi/openapi.json', import.meta.url)
 
 /** openapi/openapi.json as openapi-typescript writes it. */
 export async function generateClientTypes(): Promise<string> {
-  const ast = await openapiTS(JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')))
+  const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as Parameters<typeof openapiTS>[0]
+  const ast = await openapiTS(document)
   return COMMENT_HEADER + astToString(ast)
 }

@@ -9,7 +9,9 @@ if (process.argv.includes('--check')) {
   let committed = ''
   try {
     committed = readFileSync(CLIENT_TYPES_PATH, 'utf8')
-  } catch {}
+  } catch {
+    // no committed file yet: it is stale by definition
+  }
   if (committed !== generated) {
     console.error('src/client/schema.ts is stale: run `npm run client` and commit the result')
     process.exit(1)

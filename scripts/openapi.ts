@@ -10,7 +10,9 @@ if (process.argv.includes('--check')) {
   let committed = ''
   try {
     committed = readFileSync(path, 'utf8')
-  } catch {}
+  } catch {
+    // no committed file yet: it is stale by definition
+  }
   if (committed !== generated) {
     console.error('openapi/openapi.json is stale: run `npm run openapi` and commit the result')
     process.exit(1)

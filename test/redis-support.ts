@@ -165,8 +165,8 @@ export async function startRedisServer(
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] }
   )
-  child.stdout!.on('data', (chunk) => (output += chunk))
-  child.stderr!.on('data', (chunk) => (output += chunk))
+  child.stdout.on('data', (chunk) => (output += chunk))
+  child.stderr.on('data', (chunk) => (output += chunk))
   const exited = once(child, 'exit')
   const url = `redis://127.0.0.1:${port}`
   const proc: RedisServerProcess = {

@@ -36,7 +36,7 @@ export function bodyLimit(
     ) {
       return next()
     }
-    const body = c.req.raw.body
+    const body: ReadableStream<Uint8Array> | null = c.req.raw.body
     if (!body) return next()
     const reader = body.getReader()
     const chunks: Uint8Array[] = []

@@ -59,8 +59,6 @@ const s03 = (items: [string, string][]) => ({
 
 const bash = { tool_calls: [{ id: 'toolu_bash', name: 'bash', input: { command: 'npm test' } }] }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
 /** Problems the page reported: script errors and console errors (CSP violations land there). */
 function watchPage(page: Page) {
   const problems: string[] = []

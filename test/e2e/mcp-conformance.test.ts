@@ -149,8 +149,8 @@ async function runSuite(url: string, args: string[]): Promise<Map<string, Check[
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }
   )
   let output = ''
-  child.stdout!.on('data', (chunk) => (output += chunk))
-  child.stderr!.on('data', (chunk) => (output += chunk))
+  child.stdout.on('data', (chunk) => (output += chunk))
+  child.stderr.on('data', (chunk) => (output += chunk))
   await once(child, 'exit')
   try {
     const results = new Map<string, Check[]>()

@@ -57,17 +57,6 @@ const todo = (content: string, status: Status = 'pending') => ({
 const write = (state: DialectState, todos: unknown) =>
   claudeTodoWrite.apply(state, 'TodoWrite', { todos }, CTX)
 
-/** Applies writes in turn and returns the last outcome. */
-function writes(...lists: unknown[]) {
-  let state = EMPTY
-  let outcome = write(state, [])
-  for (const list of lists) {
-    outcome = write(state, list)
-    state = outcome.state
-  }
-  return outcome
-}
-
 const idsAndContent = (items: readonly Item[]) => items.map((item) => [item.id, item.content])
 
 describe('claude-todowrite tool definition', () => {
@@ -266,6 +255,7 @@ describe('claude-todowrite reminder, render and operator lists', () => {
 
   it("Should remind with Claude Code's text and the list, inside <system-reminder>", () => {
     assert.deepEqual(claudeTodoWrite.reminder, { afterRounds: 10, repeatEvery: 10 })
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- compared, never called
     assert.equal(claudeTodoWrite.resetsReminder, undefined)
     assert.equal(
       claudeTodoWrite.reminderText(items),

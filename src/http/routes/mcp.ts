@@ -134,7 +134,7 @@ function handle<S extends z.ZodType>(
   server: Server,
   method: string,
   schema: S,
-  handler: (params: z.infer<S>, ctx: ServerContext) => Promise<Result>
+  handler: (params: z.infer<S>, ctx: ServerContext) => Promise<Result> | Result
 ) {
   server.setRequestHandler(method, { params: Params }, async (params, ctx) => {
     const parsed = schema.safeParse(params)
@@ -198,13 +198,13 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
         content,
         isError: result.is_error,
         ...(structured !== null && typeof structured === 'object' && !Array.isArray(structured)
-          ? { structuredContent: structured as Record<string, unknown> }
+          ? { structuredContent: structured }
           : {}),
       }
     })
   )
 
-  handle(server, 'resources/list', Params, async () => {
+  handle(server, 'resources/list', Params, () => {
     if (scope.sessionId === null) return { resources: [] }
     const resource: Resource = {
       uri: todosResourceUri(scope.sessionId),
@@ -216,7 +216,7 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
     return { resources: [resource] }
   })
 
-  handle(server, 'resources/templates/list', Params, async () => ({
+  handle(server, 'resources/templates/list', Params, () => ({
     resourceTemplates: [
       {
         uriTemplate: `${RESOURCE_PREFIX}{session_id}${RESOURCE_SUFFIX}`,
@@ -262,7 +262,7 @@ function scopeOf(c: Context<AppEnv>): McpScope | Response {
 
 /** The JSON-RPC messages of a body: the batch's, the one's, or none when it is not JSON. */
 const messagesOf = (json: unknown): { method?: unknown; id?: unknown }[] =>
-  (Array.isArray(json) ? json : json === undefined ? [] : [json]).map((message) =>
+  (Array.isArray(json) ? (json as unknown[]) : json === undefined ? [] : [json]).map((message) =>
     message !== null && typeof message === 'object' ? message : {}
   )
 
@@ -296,7 +296,7 @@ function relay(c: Context<AppEnv>, res: Response): Response {
 
 /** The 2025 revisions' error code for an unknown resource, on one outgoing message. */
 function withLegacyResourceCode(message: JSONRPCMessage): JSONRPCMessage {
-  if (!('error' in message) || message.error.code !== ProtocolErrorCode.InvalidParams) {
+  if (!('error' in message) || message.error.code !== (ProtocolErrorCode.InvalidParams as number)) {
     return message
   }
   const data = message.error.data as { uri?: unknown } | undefined
