@@ -197,6 +197,16 @@ export function applyObserved(
   }
 
   for (const event of events) {
+    // a lifecycle event that has an id of its own is applied once, like a call
+    if ('id' in event && event.id !== undefined) {
+      if (appliedSet.has(event.id)) {
+        alive = true
+        ignored++
+        continue
+      }
+      appliedIds.push(event.id)
+      appliedSet.add(event.id)
+    }
     switch (event.kind) {
       case 'ignored':
         ignored++
@@ -226,8 +236,15 @@ export function applyObserved(
         staged.delete(event.call_id)
         const name = call?.name ?? event.name
         const todoDialect = name === undefined ? undefined : todoDialectOf(family, name)
-        // another tool's result, a failed call, or a call of the family the session does not use
-        if (!todoDialect || event.is_error || (observed.dialect_fixed && todoDialect !== dialect)) {
+        // another tool's result, or a call of the family the session does not use
+        if (!todoDialect || (observed.dialect_fixed && todoDialect !== dialect)) {
+          ignored++
+          break
+        }
+        // a todo call is seen once, whatever its outcome
+        appliedIds.push(event.call_id)
+        appliedSet.add(event.call_id)
+        if (event.is_error) {
           ignored++
           break
         }
@@ -247,8 +264,6 @@ export function applyObserved(
         dialect = todoDialect
         observed.dialect_fixed = true
         observed.todo_tools = true
-        appliedIds.push(event.call_id)
-        appliedSet.add(event.call_id)
         if (changed && ended) reopen()
         applied++
         break

@@ -151,6 +151,12 @@ export function sdkOutcome(message: Record<string, unknown>): {
   return { outcome: 'completed', detail: null }
 }
 
+/** A message's own id (its uuid), for lifecycle frames that must apply once. */
+const idOf = (kind: string, message: Record<string, unknown>) => {
+  const uuid = str(message.uuid)
+  return uuid === undefined ? undefined : `${kind}:${uuid}`
+}
+
 /**
  * Parses Agent SDK messages (or stream-json lines), in order.
  * @param values - the messages
@@ -179,7 +185,13 @@ export function parseClaudeMessages(values: readonly unknown[]): ObservedEvent[]
           const tools = Array.isArray(message.tools)
             ? message.tools.filter((tool): tool is string => typeof tool === 'string')
             : undefined
-          events.push({ kind: 'session_start', target: main, run: true, tools })
+          events.push({
+            kind: 'session_start',
+            target: main,
+            run: true,
+            tools,
+            id: idOf('init', message),
+          })
         } else if (
           message.subtype === 'session_state_changed' &&
           message.state === 'requires_action'
@@ -263,6 +275,7 @@ export function parseClaudeMessages(values: readonly unknown[]): ObservedEvent[]
           detail,
           specific: true,
           all: true,
+          id: idOf('result', message),
         })
         break
       }

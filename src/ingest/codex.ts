@@ -103,7 +103,13 @@ export function parseCodexExec(values: readonly unknown[]): ObservedEvent[] {
     const main: Target = { session }
     switch (line.type) {
       case 'thread.started':
-        events.push({ kind: 'session_start', target: main, run: true })
+        // once per thread: a stream posted again (or resumed) does not open an ended session
+        events.push({
+          kind: 'session_start',
+          target: main,
+          run: true,
+          id: session === undefined ? undefined : `thread.started:${session}`,
+        })
         break
       case 'turn.completed':
         events.push({

@@ -47,6 +47,8 @@ export interface ResultEvent {
 export interface StartEvent {
   kind: 'session_start'
   target: Target
+  /** The event's own id, when the format has one: a second delivery of it changes nothing. */
+  id?: string
   /** A new run of the session: an ended session opens again. */
   run: boolean
   /** The tools the agent has (Claude's `system/init.tools`). */
@@ -57,6 +59,7 @@ export interface StartEvent {
 export interface EndEvent {
   kind: 'session_end'
   target: Target
+  id?: string
   /** `auto`: completed when nothing is unfinished, else cancelled (a `SessionEnd` hook). */
   outcome: EndedOutcome | 'auto'
   detail: string | null
@@ -70,6 +73,7 @@ export interface EndEvent {
 export interface WaitingEvent {
   kind: 'waiting'
   target: Target
+  id?: string
   reason: string
   message: string | null
 }

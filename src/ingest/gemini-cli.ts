@@ -118,7 +118,12 @@ export function parseGeminiStream(values: readonly unknown[]): ObservedEvent[] {
     const main: Target = { session }
     switch (line.type) {
       case 'init':
-        events.push({ kind: 'session_start', target: main, run: true })
+        events.push({
+          kind: 'session_start',
+          target: main,
+          run: true,
+          id: `init:${str(line.timestamp) ?? ''}`,
+        })
         break
       case 'tool_use': {
         const id = str(line.tool_id)

@@ -49,6 +49,19 @@ function statusEvent(status: unknown, target: Target): ObservedEvent {
  * @param target - the conversation's session
  */
 function parseEvent(event: unknown, index: number, target: Target): ObservedEvent {
+  const parsed = parseOne(event, index, target)
+  const id = isRecord(event) ? str(event.id) : undefined
+  // batches are retried: a lifecycle event applies once, by its id
+  if (
+    id !== undefined &&
+    (parsed.kind === 'session_start' || parsed.kind === 'session_end' || parsed.kind === 'waiting')
+  ) {
+    return { ...parsed, id: `event:${id}` }
+  }
+  return parsed
+}
+
+function parseOne(event: unknown, index: number, target: Target): ObservedEvent {
   if (!isRecord(event) || typeof event.kind !== 'string') {
     throw new IngestFormatError(
       `Event ${index} is not an OpenHands event (an object with a kind).`,

@@ -257,6 +257,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       cursor,
       staleBefore,
       dialect: query.dialect,
+      source: query.source,
       updatedSince: query.updated_since === undefined ? undefined : Date.parse(query.updated_since),
     })
     return c.json(
