@@ -917,7 +917,6 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["ClaudeHookInput"];
-                    "application/x-ndjson": string;
                 };
             };
             responses: {
@@ -1351,7 +1350,6 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["OpenHandsEvent"][];
-                    "application/x-ndjson": string;
                 };
             };
             responses: {

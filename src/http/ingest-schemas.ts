@@ -148,14 +148,19 @@ export const OpenHandsConversation = z
 
 const NDJSON = z.string().openapi({ description: 'NDJSON: one JSON value per line' })
 
-/** The request body of an ingest route: JSON in the given shapes, or NDJSON lines of them. */
-export function ingestBody(json: z.ZodType, description: string) {
+/**
+ * The request body of an ingest route: JSON in the given shapes, and (for streams) NDJSON lines.
+ * @param json - the JSON shape
+ * @param description - what the body holds
+ * @param ndjson - whether the route also takes NDJSON
+ */
+export function ingestBody(json: z.ZodType, description: string, ndjson = true) {
   return {
     required: true,
     description,
     content: {
       'application/json': { schema: json },
-      'application/x-ndjson': { schema: NDJSON },
+      ...(ndjson ? { 'application/x-ndjson': { schema: NDJSON } } : {}),
     },
   }
 }

@@ -81,7 +81,7 @@ const ROUTES = {
   'claude-code': ingestRoute(
     '/v1/ingest/claude-code',
     'A Claude Code hook input (any event), as its `"type": "http"` hook posts it; session `claude:<session_id>`',
-    ingestBody(ClaudeHookInput, 'One hook input'),
+    ingestBody(ClaudeHookInput, 'One hook input', false),
     ClaudeHookReply
   ),
   'claude-agent-sdk': ingestRoute(
@@ -108,7 +108,7 @@ const ROUTES = {
   openhands: ingestRoute(
     '/v1/ingest/openhands/events/{conversation_id}',
     'An OpenHands webhook batch (`WebhookSpec.base_url` = `…/v1/ingest/openhands`); session `openhands:<conversation_id>`',
-    ingestBody(z.array(OpenHandsEvent), 'A JSON array of events'),
+    ingestBody(z.array(OpenHandsEvent), 'A JSON array of events', false),
     IngestReply,
     ConversationIdParam
   ),
