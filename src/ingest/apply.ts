@@ -77,6 +77,11 @@ export interface ApplyContext {
   deliverEdit?: boolean
   /** Subagent sessions to list on this one. */
   agents?: readonly string[]
+  /**
+   * The version a session created now must pass (a deleted session's last one, so versions never
+   * repeat); 0 when none.
+   */
+  versionFloor?: number
 }
 
 export interface ApplyResult {
@@ -170,6 +175,7 @@ export function applyObserved(
   const { now } = ctx
   const base: Session = current ?? {
     ...newSession(ctx.key, DEFAULT_OBSERVED_DIALECT[family], { reminder: false }, now),
+    version: ctx.versionFloor ?? 0,
     observed: newObserved(ctx.source, ctx.parent),
   }
   const observed: Observed = { ...base.observed! }

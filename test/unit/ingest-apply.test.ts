@@ -61,6 +61,8 @@ describe('ingest/apply: versions', () => {
     ;({ stored } = run(stored, [write('c3', ['A', 'completed'])], { now: T0 + 2000 }))
     assert.equal(stored!.version, 2)
     assert.equal(stored!.updated_at, T0 + 2000)
+    // a session created again after a delete goes on above its last version
+    assert.equal(run(null, [write('c1', ['A', 'pending'])], { versionFloor: 7 }).stored!.version, 8)
   })
 
   it('Should refresh a busy session with a keep-alive version at most once per half stale window', () => {
