@@ -10,9 +10,7 @@
 import type { EndedOutcome } from '../core/session.js'
 import { isRecord } from '../dialects/json.js'
 import { CLAUDE_TODO_TOOLS, claudeTarget } from './claude-code.js'
-import { IngestFormatError, type ObservedEvent, type Target } from './events.js'
-
-const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
+import { IngestFormatError, nonEmpty, type ObservedEvent, type Target } from './events.js'
 
 /** The Python SDK's message classes → the wire `type`. */
 const PYTHON_TYPES: Record<string, string> = {
@@ -131,10 +129,10 @@ export function sdkOutcome(message: Record<string, unknown>): {
   outcome: EndedOutcome
   detail: string | null
 } {
-  const subtype = str(message.subtype)
-  const reason = str(message.terminal_reason)
+  const subtype = nonEmpty(message.subtype)
+  const reason = nonEmpty(message.terminal_reason)
   const errors = Array.isArray(message.errors) ? message.errors : []
-  const firstError = str(errors[0])
+  const firstError = nonEmpty(errors[0])
   if (subtype === 'error_max_turns' || reason === 'max_turns') {
     return { outcome: 'max_turns', detail: firstError ?? subtype ?? reason ?? null }
   }
@@ -145,7 +143,9 @@ export function sdkOutcome(message: Record<string, unknown>): {
   if (message.is_error === true) {
     const status = message.api_error_status
     const detail =
-      typeof status === 'number' ? `api_error_status ${status}` : (reason ?? str(message.result))
+      typeof status === 'number'
+        ? `api_error_status ${status}`
+        : (reason ?? nonEmpty(message.result))
     return { outcome: 'error', detail: detail ?? 'error' }
   }
   return { outcome: 'completed', detail: null }
@@ -153,7 +153,7 @@ export function sdkOutcome(message: Record<string, unknown>): {
 
 /** A message's own id (its uuid), for lifecycle frames that must apply once. */
 const idOf = (kind: string, message: Record<string, unknown>) => {
-  const uuid = str(message.uuid)
+  const uuid = nonEmpty(message.uuid)
   return uuid === undefined ? undefined : `${kind}:${uuid}`
 }
 
@@ -173,10 +173,10 @@ export function parseClaudeMessages(values: readonly unknown[]): ObservedEvent[]
       )
     }
     const message = wireMessage(raw)
-    session = str(message.session_id) ?? session
+    session = nonEmpty(message.session_id) ?? session
     const main: Target = { session }
     // subagent frames: agent_id (SDK 0.3), else the Agent tool call that started the subagent
-    const agent = str(message.agent_id) ?? str(message.parent_tool_use_id)
+    const agent = nonEmpty(message.agent_id) ?? nonEmpty(message.parent_tool_use_id)
     const body = isRecord(message.message) ? message.message : undefined
     const content = body?.content
     switch (message.type) {
@@ -201,7 +201,7 @@ export function parseClaudeMessages(values: readonly unknown[]): ObservedEvent[]
           events.push({
             kind: 'activity',
             target: main,
-            what: `system:${str(message.subtype) ?? ''}`,
+            what: `system:${nonEmpty(message.subtype) ?? ''}`,
           })
         }
         break
@@ -217,8 +217,8 @@ export function parseClaudeMessages(values: readonly unknown[]): ObservedEvent[]
             other = true
             continue
           }
-          const name = str(block.name)
-          const id = str(block.id)
+          const name = nonEmpty(block.name)
+          const id = nonEmpty(block.id)
           if (!name || !id || !CLAUDE_TODO_TOOLS.has(name)) {
             other = true
             continue
@@ -246,7 +246,7 @@ export function parseClaudeMessages(values: readonly unknown[]): ObservedEvent[]
           ? content.filter((block) => isRecord(block) && block.type === 'tool_result')
           : []
         for (const block of results as Record<string, unknown>[]) {
-          const id = str(block.tool_use_id)
+          const id = nonEmpty(block.tool_use_id)
           if (!id) continue
           const structured = results.length === 1 ? message.tool_use_result : undefined
           const text = resultText(block.content)

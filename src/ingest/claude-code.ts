@@ -8,7 +8,14 @@
  */
 import { isRecord } from '../dialects/json.js'
 import { digest } from './body.js'
-import { IngestFormatError, type ObservedEvent, type Target } from './events.js'
+import {
+  aliveOrIgnored,
+  exitEvent,
+  IngestFormatError,
+  nonEmpty,
+  type ObservedEvent,
+  type Target,
+} from './events.js'
 
 /** Claude Code's todo tools (TodoWrite, or the Task family: one of the two per session). */
 export const CLAUDE_TODO_TOOLS: ReadonlySet<string> = new Set([
@@ -37,8 +44,6 @@ const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
 
 /** Notification types that mean the agent waits for a person. */
 const WAITING_NOTIFICATIONS: ReadonlySet<string> = new Set(['idle_prompt', 'permission_prompt'])
-
-const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
 
 /**
  * The target of a Claude todo tool: a subagent's TodoWrite is its own list, Task lists are shared.
@@ -69,16 +74,17 @@ export interface ClaudeHook {
  */
 export function parseClaudeHook(value: unknown): ClaudeHook {
   if (!isRecord(value)) throw new IngestFormatError('A Claude Code hook input is a JSON object.')
-  const session = str(value.session_id)
+  const session = nonEmpty(value.session_id)
   if (!session) throw new IngestFormatError('session_id is missing.', '/session_id')
-  const event = str(value.hook_event_name)
+  const event = nonEmpty(value.hook_event_name)
   if (!event) throw new IngestFormatError('hook_event_name is missing.', '/hook_event_name')
-  const agent = str(value.agent_id)
+  const agent = nonEmpty(value.agent_id)
   const main: Target = { session }
-  const toolName = str(value.tool_name)
+  const toolName = nonEmpty(value.tool_name)
   const todo = toolName !== undefined && CLAUDE_TODO_TOOLS.has(toolName)
   const callId = () =>
-    str(value.tool_use_id) ?? `hook:${digest([toolName, value.tool_input, value.tool_response])}`
+    nonEmpty(value.tool_use_id) ??
+    `hook:${digest([toolName, value.tool_input, value.tool_response])}`
   const events: ObservedEvent[] = []
   let replyTarget: Target | null = null
   switch (event) {
@@ -96,7 +102,7 @@ export function parseClaudeHook(value: unknown): ClaudeHook {
           input: value.tool_input,
           is_error: event === 'PostToolUseFailure',
           structured: isRecord(response) ? response : undefined,
-          text: typeof response === 'string' ? response : str(value.error),
+          text: typeof response === 'string' ? response : nonEmpty(value.error),
         })
       }
       // a subagent's context gets only its own list's edit
@@ -110,14 +116,7 @@ export function parseClaudeHook(value: unknown): ClaudeHook {
       events.push({ kind: 'session_start', target: main, run: value.source !== 'compact' })
       break
     case 'SessionEnd':
-      events.push({
-        kind: 'session_end',
-        target: main,
-        outcome: 'auto',
-        detail: str(value.reason) ?? null,
-        specific: false,
-        all: true,
-      })
+      events.push(exitEvent(main, value.reason))
       break
     case 'SubagentStop':
       if (agent) {
@@ -132,13 +131,13 @@ export function parseClaudeHook(value: unknown): ClaudeHook {
       events.push({ kind: 'activity', target: main, what: event })
       break
     case 'Notification': {
-      const type = str(value.notification_type)
+      const type = nonEmpty(value.notification_type)
       if (type && WAITING_NOTIFICATIONS.has(type)) {
         events.push({
           kind: 'waiting',
           target: main,
           reason: type,
-          message: str(value.message) ?? null,
+          message: nonEmpty(value.message) ?? null,
         })
       } else {
         events.push({ kind: 'activity', target: main, what: `Notification:${type ?? ''}` })
@@ -146,11 +145,7 @@ export function parseClaudeHook(value: unknown): ClaudeHook {
       break
     }
     default:
-      events.push(
-        ACTIVITY_HOOKS.has(event)
-          ? { kind: 'activity', target: main, what: event }
-          : { kind: 'ignored', target: main, what: event }
-      )
+      events.push(aliveOrIgnored(ACTIVITY_HOOKS, event, main))
   }
   return { event, events, replyTarget }
 }

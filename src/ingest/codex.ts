@@ -8,9 +8,14 @@
  */
 import { isRecord } from '../dialects/json.js'
 import { digest } from './body.js'
-import { IngestFormatError, type ObservedEvent, type Target } from './events.js'
-
-const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
+import {
+  aliveOrIgnored,
+  exitEvent,
+  IngestFormatError,
+  nonEmpty,
+  type ObservedEvent,
+  type Target,
+} from './events.js'
 
 /** Hook events that only say the agent is alive. */
 const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
@@ -36,15 +41,19 @@ const ACTIVITY_EVENTS: ReadonlySet<string> = new Set(['turn.started', 'error', '
  * @param value - the hook input
  */
 export function parseCodexHook(value: Record<string, unknown>): ObservedEvent[] {
-  const session = str(value.session_id)
+  const session = nonEmpty(value.session_id)
   if (!session) throw new IngestFormatError('session_id is missing.', '/session_id')
-  const event = str(value.hook_event_name)!
+  const event = nonEmpty(value.hook_event_name)!
   const main: Target = { session }
   switch (event) {
     case 'PostToolUse': {
       if (value.tool_name !== 'update_plan') {
         return [
-          { kind: 'activity', target: main, what: `PostToolUse:${str(value.tool_name) ?? ''}` },
+          {
+            kind: 'activity',
+            target: main,
+            what: `PostToolUse:${nonEmpty(value.tool_name) ?? ''}`,
+          },
         ]
       }
       const response = value.tool_response
@@ -53,7 +62,7 @@ export function parseCodexHook(value: Record<string, unknown>): ObservedEvent[] 
         {
           kind: 'tool_result',
           target: main,
-          call_id: str(value.tool_use_id) ?? `hook:${digest([value.tool_input, response])}`,
+          call_id: nonEmpty(value.tool_use_id) ?? `hook:${digest([value.tool_input, response])}`,
           name: 'update_plan',
           input: value.tool_input,
           // PostToolUse fires only for a call that ran; Codex's failure text says otherwise
@@ -66,22 +75,9 @@ export function parseCodexHook(value: Record<string, unknown>): ObservedEvent[] 
     case 'SessionStart':
       return [{ kind: 'session_start', target: main, run: true }]
     case 'SessionEnd':
-      return [
-        {
-          kind: 'session_end',
-          target: main,
-          outcome: 'auto',
-          detail: str(value.reason) ?? null,
-          specific: false,
-          all: true,
-        },
-      ]
+      return [exitEvent(main, value.reason)]
     default:
-      return [
-        ACTIVITY_HOOKS.has(event)
-          ? { kind: 'activity', target: main, what: event }
-          : { kind: 'ignored', target: main, what: event },
-      ]
+      return [aliveOrIgnored(ACTIVITY_HOOKS, event, main)]
   }
 }
 
@@ -99,7 +95,7 @@ export function parseCodexExec(values: readonly unknown[]): ObservedEvent[] {
         `/lines/${index}`
       )
     }
-    if (line.type === 'thread.started') session = str(line.thread_id) ?? session
+    if (line.type === 'thread.started') session = nonEmpty(line.thread_id) ?? session
     const main: Target = { session }
     switch (line.type) {
       case 'thread.started':
@@ -122,7 +118,7 @@ export function parseCodexExec(values: readonly unknown[]): ObservedEvent[] {
         })
         break
       case 'turn.failed': {
-        const error = isRecord(line.error) ? str(line.error.message) : undefined
+        const error = isRecord(line.error) ? nonEmpty(line.error.message) : undefined
         events.push({
           kind: 'session_end',
           target: main,
@@ -143,7 +139,7 @@ export function parseCodexExec(values: readonly unknown[]): ObservedEvent[] {
             kind: 'tool_result',
             target: main,
             // no call id: the item, and what it holds (item ids restart per process)
-            call_id: `todo_list:${str(item.id) ?? ''}:${digest(items)}`,
+            call_id: `todo_list:${nonEmpty(item.id) ?? ''}:${digest(items)}`,
             name: 'todo_list',
             input: { items },
             is_error: false,
@@ -152,7 +148,7 @@ export function parseCodexExec(values: readonly unknown[]): ObservedEvent[] {
           events.push({
             kind: 'activity',
             target: main,
-            what: `${line.type}:${str(item?.type) ?? ''}`,
+            what: `${line.type}:${nonEmpty(item?.type) ?? ''}`,
           })
         }
         break

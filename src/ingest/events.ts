@@ -107,3 +107,44 @@ export class IngestFormatError extends Error {
     this.name = 'IngestFormatError'
   }
 }
+
+/**
+ * A string field of an agent's event, or undefined when it is absent, empty or not a string.
+ * @param value - the field
+ */
+export const nonEmpty = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined
+
+/**
+ * A `SessionEnd` hook: the agent exited, saying nothing of how the run went (completed when nothing
+ * is unfinished, else cancelled), its reason as the detail; the subagents' lists end too.
+ * @param target - the session
+ * @param reason - the hook's `reason`
+ */
+export function exitEvent(target: Target, reason: unknown): EndEvent {
+  return {
+    kind: 'session_end',
+    target,
+    outcome: 'auto',
+    detail: nonEmpty(reason) ?? null,
+    specific: false,
+    all: true,
+  }
+}
+
+/**
+ * A hook event the service does not apply: activity when the agent's known events include it,
+ * else ignored (an unknown event says nothing).
+ * @param known - the agent's events that only say it is alive
+ * @param event - the hook's event name
+ * @param target - the session
+ */
+export function aliveOrIgnored(
+  known: ReadonlySet<string>,
+  event: string,
+  target: Target
+): ActivityEvent | IgnoredEvent {
+  return known.has(event)
+    ? { kind: 'activity', target, what: event }
+    : { kind: 'ignored', target, what: event }
+}

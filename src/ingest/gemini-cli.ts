@@ -9,9 +9,14 @@
 import type { EndedOutcome } from '../core/session.js'
 import { isRecord } from '../dialects/json.js'
 import { digest } from './body.js'
-import { IngestFormatError, type ObservedEvent, type Target } from './events.js'
-
-const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
+import {
+  aliveOrIgnored,
+  exitEvent,
+  IngestFormatError,
+  nonEmpty,
+  type ObservedEvent,
+  type Target,
+} from './events.js'
 
 /** Gemini CLI's todo tool (offered on Gemini 2.x non-preview models with the task tracker off). */
 const TODO_TOOL = 'write_todos'
@@ -33,9 +38,9 @@ const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
  * @param value - the hook input
  */
 export function parseGeminiHook(value: Record<string, unknown>): ObservedEvent[] {
-  const session = str(value.session_id)
+  const session = nonEmpty(value.session_id)
   if (!session) throw new IngestFormatError('session_id is missing.', '/session_id')
-  const event = str(value.hook_event_name)!
+  const event = nonEmpty(value.hook_event_name)!
   const main: Target = { session }
   if (event === 'AfterTool' && value.tool_name === TODO_TOOL) {
     const response = isRecord(value.tool_response) ? value.tool_response : undefined
@@ -43,7 +48,7 @@ export function parseGeminiHook(value: Record<string, unknown>): ObservedEvent[]
       {
         kind: 'tool_result',
         target: main,
-        call_id: `hook:${str(value.timestamp) ?? ''}:${digest(value.tool_input)}`,
+        call_id: `hook:${nonEmpty(value.timestamp) ?? ''}:${digest(value.tool_input)}`,
         name: TODO_TOOL,
         input: value.tool_input,
         is_error: response?.error !== undefined && response.error !== null,
@@ -55,16 +60,7 @@ export function parseGeminiHook(value: Record<string, unknown>): ObservedEvent[]
     case 'SessionStart':
       return [{ kind: 'session_start', target: main, run: true }]
     case 'SessionEnd':
-      return [
-        {
-          kind: 'session_end',
-          target: main,
-          outcome: 'auto',
-          detail: str(value.reason) ?? null,
-          specific: false,
-          all: true,
-        },
-      ]
+      return [exitEvent(main, value.reason)]
     case 'Notification':
       if (value.notification_type === 'ToolPermission') {
         return [
@@ -72,17 +68,13 @@ export function parseGeminiHook(value: Record<string, unknown>): ObservedEvent[]
             kind: 'waiting',
             target: main,
             reason: 'permission_prompt',
-            message: str(value.message) ?? null,
+            message: nonEmpty(value.message) ?? null,
           },
         ]
       }
       return [{ kind: 'activity', target: main, what: event }]
     default:
-      return [
-        ACTIVITY_HOOKS.has(event)
-          ? { kind: 'activity', target: main, what: event }
-          : { kind: 'ignored', target: main, what: event },
-      ]
+      return [aliveOrIgnored(ACTIVITY_HOOKS, event, main)]
   }
 }
 
@@ -93,8 +85,8 @@ function resultOutcome(line: Record<string, unknown>): {
 } {
   if (line.status === 'success') return { outcome: 'completed', detail: null }
   const error = isRecord(line.error) ? line.error : undefined
-  const type = str(error?.type)
-  const detail = str(error?.message) ?? type ?? 'error'
+  const type = nonEmpty(error?.type)
+  const detail = nonEmpty(error?.message) ?? type ?? 'error'
   if (type === 'FatalTurnLimitedError') return { outcome: 'max_turns', detail }
   if (type === 'FatalCancellationError') return { outcome: 'cancelled', detail }
   return { outcome: 'error', detail }
@@ -114,7 +106,7 @@ export function parseGeminiStream(values: readonly unknown[]): ObservedEvent[] {
         `/lines/${index}`
       )
     }
-    if (line.type === 'init') session = str(line.session_id) ?? session
+    if (line.type === 'init') session = nonEmpty(line.session_id) ?? session
     const main: Target = { session }
     switch (line.type) {
       case 'init':
@@ -122,11 +114,11 @@ export function parseGeminiStream(values: readonly unknown[]): ObservedEvent[] {
           kind: 'session_start',
           target: main,
           run: true,
-          id: `init:${str(line.timestamp) ?? ''}`,
+          id: `init:${nonEmpty(line.timestamp) ?? ''}`,
         })
         break
       case 'tool_use': {
-        const id = str(line.tool_id)
+        const id = nonEmpty(line.tool_id)
         if (line.tool_name === TODO_TOOL && id) {
           events.push({
             kind: 'tool_call',
@@ -140,13 +132,13 @@ export function parseGeminiStream(values: readonly unknown[]): ObservedEvent[] {
           events.push({
             kind: 'activity',
             target: main,
-            what: `tool_use:${str(line.tool_name) ?? ''}`,
+            what: `tool_use:${nonEmpty(line.tool_name) ?? ''}`,
           })
         }
         break
       }
       case 'tool_result': {
-        const id = str(line.tool_id)
+        const id = nonEmpty(line.tool_id)
         if (!id) {
           events.push({ kind: 'activity', target: main, what: 'tool_result' })
           break
@@ -156,7 +148,7 @@ export function parseGeminiStream(values: readonly unknown[]): ObservedEvent[] {
           target: main,
           call_id: id,
           is_error: line.status !== 'success',
-          text: str(line.output),
+          text: nonEmpty(line.output),
         })
         break
       }

@@ -7,9 +7,7 @@
  */
 import type { EndedOutcome } from '../core/session.js'
 import { isRecord } from '../dialects/json.js'
-import { IngestFormatError, type ObservedEvent, type Target } from './events.js'
-
-const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
+import { IngestFormatError, nonEmpty, type ObservedEvent, type Target } from './events.js'
 
 const TODO_TOOL = 'task_tracker'
 
@@ -38,7 +36,7 @@ function statusEvent(status: unknown, target: Target): ObservedEvent {
     case 'waiting_for_confirmation':
       return { kind: 'waiting', target, reason: 'waiting_for_confirmation', message: null }
     default:
-      return { kind: 'activity', target, what: `execution_status:${str(status) ?? ''}` }
+      return { kind: 'activity', target, what: `execution_status:${nonEmpty(status) ?? ''}` }
   }
 }
 
@@ -50,7 +48,7 @@ function statusEvent(status: unknown, target: Target): ObservedEvent {
  */
 function parseEvent(event: unknown, index: number, target: Target): ObservedEvent {
   const parsed = parseOne(event, index, target)
-  const id = isRecord(event) ? str(event.id) : undefined
+  const id = isRecord(event) ? nonEmpty(event.id) : undefined
   // batches are retried: a lifecycle event applies once, by its id
   if (
     id !== undefined &&
@@ -70,9 +68,9 @@ function parseOne(event: unknown, index: number, target: Target): ObservedEvent 
   }
   switch (event.kind) {
     case 'ActionEvent': {
-      const id = str(event.tool_call_id)
+      const id = nonEmpty(event.tool_call_id)
       if (event.tool_name !== TODO_TOOL || !id) {
-        return { kind: 'activity', target, what: `ActionEvent:${str(event.tool_name) ?? ''}` }
+        return { kind: 'activity', target, what: `ActionEvent:${nonEmpty(event.tool_name) ?? ''}` }
       }
       // the observation carries the list: nothing to keep waiting
       return {
@@ -85,9 +83,13 @@ function parseOne(event: unknown, index: number, target: Target): ObservedEvent 
       }
     }
     case 'ObservationEvent': {
-      const id = str(event.tool_call_id) ?? str(event.action_id)
+      const id = nonEmpty(event.tool_call_id) ?? nonEmpty(event.action_id)
       if (event.tool_name !== TODO_TOOL || !id) {
-        return { kind: 'activity', target, what: `ObservationEvent:${str(event.tool_name) ?? ''}` }
+        return {
+          kind: 'activity',
+          target,
+          what: `ObservationEvent:${nonEmpty(event.tool_name) ?? ''}`,
+        }
       }
       const observation = isRecord(event.observation) ? event.observation : undefined
       return {
@@ -100,7 +102,7 @@ function parseOne(event: unknown, index: number, target: Target): ObservedEvent 
       }
     }
     case 'AgentErrorEvent': {
-      const id = str(event.tool_call_id)
+      const id = nonEmpty(event.tool_call_id)
       if (event.tool_name !== TODO_TOOL || !id)
         return { kind: 'activity', target, what: event.kind }
       return {
@@ -109,7 +111,7 @@ function parseOne(event: unknown, index: number, target: Target): ObservedEvent 
         call_id: id,
         name: TODO_TOOL,
         is_error: true,
-        text: str(event.error),
+        text: nonEmpty(event.error),
       }
     }
     case 'ConversationStateUpdateEvent': {
@@ -117,11 +119,11 @@ function parseOne(event: unknown, index: number, target: Target): ObservedEvent 
       if (event.key === 'full_state' && isRecord(event.value)) {
         return statusEvent(event.value.execution_status, target)
       }
-      return { kind: 'activity', target, what: `state:${str(event.key) ?? ''}` }
+      return { kind: 'activity', target, what: `state:${nonEmpty(event.key) ?? ''}` }
     }
     case 'ConversationErrorEvent': {
-      const code = str(event.code)
-      const detail = str(event.detail) ?? code ?? 'error'
+      const code = nonEmpty(event.code)
+      const detail = nonEmpty(event.detail) ?? code ?? 'error'
       return {
         kind: 'session_end',
         target,
