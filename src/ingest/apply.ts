@@ -136,19 +136,21 @@ export function newObserved(source: ObservedSource, parent: string | null): Obse
   }
 }
 
-/** What the session shows, to tell whether a delivery changed it. */
-function shown(session: Session): string {
-  const o = session.observed!
-  return JSON.stringify([
-    session.dialect,
-    session.items,
-    session.ended,
-    o.waiting?.reason ?? null,
-    o.todo_tools,
-    o.agents,
-    o.pending.map((call) => call.id),
-    o.pending_edit,
-  ])
+/** Whether a delivery changed what the session shows (the list compared only when touched). */
+function showsChange(before: Session, after: Session): boolean {
+  const a = before.observed!
+  const b = after.observed!
+  return (
+    before.dialect !== after.dialect ||
+    before.ended !== after.ended ||
+    (a.waiting?.reason ?? null) !== (b.waiting?.reason ?? null) ||
+    a.todo_tools !== b.todo_tools ||
+    a.agents !== b.agents ||
+    a.pending_edit !== b.pending_edit ||
+    a.pending.length !== b.pending.length ||
+    a.pending.some((call, i) => call.id !== b.pending[i].id) ||
+    (before.items !== after.items && JSON.stringify(before.items) !== JSON.stringify(after.items))
+  )
 }
 
 /** The dialect Claude's tools at start imply, before a todo call fixes it. */
@@ -264,13 +266,13 @@ export function applyObserved(
           ignored++
           break
         }
-        const changed = JSON.stringify(outcome.state.items) !== JSON.stringify(items)
+        // a changed list means the agent runs again
+        if (ended && JSON.stringify(outcome.state.items) !== JSON.stringify(items)) reopen()
         items = outcome.state.items
         data = outcome.state.data
         dialect = todoDialect
         observed.dialect_fixed = true
         observed.todo_tools = true
-        if (changed && ended) reopen()
         applied++
         break
       }
@@ -368,6 +370,6 @@ export function applyObserved(
     observed.waiting === null &&
     items.some(isUnfinished) &&
     now - current.updated_at >= ctx.keepAliveMs
-  const write = edit !== null || keepAlive || shown(next) !== shown(current)
+  const write = edit !== null || keepAlive || showsChange(current, next)
   return { session: write ? next : current, write, applied, ignored, edit, endAgents }
 }
