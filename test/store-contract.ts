@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { makeItem } from '../src/core/items.js'
 import { newSession, type Session, type SessionKey } from '../src/core/session.js'
 import type { SessionStore, StoreOptions } from '../src/store/types.js'
+import { newObserved } from '../src/ingest/apply.js'
 
 export interface ContractClock {
   now: number
@@ -219,6 +220,33 @@ export function storeContract(name: string, factory: StoreFactory) {
       )
       assert.equal(await store.countSessions(tenant), 3)
       assert.equal(await store.countSessions(uniqueTenant()), 0)
+    })
+
+    it('Should filter listings by source, and not list an observed agent waiting for a person as stale', async () => {
+      const tenant = uniqueTenant()
+      const t0 = clock.now
+      const pending = [makeItem({ id: '1', content: 'x', status: 'pending' })]
+      const observed = (source: 'claude-code' | 'codex', waiting: boolean) => ({
+        items: pending,
+        observed: {
+          ...newObserved(source, null),
+          waiting: waiting ? { reason: 'permission_prompt', message: null, at: t0 - 9000 } : null,
+        },
+      })
+      await bump(store, { tenant, sessionId: 'loop' }, t0 - 9000, () => ({ items: pending }))
+      await bump(store, { tenant, sessionId: 'claude' }, t0 - 8000, () =>
+        observed('claude-code', true)
+      )
+      await bump(store, { tenant, sessionId: 'codex' }, t0 - 7000, () => observed('codex', false))
+      const ids = async (extra: Partial<Parameters<SessionStore['list']>[1]>) =>
+        (
+          await store.list(tenant, { state: 'all', staleBefore: t0 - 5000, limit: 50, ...extra })
+        ).sessions.map((s) => s.session_id)
+      assert.deepEqual(await ids({ source: 'rounds' }), ['loop'])
+      assert.deepEqual(await ids({ source: 'claude-code' }), ['claude'])
+      assert.deepEqual(await ids({ source: 'codex', state: 'stale' }), ['codex'])
+      assert.deepEqual(await ids({ state: 'stale' }), ['codex', 'loop'])
+      assert.deepEqual(await ids({ source: 'gemini-cli' }), [])
     })
 
     it('Should expire idle sessions after the TTL', async () => {

@@ -632,6 +632,8 @@ export interface paths {
                 query?: {
                     state?: "active" | "done" | "stale" | "ended" | "all";
                     dialect?: components["schemas"]["DialectName"];
+                    /** @description What fed the session first: `rounds` (executed here) or the observed agent */
+                    source?: components["schemas"]["SessionSource"];
                     /** @description Only sessions changed at or after this time (RFC 3339) */
                     updated_since?: string;
                     limit?: number;
@@ -891,6 +893,652 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ingest/claude-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Claude Code hook input (any event), as its `"type": "http"` hook posts it; session `claude:<session_id>` */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
+                    session_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description One hook input */
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ClaudeHookInput"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ClaudeHookReply"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Content Too Large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/claude-agent-sdk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Claude Agent SDK messages, or the NDJSON of `claude -p --output-format stream-json --verbose`; session `claude:<session_id>` */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
+                    session_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description One message, an array, or NDJSON lines */
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ClaudeAgentSdkMessage"] | components["schemas"]["ClaudeAgentSdkMessage"][];
+                    "application/x-ndjson": string;
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IngestReply"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Content Too Large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/codex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `codex exec --json` JSONL (whole or in consecutive parts), or one Codex command-hook input; session `codex:<thread_id>` */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
+                    session_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description JSONL lines, or one hook input */
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CodexHookInput"] | components["schemas"]["CodexExecEvent"] | components["schemas"]["CodexExecEvent"][];
+                    "application/x-ndjson": string;
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IngestReply"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Content Too Large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/gemini-cli": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Gemini CLI hook input, or `--output-format stream-json` NDJSON; session `gemini:<session_id>` */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
+                    session_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description One hook input, or NDJSON lines */
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["GeminiHookInput"] | components["schemas"]["GeminiStreamEvent"] | components["schemas"]["GeminiStreamEvent"][];
+                    "application/x-ndjson": string;
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IngestReply"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Content Too Large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/openhands/events/{conversation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An OpenHands webhook batch (`WebhookSpec.base_url` = `…/v1/ingest/openhands`); session `openhands:<conversation_id>` */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
+                    session_id?: string;
+                };
+                header?: never;
+                path: {
+                    conversation_id: string;
+                };
+                cookie?: never;
+            };
+            /** @description A JSON array of events */
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OpenHandsEvent"][];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IngestReply"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Content Too Large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/openhands/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An OpenHands webhook's conversation info (its execution_status ends the run) */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
+                    session_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OpenHandsConversationInfo"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IngestReply"];
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Content Too Large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Service Unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1008,6 +1656,24 @@ export interface components {
             reminder_due: boolean;
             settings: components["schemas"]["SessionSettings"];
             ended: components["schemas"]["Ended"];
+            source?: components["schemas"]["SessionSource"];
+            /** @description A subagent's list: the main session */
+            parent?: string | null;
+            waiting?: components["schemas"]["Waiting"];
+            /** @description null for sessions fed by rounds */
+            observed?: {
+                /** @description Whether the agent has todo tools at all (false: Claude Code without CLAUDE_CODE_ENABLE_TODO_TOOLS=1 on current models); null when unknown */
+                todo_tools: boolean | null;
+                /** @description Subagents' own list sessions */
+                subagents: string[];
+                /** @description A person's edit, handed to the model with the next hook reply */
+                pending_edit: {
+                    items: components["schemas"]["Item"][];
+                    at: string;
+                } | null;
+                /** @description Calls seen whose result has not arrived yet */
+                pending_calls: number;
+            } | null;
             created_at: string;
             updated_at: string;
         };
@@ -1017,6 +1683,18 @@ export interface components {
             detail: string | null;
             at: string;
             unfinished: string[];
+        } | null;
+        /**
+         * @description What fed the session first: `rounds` (executed here) or the observed agent
+         * @enum {string}
+         */
+        SessionSource: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands";
+        /** @description The observed agent waits for a person (not stale) */
+        Waiting: {
+            /** @description idle_prompt, permission_prompt (Claude Code), requires_action (Agent SDK), request_user_input (Codex), waiting_for_confirmation (OpenHands) */
+            reason: string;
+            message: string | null;
+            at: string;
         } | null;
         PutTodosRequest: {
             items: components["schemas"]["ItemInput"][];
@@ -1056,6 +1734,10 @@ export interface components {
             reminder_due: boolean;
             ended: components["schemas"]["Ended"];
             stale: boolean;
+            source?: components["schemas"]["SessionSource"];
+            parent?: string | null;
+            waiting?: components["schemas"]["Waiting"];
+            todo_tools?: boolean | null;
             updated_at: string;
         };
         History: {
@@ -1065,8 +1747,108 @@ export interface components {
             version: number;
             at: string;
             /** @enum {string} */
-            source: "round" | "put" | "end" | "delete";
+            source: "round" | "put" | "end" | "delete" | "ingest";
             items: components["schemas"]["Item"][];
+        };
+        /** @description `{}` changes nothing in Claude Code */
+        ClaudeHookReply: {
+            /** @description Only to hand a person's pending edit of the list to the model, once */
+            hookSpecificOutput?: {
+                /** @enum {string} */
+                hookEventName: "PostToolUse";
+                additionalContext: string;
+            };
+        };
+        /** @description One Claude Code hook input, as its `"type": "http"` hook posts it */
+        ClaudeHookInput: {
+            session_id: string;
+            /** @description Any event. Read: PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, Stop, StopFailure, SubagentStop, Notification (idle_prompt, permission_prompt). */
+            hook_event_name: string;
+            /** @description Set when a subagent fired the hook */
+            agent_id?: string;
+            tool_name?: string;
+            tool_input?: unknown;
+            tool_response?: unknown;
+            tool_use_id?: string;
+            notification_type?: string;
+            reason?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        IngestReply: {
+            /** @description The session the delivery fed */
+            session_id: string;
+            /** @description The session's version after it (0: none) */
+            version: number;
+            /** @description Events that took effect */
+            applied: number;
+            /** @description Events accepted without effect: duplicates, replays, failed calls, other tools, activity, unknown events */
+            ignored: number;
+        };
+        ClaudeAgentSdkMessage: {
+            /** @description system, assistant, user, result (others are ignored); the Python SDK: AssistantMessage, UserMessage, SystemMessage, ResultMessage */
+            type: string;
+            session_id?: string;
+            parent_tool_use_id?: string | null;
+            message?: unknown;
+            tool_use_result?: unknown;
+            isReplay?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One Codex command-hook input (its stdin) */
+        CodexHookInput: {
+            session_id: string;
+            hook_event_name: string;
+            tool_name?: string;
+            tool_input?: unknown;
+            tool_response?: unknown;
+            tool_use_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One line of `codex exec --json` */
+        CodexExecEvent: {
+            /** @description thread.started, turn.started, turn.completed, turn.failed, item.started / item.updated / item.completed (todo_list), error */
+            type: string;
+            thread_id?: string;
+            item?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One Gemini CLI command-hook input (its stdin) */
+        GeminiHookInput: {
+            session_id: string;
+            hook_event_name: string;
+            timestamp?: string;
+            tool_name?: string;
+            tool_input?: unknown;
+            tool_response?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One line of `gemini --output-format stream-json` */
+        GeminiStreamEvent: {
+            /** @description init, message, tool_use, tool_result, error, result */
+            type: string;
+            timestamp?: string;
+            session_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        OpenHandsEvent: {
+            /** @description ActionEvent, ObservationEvent (task_tracker), AgentErrorEvent, ConversationStateUpdateEvent (execution_status), ConversationErrorEvent; others count as activity */
+            kind: string;
+            id?: string;
+            timestamp?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        OpenHandsConversationInfo: {
+            id: string;
+            execution_status?: string;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: never;

@@ -15,8 +15,65 @@ export interface Ended {
   unfinished: string[]
 }
 
-/** What caused a version: a counted round, an operator's PUT, or the end of a run. */
-export type ChangeSource = 'round' | 'put' | 'end' | 'delete'
+/**
+ * What caused a version: a counted round, an operator's PUT, the end of a run, or what an observed
+ * agent did (ingest).
+ */
+export type ChangeSource = 'round' | 'put' | 'end' | 'delete' | 'ingest'
+
+/** The agents whose own todo tools the service observes (`POST /v1/ingest/{source}`). */
+export const OBSERVED_SOURCES = [
+  'claude-code',
+  'claude-agent-sdk',
+  'codex',
+  'gemini-cli',
+  'openhands',
+] as const
+export type ObservedSource = (typeof OBSERVED_SOURCES)[number]
+
+/** What fed a session first: rounds executed here, or an observed agent. */
+export const SESSION_SOURCES = ['rounds', ...OBSERVED_SOURCES] as const
+export type SessionSource = (typeof SESSION_SOURCES)[number]
+
+/** An observed agent waiting for a person (a permission prompt, an idle prompt). */
+export interface Waiting {
+  reason: string
+  message: string | null
+  at: number
+}
+
+/** A tool call seen before its result, kept until the result arrives in a later delivery. */
+export interface StagedCall {
+  id: string
+  name: string
+  input: unknown
+}
+
+/**
+ * What the service keeps about a session whose agent runs its own todo tools
+ * (`reference/observers.md` §10): never executed here, only applied from the agent's events.
+ */
+export interface Observed {
+  /** The first source that fed the session. */
+  source: ObservedSource
+  /** The main session of a subagent's own list. */
+  parent: string | null
+  /** The subagent sessions of this one, in order of appearance. */
+  agents: string[]
+  waiting: Waiting | null
+  /** Whether the agent has todo tools at all (Claude's `system/init.tools`); null when unknown. */
+  todo_tools: boolean | null
+  /** Whether a todo tool fixed the dialect yet (until then it is the source's default). */
+  dialect_fixed: boolean
+  /** The last applied call ids, oldest first (bounded): a second delivery of one applies nothing. */
+  applied: string[]
+  /** Calls waiting for their result (bounded). */
+  pending: StagedCall[]
+  /** How specific the current `ended` is: a later, less specific end of the run does not replace it. */
+  end_rank: number
+  /** A person's edit (PUT) waiting to be handed to the model once (Claude's hook reply). */
+  pending_edit: { items: Item[]; at: number } | null
+}
 
 export interface Session {
   tenant: string
@@ -33,6 +90,8 @@ export interface Session {
   /** Set by an operator's PUT; the next round reply carries a notice and clears it. */
   notice_pending: boolean
   ended: Ended | null
+  /** Present when the session observes an agent that runs its own todo tools. */
+  observed?: Observed
   /** Epoch milliseconds. */
   created_at: number
   updated_at: number
@@ -66,6 +125,16 @@ export interface SessionSummary {
   total: number
   unfinished: number
   ended: boolean
+  /** An observed agent waits for a person: not stale. */
+  waiting?: boolean
+}
+
+/**
+ * What fed the session first: `rounds`, or the observed agent.
+ * @param session - the session
+ */
+export function sessionSource(session: Pick<Session, 'observed'>): SessionSource {
+  return session.observed?.source ?? 'rounds'
 }
 
 /**
@@ -116,6 +185,7 @@ export function summarize(session: Session): SessionSummary {
     total: session.items.length,
     unfinished: session.items.filter(isUnfinished).length,
     ended: session.ended !== null,
+    waiting: (session.observed?.waiting ?? null) !== null,
   }
 }
 
@@ -142,6 +212,6 @@ export function matchesState(
     case 'done':
       return !summary.ended && summary.total > 0 && summary.unfinished === 0
     case 'stale':
-      return !summary.ended && summary.unfinished > 0 && updatedAt < staleBefore
+      return !summary.ended && !summary.waiting && summary.unfinished > 0 && updatedAt < staleBefore
   }
 }

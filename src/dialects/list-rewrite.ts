@@ -13,6 +13,8 @@ export interface NewItem {
   content: string
   status: Status
   notes?: string
+  /** Claude's `activeForm`, for lists observed from TodoWrite. */
+  active_form?: string
 }
 
 /**
@@ -82,7 +84,13 @@ export function rewriteList(
     ? explicitIds(state.items, incoming, nextId)
     : reconcileIds(state.items, incoming, nextId)
   const items = incoming.map((item, i) =>
-    makeItem({ id: assigned.ids[i], content: item.content, status: item.status, notes: item.notes })
+    makeItem({
+      id: assigned.ids[i],
+      content: item.content,
+      status: item.status,
+      notes: item.notes,
+      active_form: item.active_form,
+    })
   )
   return {
     state: { items, data: { ...state.data, next_id: assigned.nextId } },

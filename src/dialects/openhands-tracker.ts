@@ -49,7 +49,8 @@ export interface TaskItem {
   status: TrackerStatus
 }
 
-const TO_CANONICAL: Record<TrackerStatus, Status> = {
+/** The tracker's statuses in canonical terms. */
+export const TO_CANONICAL: Record<TrackerStatus, Status> = {
   todo: 'pending',
   in_progress: 'in_progress',
   done: 'completed',

@@ -23,6 +23,7 @@ import { mcpOriginGuard, perMessageRateLimit } from './mcp-guards.js'
 import { invalidInput, problem, ProblemError } from './problem.js'
 import { registerDashboardRoutes } from './routes/dashboard.js'
 import { registerEventRoutes } from './routes/events.js'
+import { registerIngestRoutes } from './routes/ingest.js'
 import { registerMcpRoutes } from './routes/mcp.js'
 import { registerOpsRoutes } from './routes/ops.js'
 import { registerRoundRoutes } from './routes/rounds.js'
@@ -194,6 +195,7 @@ export function createApp(appDeps: AppDeps) {
   registerRoundRoutes(app, deps)
   registerSessionRoutes(app, deps, metrics)
   registerEventRoutes(app, deps, metrics)
+  registerIngestRoutes(app, deps, metrics)
   registerMcpRoutes(app, deps)
   app.get('/metrics', metrics.middleware.printMetrics)
 

@@ -17,6 +17,7 @@ export interface Metrics {
   reminders: Counter<'dialect'>
   droppedItems: Counter<'dialect'>
   operatorEdits: Counter<'dialect'>
+  ingestEvents: Counter<'source' | 'kind'>
   storeLatency: Histogram<'op'>
   storeErrors: Counter<'op'>
   casConflicts: Counter
@@ -46,6 +47,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     operatorEdits: counter('operator_edits_total', "Operators' list edits (PUT todos)", [
       'dialect',
     ]),
+    ingestEvents: counter(
+      'ingest_events_total',
+      'Events of observed agents received, by source and kind (tool_call, tool_result, session_start, session_end, waiting, activity, ignored)',
+      ['source', 'kind']
+    ),
     storeLatency: new Histogram({
       name: 'agent_todos_store_seconds',
       help: 'Session store call latency',

@@ -5,7 +5,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import { STATUSES } from '../core/items.js'
-import { ENDED_OUTCOMES } from '../core/session.js'
+import { ENDED_OUTCOMES, SESSION_SOURCES } from '../core/session.js'
 import { DIALECT_NAMES } from '../dialects/registry.js'
 import { TOOL_FORMATS } from '../tools/formats.js'
 
@@ -115,6 +115,39 @@ export const Ended = z
   })
   .openapi('Ended')
 
+export const SessionSourceName = z.enum(SESSION_SOURCES).openapi('SessionSource', {
+  description: 'What fed the session first: `rounds` (executed here) or the observed agent',
+})
+
+export const Waiting = z
+  .object({
+    reason: z.string().openapi({
+      description:
+        'idle_prompt, permission_prompt (Claude Code), requires_action (Agent SDK), request_user_input (Codex), waiting_for_confirmation (OpenHands)',
+    }),
+    message: z.string().nullable(),
+    at: z.string(),
+  })
+  .openapi('Waiting', { description: 'The observed agent waits for a person (not stale)' })
+
+export const ObservedView = z
+  .object({
+    todo_tools: z.boolean().nullable().openapi({
+      description:
+        'Whether the agent has todo tools at all (false: Claude Code without CLAUDE_CODE_ENABLE_TODO_TOOLS=1 on current models); null when unknown',
+    }),
+    subagents: z.array(z.string()).openapi({ description: "Subagents' own list sessions" }),
+    pending_edit: z
+      .object({ items: z.array(Item), at: z.string() })
+      .nullable()
+      .openapi({ description: "A person's edit, handed to the model with the next hook reply" }),
+    pending_calls: z
+      .number()
+      .int()
+      .openapi({ description: 'Calls seen whose result has not arrived yet' }),
+  })
+  .openapi('ObservedView')
+
 export const SessionView = z
   .object({
     session_id: z.string(),
@@ -129,6 +162,18 @@ export const SessionView = z
     reminder_due: z.boolean(),
     settings: Settings,
     ended: Ended.nullable(),
+    // always sent; optional only until the CLI's watch (which builds summaries from views) passes
+    // them on
+    source: SessionSourceName.optional(),
+    parent: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: "A subagent's list: the main session" }),
+    waiting: Waiting.nullable().optional(),
+    observed: ObservedView.nullable()
+      .optional()
+      .openapi({ description: 'null for sessions fed by rounds' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -147,6 +192,7 @@ export const LIST_STATES = ['active', 'done', 'stale', 'ended', 'all'] as const
 export const ListQuery = z.object({
   state: z.enum(LIST_STATES).default('all'),
   dialect: DialectName.optional(),
+  source: SessionSourceName.optional(),
   updated_since: z.iso.datetime({ offset: true }).optional().openapi({
     description: 'Only sessions changed at or after this time (RFC 3339)',
     example: '2026-11-30T12:00:00Z',
@@ -166,6 +212,11 @@ export const SessionSummary = z
     reminder_due: z.boolean(),
     ended: Ended.nullable(),
     stale: z.boolean(),
+    // always sent (optional as in SessionView)
+    source: SessionSourceName.optional(),
+    parent: z.string().nullable().optional(),
+    waiting: Waiting.nullable().optional(),
+    todo_tools: z.boolean().nullable().optional(),
     updated_at: z.string(),
   })
   .openapi('SessionSummary')
@@ -182,7 +233,7 @@ export const HistoryEntry = z
   .object({
     version: z.number().int(),
     at: z.string(),
-    source: z.enum(['round', 'put', 'end', 'delete']),
+    source: z.enum(['round', 'put', 'end', 'delete', 'ingest']),
     items: z.array(Item),
   })
   .openapi('HistoryEntry')

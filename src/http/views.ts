@@ -6,13 +6,31 @@ import type { z } from '@hono/zod-openapi'
 import { isUnfinished } from '../core/items.js'
 import { computeProgress, currentItem } from '../core/progress.js'
 import { isReminderDue } from '../core/reminder.js'
-import type { Ended, HistoryEntry, Session } from '../core/session.js'
+import { sessionSource, type Ended, type HistoryEntry, type Session } from '../core/session.js'
 import { resolveDialect, type RoundOutcome } from '../dialects/round.js'
 import type * as S from './schemas.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
 const endedView = (ended: Ended | null) => (ended ? { ...ended, at: iso(ended.at) } : null)
+
+const waitingView = (session: Session) => {
+  const waiting = session.observed?.waiting
+  return waiting ? { ...waiting, at: iso(waiting.at) } : null
+}
+
+/** What an observed session adds to its view; null for sessions fed by rounds. */
+function observedView(session: Session): z.infer<typeof S.ObservedView> | null {
+  const observed = session.observed
+  if (!observed) return null
+  const edit = observed.pending_edit
+  return {
+    todo_tools: observed.todo_tools,
+    subagents: observed.agents,
+    pending_edit: edit ? { items: edit.items, at: iso(edit.at) } : null,
+    pending_calls: observed.pending.length,
+  }
+}
 
 const dialectOf = (session: Session) => resolveDialect(session, undefined)
 
@@ -40,6 +58,10 @@ export function sessionView(session: Session): z.infer<typeof S.SessionView> {
     reminder_due: reminderDue(session),
     settings: session.settings,
     ended: endedView(session.ended),
+    source: sessionSource(session),
+    parent: session.observed?.parent ?? null,
+    waiting: waitingView(session),
+    observed: observedView(session),
     created_at: iso(session.created_at),
     updated_at: iso(session.updated_at),
   }
@@ -63,7 +85,15 @@ export function sessionSummary(
     round: session.round,
     reminder_due: reminderDue(session),
     ended: endedView(session.ended),
-    stale: !session.ended && session.updated_at < staleBefore && session.items.some(isUnfinished),
+    stale:
+      !session.ended &&
+      !session.observed?.waiting &&
+      session.updated_at < staleBefore &&
+      session.items.some(isUnfinished),
+    source: sessionSource(session),
+    parent: session.observed?.parent ?? null,
+    waiting: waitingView(session),
+    todo_tools: session.observed?.todo_tools ?? null,
     updated_at: iso(session.updated_at),
   }
 }
@@ -91,7 +121,8 @@ export function roundReply(outcome: RoundOutcome): z.infer<typeof S.RoundReply> 
 
 /**
  * A past version as the view of its time: the list and progress of that version; counters that
- * history does not keep are the current ones, and `replayed` says so.
+ * history does not keep are the current ones, and `replayed` says so. `change` is what wrote that
+ * version (`source` stays what fed the session, as in every view).
  * @param session - the current session
  * @param entry - the past version
  */
@@ -102,7 +133,7 @@ export function historicalView(session: Session, entry: HistoryEntry) {
     version: entry.version,
     updated_at: entry.at,
   })
-  return { ...view, source: entry.source, replayed: true }
+  return { ...view, change: entry.source, replayed: true }
 }
 
 /** A history entry as JSON. */

@@ -663,7 +663,8 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
     async list(tenant, query: ListQuery): Promise<ListPage> {
       const index = indexKeyOf(tenant)
       const want = query.limit + 1
-      const filtered = query.state !== 'all' || query.dialect !== undefined
+      const filtered =
+        query.state !== 'all' || query.dialect !== undefined || query.source !== undefined
       const batchSize = !filtered ? want : Math.min(Math.max(want * 2, 50), 500)
       let max = query.cursor ? String(query.cursor.updatedAt) : '+inf'
       if (

@@ -97,7 +97,9 @@ const STATE_SQL: Record<ListQuery['state'], string> = {
   ended: 'ended = 1',
   active: 'ended = 0 AND (unfinished > 0 OR total = 0)',
   done: 'ended = 0 AND total > 0 AND unfinished = 0',
-  stale: 'ended = 0 AND unfinished > 0 AND updated_at < @staleBefore',
+  // an observed agent waiting for a person is not stale (no column yet: read from the JSON)
+  stale:
+    "ended = 0 AND unfinished > 0 AND updated_at < @staleBefore AND json_extract(data, '$.observed.waiting') IS NULL",
 }
 
 interface SessionRow {
@@ -186,7 +188,8 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     const withCursor = query.cursor !== undefined
     const withDialect = query.dialect !== undefined
     const withSince = query.updatedSince !== undefined
-    const name = `${query.state}:${withCursor}:${withDialect}:${withSince}`
+    const withSource = query.source !== undefined
+    const name = `${query.state}:${withCursor}:${withDialect}:${withSince}:${withSource}`
     let statement = listStatements.get(name)
     if (!statement) {
       const cursorSql = withCursor
@@ -194,9 +197,13 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
         : ''
       const dialectSql = withDialect ? "AND json_extract(data, '$.dialect') = @dialect" : ''
       const sinceSql = withSince ? 'AND updated_at >= @updatedSince' : ''
+      // no column yet: sessions fed by rounds have no `observed` in their JSON
+      const sourceSql = withSource
+        ? "AND coalesce(json_extract(data, '$.observed.source'), 'rounds') = @source"
+        : ''
       statement = db.prepare(
         `SELECT data FROM sessions WHERE tenant = @tenant AND expires_at > @now AND ${STATE_SQL[query.state]}
-         ${cursorSql} ${dialectSql} ${sinceSql}
+         ${cursorSql} ${dialectSql} ${sinceSql} ${sourceSql}
          ORDER BY updated_at DESC, session_id DESC LIMIT @limit`
       )
       listStatements.set(name, statement)
@@ -432,6 +439,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
         cursorId: query.cursor?.sessionId,
         dialect: query.dialect,
         updatedSince: query.updatedSince,
+        source: query.source,
         limit: query.limit + 1,
       }) as { data: string }[]
       const sessions = rows.slice(0, query.limit).map((row) => JSON.parse(row.data) as Session)

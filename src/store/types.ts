@@ -30,6 +30,8 @@ export interface ListQuery {
   cursor?: ListCursor
   /** Only sessions of this dialect. */
   dialect?: string
+  /** Only sessions fed first by this source (`rounds` or an observed agent). */
+  source?: string
   /** Only sessions changed at or after this epoch ms. */
   updatedSince?: number
 }

@@ -24,6 +24,7 @@ import {
   SessionList,
   SessionView,
 } from '../schemas.js'
+import { editRefusal, pendEdit } from '../../ingest/edit.js'
 import { updateWithinQuota } from '../round-runner.js'
 import { requestHeader } from '../route-input.js'
 import { historyView, renderSession, sessionSummary, sessionView } from '../views.js'
@@ -187,11 +188,18 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
             : `If-Match ${ifMatch} given, but there is no session '${key.sessionId}'.`
         )
       }
+      const refusal = editRefusal(current)
+      if (refusal) throw new ProblemError(409, 'agent-owns-list', refusal)
       const dialect = resolveDialect(current, body.dialect)
       const checked = dialect.checkList(items)
       if (!checked.ok) throw new ProblemError(422, 'dialect-rule', checked.message)
       const overLimit = checkListLimits(checked.items, limitsOf(deps))
       if (overLimit) throw new ProblemError(422, 'limit-exceeded', overLimit)
+      if (current?.observed) {
+        // an observed Claude session: handed to the model by the next PostToolUse hook reply
+        const pending = pendEdit(current, checked.items, now)
+        return { value: pending, write: { session: pending, source: 'put' } }
+      }
       const base = current ?? newSession(key, dialect.name, {}, now)
       const next: Session = {
         ...base,
@@ -249,6 +257,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       cursor,
       staleBefore,
       dialect: query.dialect,
+      source: query.source,
       updatedSince: query.updated_since === undefined ? undefined : Date.parse(query.updated_since),
     })
     return c.json(

@@ -1,0 +1,21 @@
+/**
+ * Forwards the messages of a Claude Agent SDK `query()` to agent-todos, in order and off the
+ * agent's path, and yields each one on unchanged:
+ *   for await (const message of forward(query({ prompt, options }))) { … }
+ * Reads AGENT_TODOS_URL (default http://127.0.0.1:8080) and AGENT_TODOS_KEY.
+ */
+export async function* forward<T>(messages: AsyncIterable<T>, send: typeof fetch = fetch) {
+  const url = `${process.env.AGENT_TODOS_URL ?? 'http://127.0.0.1:8080'}/v1/ingest/claude-agent-sdk`
+  const key = process.env.AGENT_TODOS_KEY
+  const headers = {
+    'Content-Type': 'application/json',
+    ...(key ? { Authorization: `Bearer ${key}` } : {}),
+  }
+  let sent: Promise<unknown> = Promise.resolve()
+  for await (const message of messages) {
+    const body = JSON.stringify(message)
+    sent = sent.then(() => send(url, { method: 'POST', headers, body })).catch(() => undefined)
+    yield message
+  }
+  await sent
+}

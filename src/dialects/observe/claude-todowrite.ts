@@ -1,0 +1,60 @@
+/**
+ * @module dialects/observe/claude-todowrite
+ * Claude Code's `TodoWrite`, observed (`reference/observers.md` §2.5): the list is the result's
+ * `newTodos` (what the tool stored, after any hook rewrote the input), else the input's `todos`
+ * (subagent lines carry no structured result). Unlike the dialect, an all-completed write is kept:
+ * Claude clears its own store but returned the list, and the session shows done with it; the next
+ * write (whose `oldTodos` is then empty) starts a new plan with fresh ids.
+ */
+import { isRecord } from '../json.js'
+import { parseStringified, repairKeys } from '../claude-shared.js'
+import { rewriteList, type NewItem } from '../list-rewrite.js'
+import type { DialectState } from '../types.js'
+import { canonicalStatus, notApplied, type Observer } from './types.js'
+
+/**
+ * A TodoWrite list, leniently: items with a string `content`, a known status (else pending) and
+ * `activeForm` (or `active_form`); the CLI 1.0 shape `{content, status, priority, id}` too.
+ * @param value - `newTodos` or the input's `todos`
+ */
+export function todoWriteItems(value: unknown): NewItem[] | undefined {
+  const list = parseStringified(value)
+  if (!Array.isArray(list)) return undefined
+  const items: NewItem[] = []
+  for (const entry of list as unknown[]) {
+    if (!isRecord(entry) || typeof entry.content !== 'string') return undefined
+    const todo = repairKeys(entry, { activeForm: ['active_form'] })
+    items.push({
+      content: todo.content as string,
+      status: canonicalStatus(todo.status) ?? 'pending',
+      ...(typeof todo.activeForm === 'string' ? { active_form: todo.activeForm } : {}),
+    })
+  }
+  return items
+}
+
+/** Whether Claude has cleared this list: every item completed (its store then holds `[]`). */
+const cleared = (state: DialectState) =>
+  state.items.length > 0 && state.items.every((item) => item.status === 'completed')
+
+/** The `claude-todowrite` observer. */
+export const claudeTodoWriteObserver: Observer = {
+  dialect: 'claude-todowrite',
+  tools: ['TodoWrite'],
+  observe(call, result, state) {
+    if (result.is_error) return notApplied('the call failed')
+    const structured = isRecord(result.structured) ? result.structured : undefined
+    const todos =
+      todoWriteItems(structured?.newTodos) ??
+      (isRecord(call.input) ? todoWriteItems(call.input.todos) : undefined)
+    if (!todos) return notApplied('no list in the call or its result')
+    const oldTodos = structured?.oldTodos
+    let base = state
+    if (cleared(state) && (!Array.isArray(oldTodos) || oldTodos.length === 0)) {
+      // a new plan: only an item written again word for word keeps its id
+      const contents = new Set(todos.map((todo) => todo.content))
+      base = { ...state, items: state.items.filter((item) => contents.has(item.content)) }
+    }
+    return { applied: true, state: rewriteList(base, todos).state }
+  },
+}

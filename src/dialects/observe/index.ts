@@ -1,0 +1,61 @@
+/**
+ * @module dialects/observe
+ * The observers of every dialect an observed agent's todo tools map to, and which dialect a tool
+ * of each agent family fixes (`SPEC` §3 Observe).
+ */
+import { claudeTasksObserver } from './claude-tasks.js'
+import { claudeTodoWriteObserver } from './claude-todowrite.js'
+import { codexPlanObserver } from './codex-plan.js'
+import { geminiTodosObserver } from './gemini-todos.js'
+import { openhandsTrackerObserver } from './openhands-tracker.js'
+import type { Observer } from './types.js'
+
+export type { ObservedCall, ObservedResult, ObserveOutcome, Observer } from './types.js'
+
+/** The agent families whose tool names the service knows. */
+export type AgentFamily = 'claude' | 'codex' | 'gemini' | 'openhands'
+
+const OBSERVERS: readonly Observer[] = [
+  claudeTodoWriteObserver,
+  claudeTasksObserver,
+  codexPlanObserver,
+  geminiTodosObserver,
+  openhandsTrackerObserver,
+]
+
+const BY_DIALECT = new Map(OBSERVERS.map((observer) => [observer.dialect, observer]))
+
+const FAMILY_DIALECTS: Record<AgentFamily, readonly string[]> = {
+  claude: ['claude-todowrite', 'claude-tasks'],
+  codex: ['codex-plan'],
+  gemini: ['gemini-todos'],
+  openhands: ['openhands-tracker'],
+}
+
+/** The dialect a session of each family has until a todo tool fixes it. */
+export const DEFAULT_OBSERVED_DIALECT: Record<AgentFamily, string> = {
+  claude: 'claude-tasks',
+  codex: 'codex-plan',
+  gemini: 'gemini-todos',
+  openhands: 'openhands-tracker',
+}
+
+/**
+ * The dialect a todo tool of that agent family fixes, or undefined for any other tool.
+ * @param family - the agent family
+ * @param toolName - the tool the agent ran
+ */
+export function todoDialectOf(family: AgentFamily, toolName: string): string | undefined {
+  for (const dialect of FAMILY_DIALECTS[family]) {
+    if (BY_DIALECT.get(dialect)!.tools.includes(toolName)) return dialect
+  }
+  return undefined
+}
+
+/**
+ * The observer of a dialect.
+ * @param dialect - a dialect name
+ */
+export function observerOf(dialect: string): Observer | undefined {
+  return BY_DIALECT.get(dialect)
+}

@@ -1,0 +1,396 @@
+/**
+ * @module http/routes/ingest
+ * `POST /v1/ingest/*`: the events of agents that run their own todo tools (Claude Code, the
+ * Claude Agent SDK, Codex CLI, Gemini CLI, OpenHands), applied to their sessions, never executed
+ * (`SPEC` §3 Observe). Each body is parsed whole before anything is applied: a body that is not
+ * the agent's format is a 400 and changes nothing. They are /v1 routes: auth, tenants, the body
+ * limit and the rate limit apply as everywhere.
+ */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import type { ObservedSource, SessionKey } from '../../core/session.js'
+import { applyObserved, NotObservedError, type ApplyResult } from '../../ingest/apply.js'
+import { parseBody, valuesOf, type ParsedBody } from '../../ingest/body.js'
+import { parseClaudeMessages } from '../../ingest/claude-agent-sdk.js'
+import { parseClaudeHook } from '../../ingest/claude-code.js'
+import { parseCodex } from '../../ingest/codex.js'
+import { IngestFormatError, type ObservedEvent, type Target } from '../../ingest/events.js'
+import { parseGemini } from '../../ingest/gemini-cli.js'
+import { parseOpenHandsConversation, parseOpenHandsEvents } from '../../ingest/openhands.js'
+import { limitsOf, type AppDeps } from '../deps.js'
+import type { AppEnv } from '../env.js'
+import type { Metrics } from '../metrics.js'
+import { invalidInput, ProblemError, problemResponses } from '../problem.js'
+import { updateWithinQuota } from '../round-runner.js'
+import { registerDocumented } from '../route-input.js'
+import { SESSION_ID_PATTERN } from '../schemas.js'
+import {
+  ClaudeHookInput,
+  ClaudeHookReply,
+  CodexEvent,
+  CodexHookInput,
+  ConversationIdParam,
+  GeminiHookInput,
+  GeminiStreamEvent,
+  IngestQuery,
+  IngestReply,
+  ingestBody,
+  OpenHandsConversation,
+  OpenHandsEvent,
+  SdkMessage,
+} from '../ingest-schemas.js'
+
+/** The session id prefix of each source's own ids. */
+const PREFIX: Record<ObservedSource, string> = {
+  'claude-code': 'claude',
+  'claude-agent-sdk': 'claude',
+  codex: 'codex',
+  'gemini-cli': 'gemini',
+  openhands: 'openhands',
+}
+
+/** What a parsed body holds. */
+interface Delivery {
+  events: ObservedEvent[]
+  /** The list whose pending edit a Claude hook reply may carry. */
+  replyTarget?: Target | null
+}
+
+const replies = (schema: z.ZodType) => ({
+  200: { description: 'Accepted', content: { 'application/json': { schema } } },
+  ...problemResponses(400, 401, 403, 409, 413, 429, 503),
+})
+
+const ingestRoute = (
+  path: string,
+  summary: string,
+  body: ReturnType<typeof ingestBody>,
+  reply: z.ZodType = IngestReply,
+  params?: z.ZodObject
+) =>
+  createRoute({
+    method: 'post',
+    path,
+    tags: ['ingest'],
+    summary,
+    request: { query: IngestQuery, ...(params ? { params } : {}), body },
+    responses: replies(reply),
+  })
+
+const ROUTES = {
+  'claude-code': ingestRoute(
+    '/v1/ingest/claude-code',
+    'A Claude Code hook input (any event), as its `"type": "http"` hook posts it; session `claude:<session_id>`',
+    ingestBody(ClaudeHookInput, 'One hook input', false),
+    ClaudeHookReply
+  ),
+  'claude-agent-sdk': ingestRoute(
+    '/v1/ingest/claude-agent-sdk',
+    'Claude Agent SDK messages, or the NDJSON of `claude -p --output-format stream-json --verbose`; session `claude:<session_id>`',
+    ingestBody(z.union([SdkMessage, z.array(SdkMessage)]), 'One message, an array, or NDJSON lines')
+  ),
+  codex: ingestRoute(
+    '/v1/ingest/codex',
+    '`codex exec --json` JSONL (whole or in consecutive parts), or one Codex command-hook input; session `codex:<thread_id>`',
+    ingestBody(
+      z.union([CodexHookInput, CodexEvent, z.array(CodexEvent)]),
+      'JSONL lines, or one hook input'
+    )
+  ),
+  'gemini-cli': ingestRoute(
+    '/v1/ingest/gemini-cli',
+    'A Gemini CLI hook input, or `--output-format stream-json` NDJSON; session `gemini:<session_id>`',
+    ingestBody(
+      z.union([GeminiHookInput, GeminiStreamEvent, z.array(GeminiStreamEvent)]),
+      'One hook input, or NDJSON lines'
+    )
+  ),
+  openhands: ingestRoute(
+    '/v1/ingest/openhands/events/{conversation_id}',
+    'An OpenHands webhook batch (`WebhookSpec.base_url` = `…/v1/ingest/openhands`); session `openhands:<conversation_id>`',
+    ingestBody(z.array(OpenHandsEvent), 'A JSON array of events', false),
+    IngestReply,
+    ConversationIdParam
+  ),
+} as const
+
+const openhandsConversations = createRoute({
+  method: 'post',
+  path: '/v1/ingest/openhands/conversations',
+  tags: ['ingest'],
+  summary: "An OpenHands webhook's conversation info (its execution_status ends the run)",
+  request: {
+    query: IngestQuery,
+    body: {
+      required: true,
+      content: { 'application/json': { schema: OpenHandsConversation } },
+    },
+  },
+  responses: replies(IngestReply),
+})
+
+/** The session of a target: the agent's id under its prefix (or the caller's), a subagent's below. */
+function sessionIdOf(source: ObservedSource, target: Target, override: string | undefined): string {
+  let main = override
+  if (main === undefined) {
+    if (target.session === undefined) {
+      throw new ProblemError(
+        400,
+        'session-unknown',
+        'The body does not name its session (a Codex or Gemini stream names it on its first line only); pass ?session_id=.',
+        [{ pointer: '/query/session_id', detail: 'required for this body' }]
+      )
+    }
+    main = `${PREFIX[source]}:${target.session}`
+  }
+  const id = target.agent === undefined ? main : `${main}:agent:${target.agent}`
+  if (!SESSION_ID_PATTERN.test(id)) {
+    throw new ProblemError(
+      400,
+      'invalid-session-id',
+      `The session id '${id.slice(0, 200)}' does not match ^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$; pass ?session_id=.`
+    )
+  }
+  return id
+}
+
+interface Group {
+  id: string
+  parent: string | null
+  events: ObservedEvent[]
+}
+
+/** The events by session, in order of first appearance. */
+function groupEvents(
+  source: ObservedSource,
+  events: readonly ObservedEvent[],
+  override: string | undefined
+): Group[] {
+  const groups = new Map<string, Group>()
+  for (const event of events) {
+    const id = sessionIdOf(source, event.target, override)
+    let group = groups.get(id)
+    if (!group) {
+      const parent =
+        event.target.agent === undefined
+          ? null
+          : sessionIdOf(source, { session: event.target.session }, override)
+      group = { id, parent, events: [] }
+      groups.set(id, group)
+    }
+    group.events.push(event)
+  }
+  return [...groups.values()]
+}
+
+/**
+ * Applies a parsed delivery: each session's events in one atomic update, subagents' lists before
+ * their main session (which lists them), and a run's end on to its subagents' lists.
+ */
+async function applyDelivery(
+  deps: AppDeps,
+  tenant: string,
+  source: ObservedSource,
+  delivery: Delivery,
+  override: string | undefined,
+  fallbackId: string | undefined
+) {
+  const groups = groupEvents(source, delivery.events, override)
+  const replyId = delivery.replyTarget ? sessionIdOf(source, delivery.replyTarget, override) : null
+  const now = deps.now()
+  const limits = limitsOf(deps)
+  const keepAliveMs = deps.staleAfterMs / 2
+  const apply = (key: SessionKey, group: Group, agents: string[], events = group.events) =>
+    updateWithinQuota(deps, key, (current) => {
+      let result: ApplyResult
+      try {
+        result = applyObserved(current, events, {
+          key,
+          source,
+          parent: group.parent,
+          now,
+          keepAliveMs,
+          limits,
+          deliverEdit: replyId === group.id,
+          agents,
+        })
+      } catch (error) {
+        if (error instanceof NotObservedError) {
+          throw new ProblemError(409, 'not-observed', error.message)
+        }
+        throw error
+      }
+      return {
+        value: result,
+        write:
+          result.write && result.session
+            ? { session: result.session, source: 'ingest' }
+            : undefined,
+      }
+    })
+
+  let applied = 0
+  let ignored = 0
+  let edit: string | null = null
+  const children = new Map<string, string[]>()
+  const results = new Map<string, ApplyResult>()
+  const ordered = [
+    ...groups.filter((g) => g.parent !== null),
+    ...groups.filter((g) => g.parent === null),
+  ]
+  for (const group of ordered) {
+    const key = { tenant, sessionId: group.id }
+    const result = await apply(key, group, children.get(group.id) ?? [])
+    results.set(group.id, result)
+    applied += result.applied
+    ignored += result.ignored
+    edit ??= result.edit
+    if (group.parent !== null && result.session) {
+      children.set(group.parent, [...(children.get(group.parent) ?? []), group.id])
+    }
+  }
+  // a main session that only lists new subagents (its own events were all theirs)
+  for (const [parent, ids] of children) {
+    if (results.has(parent)) continue
+    const group: Group = { id: parent, parent: null, events: [] }
+    const result = await apply({ tenant, sessionId: parent }, group, ids)
+    results.set(parent, result)
+  }
+  // the run ended: so do its subagents' lists
+  for (const [id, result] of results) {
+    if (!result.endAgents || !result.session?.observed) continue
+    for (const agent of result.session.observed.agents) {
+      const group: Group = { id: agent, parent: id, events: [] }
+      await apply(
+        { tenant, sessionId: agent },
+        group,
+        [],
+        [
+          {
+            kind: 'session_end',
+            target: {},
+            outcome: 'auto',
+            detail: 'the main session ended',
+            specific: false,
+          },
+        ]
+      )
+    }
+  }
+  const main = groups.find((g) => g.parent === null)?.id ?? groups[0]?.parent ?? groups[0]?.id
+  const sessionId = main ?? override ?? fallbackId
+  if (sessionId === undefined) {
+    throw new ProblemError(
+      400,
+      'session-unknown',
+      'The body holds no event that names a session; pass ?session_id=.'
+    )
+  }
+  let version = results.get(sessionId)?.session?.version
+  if (version === undefined) version = (await deps.store.get({ tenant, sessionId }))?.version ?? 0
+  return { session_id: sessionId, version, applied, ignored, edit }
+}
+
+/** Registers the ingest routes. */
+export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
+  const handle =
+    (
+      source: ObservedSource,
+      parse: (body: ParsedBody, c: Context<AppEnv>) => Delivery,
+      fallbackId?: (c: Context<AppEnv>) => string
+    ) =>
+    async (c: Context<AppEnv>) => {
+      const query = IngestQuery.safeParse({ session_id: c.req.query('session_id') })
+      if (!query.success) throw invalidInput('query', query.error.issues)
+      const override = query.data.session_id
+      let delivery: Delivery
+      try {
+        delivery = parse(parseBody(await c.req.text()), c)
+      } catch (error) {
+        if (!(error instanceof IngestFormatError)) throw error
+        throw new ProblemError(
+          400,
+          'invalid-ingest-body',
+          `Not a ${source} body: ${error.message}`,
+          [{ pointer: error.pointer, detail: error.message }]
+        )
+      }
+      for (const event of delivery.events) metrics.ingestEvents.inc({ source, kind: event.kind })
+      const reply = await applyDelivery(
+        deps,
+        c.get('tenant'),
+        source,
+        delivery,
+        override,
+        fallbackId?.(c)
+      )
+      if (source === 'claude-code') {
+        // Claude Code reads a hook's reply as instructions: {} changes nothing
+        return c.json(
+          reply.edit === null
+            ? {}
+            : {
+                hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: reply.edit },
+              },
+          200
+        )
+      }
+      const { edit: _edit, ...body } = reply
+      return c.json(body, 200)
+    }
+
+  const conversationParam = (c: Context<AppEnv>) => {
+    const param = ConversationIdParam.safeParse(c.req.param())
+    if (!param.success) throw invalidInput('param', param.error.issues)
+    return param.data.conversation_id
+  }
+
+  registerDocumented(
+    app,
+    ROUTES['claude-code'],
+    handle('claude-code', (body) => {
+      if (body.kind !== 'json')
+        throw new IngestFormatError('A Claude Code hook input is one JSON object.')
+      const hook = parseClaudeHook(body.value)
+      return { events: hook.events, replyTarget: hook.replyTarget }
+    })
+  )
+  registerDocumented(
+    app,
+    ROUTES['claude-agent-sdk'],
+    handle('claude-agent-sdk', (body) => ({ events: parseClaudeMessages(valuesOf(body)) }))
+  )
+  registerDocumented(
+    app,
+    ROUTES.codex,
+    handle('codex', (body) => ({ events: parseCodex(valuesOf(body)) }))
+  )
+  registerDocumented(
+    app,
+    ROUTES['gemini-cli'],
+    handle('gemini-cli', (body) => ({ events: parseGemini(valuesOf(body)) }))
+  )
+  registerDocumented(
+    app,
+    ROUTES.openhands,
+    handle(
+      'openhands',
+      (body, c) => {
+        if (body.kind === 'json' && !Array.isArray(body.value)) {
+          throw new IngestFormatError('An OpenHands webhook batch is a JSON array of events.')
+        }
+        return { events: parseOpenHandsEvents(valuesOf(body), conversationParam(c)) }
+      },
+      (c) => `openhands:${conversationParam(c)}`
+    )
+  )
+  registerDocumented(
+    app,
+    openhandsConversations,
+    handle('openhands', (body) => {
+      if (body.kind !== 'json')
+        throw new IngestFormatError('A conversation info is one JSON object.')
+      return { events: parseOpenHandsConversation(body.value) }
+    })
+  )
+}

@@ -1,0 +1,375 @@
+/**
+ * @module ingest/apply
+ * What a delivery of an observed agent's events does to its session, as a pure function of the
+ * stored state: the store's one `update(key, fn)` runs it, so concurrent deliveries (parallel
+ * hooks, several instances) compose.
+ *
+ * - A call is staged; it is applied only by its successful result, through the dialect's
+ *   observer (`dialects/observe`). Every applied call id is kept (the last 256): a second
+ *   delivery of a call (a retry, a replay, the hook and the stream of one Claude session) applies
+ *   nothing. A call whose result will not say what it did is kept until that result arrives in a
+ *   later delivery (the last 32).
+ * - Lifecycle: a run's end sets `ended` (a later, less specific end of the same run does not
+ *   replace it: `max_turns` from the stream stays when `SessionEnd` follows); a new run or a change
+ *   of the list opens an ended session again; `waiting` marks an agent waiting for a person, and
+ *   its next event clears it.
+ * - `version` grows only when what the session shows changes (list, dialect, ended, waiting, todo
+ *   tools, staged calls, subagents, a person's pending edit). An event that only says the agent is
+ *   alive writes nothing, with one exception: when the session has unfinished items and its last
+ *   version is older than half of `STALE_AFTER_SECONDS`, it writes a keep-alive version (same
+ *   list, new `updated_at`), so a busy agent is never listed stale. The store's contract (every
+ *   write is the next version: CAS, ETag, history and event streams all rest on it) leaves no way
+ *   to record activity without a version; this bounds such versions to two per stale window.
+ */
+import { isUnfinished, type Item } from '../core/items.js'
+import { checkListLimits, type ListLimits } from '../core/limits.js'
+import {
+  newSession,
+  type EndedOutcome,
+  type Observed,
+  type ObservedSource,
+  type Session,
+  type SessionKey,
+  type StagedCall,
+} from '../core/session.js'
+import {
+  DEFAULT_OBSERVED_DIALECT,
+  observerOf,
+  todoDialectOf,
+  type AgentFamily,
+} from '../dialects/observe/index.js'
+import { getDialect } from '../dialects/registry.js'
+import type { ObservedEvent } from './events.js'
+
+/** Applied call ids a session keeps. */
+export const MAX_APPLIED_IDS = 256
+/** Calls a session keeps waiting for their result. */
+export const MAX_STAGED_CALLS = 32
+/** Subagent sessions a session lists. */
+export const MAX_AGENTS = 64
+
+/** The agent family of each source: which tool names are todo tools. */
+export const FAMILY_OF: Record<ObservedSource, AgentFamily> = {
+  'claude-code': 'claude',
+  'claude-agent-sdk': 'claude',
+  codex: 'codex',
+  'gemini-cli': 'gemini',
+  openhands: 'openhands',
+}
+
+const END_RANK: Record<EndedOutcome, number> = {
+  completed: 1,
+  cancelled: 2,
+  error: 3,
+  max_turns: 4,
+}
+
+export interface ApplyContext {
+  key: SessionKey
+  source: ObservedSource
+  /** The main session, when this one is a subagent's own list. */
+  parent: string | null
+  now: number
+  /** Activity refreshes a session whose last version is at least this old (ms). */
+  keepAliveMs: number
+  limits: ListLimits
+  /** Hand a person's pending edit to the model with this delivery's reply. */
+  deliverEdit?: boolean
+  /** Subagent sessions to list on this one. */
+  agents?: readonly string[]
+  /**
+   * The version a session created now must pass (a deleted session's last one, so versions never
+   * repeat); 0 when none.
+   */
+  versionFloor?: number
+}
+
+export interface ApplyResult {
+  /** The session after the delivery (null when there is none and nothing created it). */
+  session: Session | null
+  /** Whether `session` is a new version to store. */
+  write: boolean
+  applied: number
+  ignored: number
+  /** The text to hand the model as the hook's `additionalContext`, once. */
+  edit: string | null
+  /** A run-level end reached the session: its subagents' lists end too. */
+  endAgents: boolean
+}
+
+/** The session is fed by rounds (or a person's PUT): an agent's events cannot be mixed in. */
+export class NotObservedError extends Error {
+  constructor(readonly sessionId: string) {
+    super(
+      `Session '${sessionId}' is fed by rounds, not by an observed agent; observe into another session id.`
+    )
+    this.name = 'NotObservedError'
+  }
+}
+
+/**
+ * The text handed to the model once after a person edited the list of an observed Claude session
+ * (the PostToolUse hook's `additionalContext`).
+ * @param rendered - the edited list as the dialect renders it
+ */
+export function editContext(rendered: string): string {
+  return `A person changed your todo list while you were working. Bring your list in line with this one using your todo tools, then continue from it:\n\n${rendered}`
+}
+
+/**
+ * The observer state of a new observed session.
+ * @param source - the first source that feeds it
+ * @param parent - its main session, for a subagent's list
+ */
+export function newObserved(source: ObservedSource, parent: string | null): Observed {
+  return {
+    source,
+    parent,
+    agents: [],
+    waiting: null,
+    todo_tools: null,
+    dialect_fixed: false,
+    applied: [],
+    pending: [],
+    end_rank: 0,
+    pending_edit: null,
+  }
+}
+
+/** Whether a delivery changed what the session shows (the list compared only when touched). */
+function showsChange(before: Session, after: Session): boolean {
+  const a = before.observed!
+  const b = after.observed!
+  return (
+    before.dialect !== after.dialect ||
+    before.ended !== after.ended ||
+    (a.waiting?.reason ?? null) !== (b.waiting?.reason ?? null) ||
+    a.todo_tools !== b.todo_tools ||
+    a.agents !== b.agents ||
+    a.pending_edit !== b.pending_edit ||
+    a.pending.length !== b.pending.length ||
+    a.pending.some((call, i) => call.id !== b.pending[i].id) ||
+    (before.items !== after.items && JSON.stringify(before.items) !== JSON.stringify(after.items))
+  )
+}
+
+/** The dialect Claude's tools at start imply, before a todo call fixes it. */
+function dialectFromTools(family: AgentFamily, tools: readonly string[]): string | undefined {
+  const dialects = new Set(tools.flatMap((tool) => todoDialectOf(family, tool) ?? []))
+  // Claude offers one family per session; both listed would be odd: keep the default
+  return dialects.size === 1 ? [...dialects][0] : undefined
+}
+
+/**
+ * Applies a delivery's events (all of one session) to the stored session.
+ * @param current - the stored session, or null
+ * @param events - the events, in order
+ * @param ctx - the session, its source, the clock and limits
+ * @throws NotObservedError when the stored session is fed by rounds
+ */
+export function applyObserved(
+  current: Session | null,
+  events: readonly ObservedEvent[],
+  ctx: ApplyContext
+): ApplyResult {
+  if (current && !current.observed) throw new NotObservedError(current.session_id)
+  const family = FAMILY_OF[ctx.source]
+  const { now } = ctx
+  const base: Session = current ?? {
+    ...newSession(ctx.key, DEFAULT_OBSERVED_DIALECT[family], { reminder: false }, now),
+    version: ctx.versionFloor ?? 0,
+    observed: newObserved(ctx.source, ctx.parent),
+  }
+  const observed: Observed = { ...base.observed! }
+  let items: Item[] = base.items
+  let data = base.dialect_state
+  let dialect = base.dialect
+  let ended = base.ended
+  const appliedIds = [...observed.applied]
+  const appliedSet = new Set(appliedIds)
+  const staged = new Map<string, StagedCall>(observed.pending.map((call) => [call.id, call]))
+  // calls staged by this delivery whose result will say what they did: not kept past it
+  const transient = new Set<string>()
+  let applied = 0
+  let ignored = 0
+  let alive = false
+  let endAgents = false
+
+  const reopen = () => {
+    ended = null
+    observed.end_rank = 0
+  }
+  const stir = () => {
+    alive = true
+    observed.waiting = null
+  }
+
+  for (const event of events) {
+    // a lifecycle event that has an id of its own is applied once, like a call
+    if ('id' in event && event.id !== undefined) {
+      if (appliedSet.has(event.id)) {
+        alive = true
+        ignored++
+        continue
+      }
+      appliedIds.push(event.id)
+      appliedSet.add(event.id)
+    }
+    switch (event.kind) {
+      case 'ignored':
+        ignored++
+        break
+      case 'activity':
+        stir()
+        ignored++
+        break
+      case 'tool_call': {
+        stir()
+        if (appliedSet.has(event.call_id) || staged.has(event.call_id)) {
+          ignored++
+          break
+        }
+        staged.set(event.call_id, { id: event.call_id, name: event.name, input: event.input })
+        if (!event.stage) transient.add(event.call_id)
+        applied++
+        break
+      }
+      case 'tool_result': {
+        stir()
+        if (appliedSet.has(event.call_id)) {
+          ignored++
+          break
+        }
+        const call = staged.get(event.call_id)
+        staged.delete(event.call_id)
+        const name = call?.name ?? event.name
+        const todoDialect = name === undefined ? undefined : todoDialectOf(family, name)
+        // another tool's result, or a call of the family the session does not use
+        if (!todoDialect || (observed.dialect_fixed && todoDialect !== dialect)) {
+          ignored++
+          break
+        }
+        // a todo call is seen once, whatever its outcome
+        appliedIds.push(event.call_id)
+        appliedSet.add(event.call_id)
+        if (event.is_error) {
+          ignored++
+          break
+        }
+        const outcome = observerOf(todoDialect)!.observe(
+          { name: name!, input: event.input ?? call?.input },
+          { is_error: false, structured: event.structured, text: event.text },
+          { items, data }
+        )
+        // a list beyond the service's caps cannot be stored; the agent's own list goes on
+        if (!outcome.applied || checkListLimits(outcome.state.items, ctx.limits) !== null) {
+          ignored++
+          break
+        }
+        // a changed list means the agent runs again
+        if (ended && JSON.stringify(outcome.state.items) !== JSON.stringify(items)) reopen()
+        items = outcome.state.items
+        data = outcome.state.data
+        dialect = todoDialect
+        observed.dialect_fixed = true
+        observed.todo_tools = true
+        applied++
+        break
+      }
+      case 'session_start': {
+        stir()
+        if (event.tools) {
+          const implied = dialectFromTools(family, event.tools)
+          observed.todo_tools = event.tools.some(
+            (tool) => todoDialectOf(family, tool) !== undefined
+          )
+          if (!observed.dialect_fixed && implied) dialect = implied
+        }
+        if (event.run && ended) reopen()
+        applied++
+        break
+      }
+      case 'session_end': {
+        observed.waiting = null
+        alive = true
+        const outcome: EndedOutcome =
+          event.outcome === 'auto'
+            ? items.some(isUnfinished)
+              ? 'cancelled'
+              : 'completed'
+            : event.outcome
+        const rank = event.specific ? END_RANK[outcome] : 0
+        if (event.all) endAgents = true
+        if (ended && rank <= observed.end_rank) {
+          ignored++
+          break
+        }
+        ended = {
+          outcome,
+          detail: event.detail,
+          at: now,
+          unfinished: items.filter(isUnfinished).map((item) => item.id),
+        }
+        observed.end_rank = rank
+        applied++
+        break
+      }
+      case 'waiting': {
+        alive = true
+        if (ended) {
+          ignored++
+          break
+        }
+        if (observed.waiting?.reason !== event.reason) {
+          observed.waiting = { reason: event.reason, message: event.message, at: now }
+        }
+        applied++
+        break
+      }
+    }
+  }
+
+  let agents = observed.agents
+  for (const agent of ctx.agents ?? []) {
+    if (!agents.includes(agent)) agents = [...agents, agent].slice(-MAX_AGENTS)
+  }
+  observed.agents = agents
+  observed.pending = [...staged.values()]
+    .filter((call) => !transient.has(call.id))
+    .slice(-MAX_STAGED_CALLS)
+  observed.applied = appliedIds.slice(-MAX_APPLIED_IDS)
+  let edit: string | null = null
+  if (ctx.deliverEdit && observed.pending_edit) {
+    edit = editContext(getDialect(dialect)!.render(observed.pending_edit.items))
+    observed.pending_edit = null
+  }
+
+  const next: Session = {
+    ...base,
+    dialect,
+    items,
+    dialect_state: data,
+    ended,
+    observed,
+    version: base.version + 1,
+    updated_at: now,
+  }
+  if (!current) {
+    // a subagent's list exists once it has one (or a call waits for its result)
+    const creates =
+      ctx.parent === null
+        ? events.some((event) => event.kind !== 'ignored') || observed.agents.length > 0
+        : observed.dialect_fixed || observed.pending.length > 0
+    return creates
+      ? { session: next, write: true, applied, ignored, edit, endAgents }
+      : { session: null, write: false, applied, ignored, edit, endAgents }
+  }
+  const keepAlive =
+    alive &&
+    !ended &&
+    observed.waiting === null &&
+    items.some(isUnfinished) &&
+    now - current.updated_at >= ctx.keepAliveMs
+  const write = edit !== null || keepAlive || showsChange(current, next)
+  return { session: write ? next : current, write, applied, ignored, edit, endAgents }
+}

@@ -1,0 +1,151 @@
+/**
+ * @module ingest/claude-code
+ * Claude Code hook inputs, one per request, as its `"type": "http"` hooks post them
+ * (`reference/observers.md` §3, `reference/real-agents.md`). `PostToolUse` of a todo tool commits
+ * the call with its structured `tool_response`; a schema-invalid call fires no tool hook at all,
+ * and `PostToolUseFailure` changes nothing. Subagent hooks carry `agent_id`: a subagent's
+ * TodoWrite list is its own; Task lists are shared with the main session.
+ */
+import { isRecord } from '../dialects/json.js'
+import { digest } from './body.js'
+import {
+  aliveOrIgnored,
+  exitEvent,
+  IngestFormatError,
+  nonEmpty,
+  type ObservedEvent,
+  type Target,
+} from './events.js'
+
+/** Claude Code's todo tools (TodoWrite, or the Task family: one of the two per session). */
+export const CLAUDE_TODO_TOOLS: ReadonlySet<string> = new Set([
+  'TodoWrite',
+  'TaskCreate',
+  'TaskUpdate',
+  'TaskList',
+  'TaskGet',
+])
+
+/** Hook events that only say the agent is alive. */
+const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
+  'PreToolUse',
+  'PostToolBatch',
+  'UserPromptSubmit',
+  'Stop',
+  'StopFailure',
+  'SubagentStart',
+  'PreCompact',
+  'PostCompact',
+  'TaskCreated',
+  'TaskCompleted',
+  'PermissionRequest',
+  'Setup',
+])
+
+/** Notification types that mean the agent waits for a person. */
+const WAITING_NOTIFICATIONS: ReadonlySet<string> = new Set(['idle_prompt', 'permission_prompt'])
+
+/**
+ * The target of a Claude todo tool: a subagent's TodoWrite is its own list, Task lists are shared.
+ * @param session - the session id
+ * @param agent - the subagent, if the event came from one
+ * @param toolName - the tool
+ */
+export function claudeTarget(
+  session: string | undefined,
+  agent: string | undefined,
+  toolName: string
+): Target {
+  return toolName === 'TodoWrite' && agent ? { session, agent } : { session }
+}
+
+/** A parsed hook: its events, and where a reply's `additionalContext` would land. */
+export interface ClaudeHook {
+  event: string
+  events: ObservedEvent[]
+  /** The list whose pending edit this hook's reply may hand to the model (PostToolUse only). */
+  replyTarget: Target | null
+}
+
+/**
+ * Parses one Claude Code hook input.
+ * @param value - the request body as JSON
+ * @throws IngestFormatError when it is not a hook input
+ */
+export function parseClaudeHook(value: unknown): ClaudeHook {
+  if (!isRecord(value)) throw new IngestFormatError('A Claude Code hook input is a JSON object.')
+  const session = nonEmpty(value.session_id)
+  if (!session) throw new IngestFormatError('session_id is missing.', '/session_id')
+  const event = nonEmpty(value.hook_event_name)
+  if (!event) throw new IngestFormatError('hook_event_name is missing.', '/hook_event_name')
+  const agent = nonEmpty(value.agent_id)
+  const main: Target = { session }
+  const toolName = nonEmpty(value.tool_name)
+  const todo = toolName !== undefined && CLAUDE_TODO_TOOLS.has(toolName)
+  const callId = () =>
+    nonEmpty(value.tool_use_id) ??
+    `hook:${digest([toolName, value.tool_input, value.tool_response])}`
+  const events: ObservedEvent[] = []
+  let replyTarget: Target | null = null
+  switch (event) {
+    case 'PostToolUse':
+    case 'PostToolUseFailure': {
+      if (!todo) {
+        events.push({ kind: 'activity', target: main, what: `${event}:${toolName ?? ''}` })
+      } else {
+        const response = value.tool_response
+        events.push({
+          kind: 'tool_result',
+          target: claudeTarget(session, agent, toolName),
+          call_id: callId(),
+          name: toolName,
+          input: value.tool_input,
+          is_error: event === 'PostToolUseFailure',
+          structured: isRecord(response) ? response : undefined,
+          text: typeof response === 'string' ? response : nonEmpty(value.error),
+        })
+      }
+      // a subagent's context gets only its own list's edit
+      if (event === 'PostToolUse' && (!agent || toolName === 'TodoWrite')) {
+        replyTarget = agent ? { session, agent } : main
+      }
+      break
+    }
+    case 'SessionStart':
+      // a compaction goes on with the same run
+      events.push({ kind: 'session_start', target: main, run: value.source !== 'compact' })
+      break
+    case 'SessionEnd':
+      events.push(exitEvent(main, value.reason))
+      break
+    case 'SubagentStop':
+      if (agent) {
+        events.push({
+          kind: 'session_end',
+          target: { session, agent },
+          outcome: 'auto',
+          detail: 'subagent stopped',
+          specific: false,
+        })
+      }
+      events.push({ kind: 'activity', target: main, what: event })
+      break
+    case 'Notification': {
+      const type = nonEmpty(value.notification_type)
+      if (type && WAITING_NOTIFICATIONS.has(type)) {
+        events.push({
+          kind: 'waiting',
+          target: main,
+          reason: type,
+          message: nonEmpty(value.message) ?? null,
+        })
+      } else {
+        events.push({ kind: 'activity', target: main, what: `Notification:${type ?? ''}` })
+      }
+      break
+    }
+    default:
+      events.push(aliveOrIgnored(ACTIVITY_HOOKS, event, main))
+  }
+  return { event, events, replyTarget }
+}

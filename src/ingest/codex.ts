@@ -1,0 +1,179 @@
+/**
+ * @module ingest/codex
+ * OpenAI Codex CLI (`reference/observers.md` §5, `reference/real-agents.md`): the JSONL of
+ * `codex exec --json`, whole or in consecutive parts (only the first line, `thread.started`, names
+ * the thread: later parts need `?session_id=`), or one command-hook input. The exec stream's
+ * `todo_list` items are snapshots with done / not done only; a hook's `update_plan` PostToolUse
+ * carries the plan with every status.
+ */
+import { isRecord } from '../dialects/json.js'
+import { digest } from './body.js'
+import {
+  aliveOrIgnored,
+  exitEvent,
+  IngestFormatError,
+  nonEmpty,
+  type ObservedEvent,
+  type Target,
+} from './events.js'
+
+/** Hook events that only say the agent is alive. */
+const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
+  'PreToolUse',
+  'PermissionRequest',
+  'UserPromptSubmit',
+  'Stop',
+  'StopFailure',
+  'PreCompact',
+  'PostCompact',
+  'SubagentStart',
+  'SubagentStop',
+  'PreModelRequest',
+  'Interrupt',
+])
+
+/** Exec events that only say the agent is alive. */
+const ACTIVITY_EVENTS: ReadonlySet<string> = new Set(['turn.started', 'error', 'item.plan.delta'])
+
+/**
+ * Parses one Codex command-hook input (Claude-shaped: `session_id`, `hook_event_name`,
+ * `tool_name`, `tool_input`, `tool_response`, `tool_use_id`).
+ * @param value - the hook input
+ */
+export function parseCodexHook(value: Record<string, unknown>): ObservedEvent[] {
+  const session = nonEmpty(value.session_id)
+  if (!session) throw new IngestFormatError('session_id is missing.', '/session_id')
+  const event = nonEmpty(value.hook_event_name)!
+  const main: Target = { session }
+  switch (event) {
+    case 'PostToolUse': {
+      if (value.tool_name !== 'update_plan') {
+        return [
+          {
+            kind: 'activity',
+            target: main,
+            what: `PostToolUse:${nonEmpty(value.tool_name) ?? ''}`,
+          },
+        ]
+      }
+      const response = value.tool_response
+      const text = typeof response === 'string' ? response : undefined
+      return [
+        {
+          kind: 'tool_result',
+          target: main,
+          call_id: nonEmpty(value.tool_use_id) ?? `hook:${digest([value.tool_input, response])}`,
+          name: 'update_plan',
+          input: value.tool_input,
+          // PostToolUse fires only for a call that ran; Codex's failure text says otherwise
+          is_error: text?.startsWith('failed to parse') ?? false,
+          structured: isRecord(response) ? response : undefined,
+          text,
+        },
+      ]
+    }
+    case 'SessionStart':
+      return [{ kind: 'session_start', target: main, run: true }]
+    case 'SessionEnd':
+      return [exitEvent(main, value.reason)]
+    default:
+      return [aliveOrIgnored(ACTIVITY_HOOKS, event, main)]
+  }
+}
+
+/**
+ * Parses `codex exec --json` lines, in order.
+ * @param values - the lines
+ */
+export function parseCodexExec(values: readonly unknown[]): ObservedEvent[] {
+  const events: ObservedEvent[] = []
+  let session: string | undefined
+  values.forEach((line, index) => {
+    if (!isRecord(line) || typeof line.type !== 'string') {
+      throw new IngestFormatError(
+        `Line ${index + 1} is not a codex exec event (an object with a type).`,
+        `/lines/${index}`
+      )
+    }
+    if (line.type === 'thread.started') session = nonEmpty(line.thread_id) ?? session
+    const main: Target = { session }
+    switch (line.type) {
+      case 'thread.started':
+        // once per thread: a stream posted again (or resumed) does not open an ended session
+        events.push({
+          kind: 'session_start',
+          target: main,
+          run: true,
+          id: session === undefined ? undefined : `thread.started:${session}`,
+        })
+        break
+      case 'turn.completed':
+        events.push({
+          kind: 'session_end',
+          target: main,
+          outcome: 'completed',
+          detail: null,
+          specific: true,
+          all: true,
+        })
+        break
+      case 'turn.failed': {
+        const error = isRecord(line.error) ? nonEmpty(line.error.message) : undefined
+        events.push({
+          kind: 'session_end',
+          target: main,
+          outcome: 'error',
+          detail: error ?? 'turn failed',
+          specific: true,
+          all: true,
+        })
+        break
+      }
+      case 'item.started':
+      case 'item.updated':
+      case 'item.completed': {
+        const item = isRecord(line.item) ? line.item : undefined
+        if (item?.type === 'todo_list') {
+          const items = item.items
+          events.push({
+            kind: 'tool_result',
+            target: main,
+            // no call id: the item, and what it holds (item ids restart per process)
+            call_id: `todo_list:${nonEmpty(item.id) ?? ''}:${digest(items)}`,
+            name: 'todo_list',
+            input: { items },
+            is_error: false,
+          })
+        } else {
+          events.push({
+            kind: 'activity',
+            target: main,
+            what: `${line.type}:${nonEmpty(item?.type) ?? ''}`,
+          })
+        }
+        break
+      }
+      case 'request_user_input':
+        events.push({ kind: 'waiting', target: main, reason: 'request_user_input', message: null })
+        break
+      default:
+        events.push(
+          ACTIVITY_EVENTS.has(line.type)
+            ? { kind: 'activity', target: main, what: line.type }
+            : { kind: 'ignored', target: main, what: line.type }
+        )
+    }
+  })
+  return events
+}
+
+/**
+ * Parses a Codex body: one hook input (an object with `hook_event_name`), else exec JSONL.
+ * @param values - the body's values (lines, or array elements)
+ */
+export function parseCodex(values: readonly unknown[]): ObservedEvent[] {
+  if (values.length === 1 && isRecord(values[0]) && typeof values[0].hook_event_name === 'string') {
+    return parseCodexHook(values[0])
+  }
+  return parseCodexExec(values)
+}

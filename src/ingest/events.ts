@@ -1,0 +1,150 @@
+/**
+ * @module ingest/events
+ * What every agent's event format is parsed into (`reference/observers.md` §10.2): calls,
+ * results, and lifecycle. Pure data; the parsers in this folder make it, `ingest/apply` applies it.
+ */
+import type { EndedOutcome } from '../core/session.js'
+
+/**
+ * Whose list an event belongs to: the agent's session (its native id, undefined when the body
+ * does not say: the caller names it with `?session_id=`), or a subagent's own list.
+ */
+export interface Target {
+  session?: string
+  /** A subagent whose TodoWrite list is its own session. */
+  agent?: string
+}
+
+/** A todo tool call seen before its result (a stream's `tool_use`). */
+export interface CallEvent {
+  kind: 'tool_call'
+  target: Target
+  call_id: string
+  name: string
+  input: unknown
+  /**
+   * Whether the result will not say what the call did (a Gemini stream result, a Claude
+   * subagent's), so the call is kept in the session until its result arrives in a later delivery.
+   */
+  stage: boolean
+}
+
+/** A tool's result: it commits its call. Snapshots (Codex `todo_list`) are results of their own. */
+export interface ResultEvent {
+  kind: 'tool_result'
+  target: Target
+  call_id: string
+  /** The tool, when the result says (a hook does; a stream result names only its call). */
+  name?: string
+  /** The call's input, when the result carries it (a hook's `tool_input`). */
+  input?: unknown
+  is_error: boolean
+  structured?: unknown
+  text?: string
+}
+
+/** A run starts (`run`) or tells what it has (tools). */
+export interface StartEvent {
+  kind: 'session_start'
+  target: Target
+  /** The event's own id, when the format has one: a second delivery of it changes nothing. */
+  id?: string
+  /** A new run of the session: an ended session opens again. */
+  run: boolean
+  /** The tools the agent has (Claude's `system/init.tools`). */
+  tools?: string[]
+}
+
+/** The run ended. */
+export interface EndEvent {
+  kind: 'session_end'
+  target: Target
+  id?: string
+  /** `auto`: completed when nothing is unfinished, else cancelled (a `SessionEnd` hook). */
+  outcome: EndedOutcome | 'auto'
+  detail: string | null
+  /** The agent's own outcome of the run (a result frame), not an exit without one. */
+  specific: boolean
+  /** Ends the subagent lists of the session too. */
+  all?: boolean
+}
+
+/** The agent waits for a person. */
+export interface WaitingEvent {
+  kind: 'waiting'
+  target: Target
+  id?: string
+  reason: string
+  message: string | null
+}
+
+/** Anything else the agent did: it is alive. */
+export interface ActivityEvent {
+  kind: 'activity'
+  target: Target
+  what: string
+}
+
+/** Accepted, and ignored (an unknown event, a replay, a partial frame). */
+export interface IgnoredEvent {
+  kind: 'ignored'
+  target: Target
+  what: string
+}
+
+export type ObservedEvent =
+  CallEvent | ResultEvent | StartEvent | EndEvent | WaitingEvent | ActivityEvent | IgnoredEvent
+
+export type ObservedKind = ObservedEvent['kind']
+
+/** A body that is not the agent's format: nothing of it is applied. */
+export class IngestFormatError extends Error {
+  constructor(
+    message: string,
+    readonly pointer: string = ''
+  ) {
+    super(message)
+    this.name = 'IngestFormatError'
+  }
+}
+
+/**
+ * A string field of an agent's event, or undefined when it is absent, empty or not a string.
+ * @param value - the field
+ */
+export const nonEmpty = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined
+
+/**
+ * A `SessionEnd` hook: the agent exited, saying nothing of how the run went (completed when nothing
+ * is unfinished, else cancelled), its reason as the detail; the subagents' lists end too.
+ * @param target - the session
+ * @param reason - the hook's `reason`
+ */
+export function exitEvent(target: Target, reason: unknown): EndEvent {
+  return {
+    kind: 'session_end',
+    target,
+    outcome: 'auto',
+    detail: nonEmpty(reason) ?? null,
+    specific: false,
+    all: true,
+  }
+}
+
+/**
+ * A hook event the service does not apply: activity when the agent's known events include it,
+ * else ignored (an unknown event says nothing).
+ * @param known - the agent's events that only say it is alive
+ * @param event - the hook's event name
+ * @param target - the session
+ */
+export function aliveOrIgnored(
+  known: ReadonlySet<string>,
+  event: string,
+  target: Target
+): ActivityEvent | IgnoredEvent {
+  return known.has(event)
+    ? { kind: 'activity', target, what: event }
+    : { kind: 'ignored', target, what: event }
+}

@@ -1,0 +1,187 @@
+/**
+ * @module ingest/gemini-cli
+ * Gemini CLI (`reference/observers.md` §6, `reference/real-agents.md`): one command-hook input, or
+ * `--output-format stream-json` NDJSON. Hooks carry no call id: a repeat of the same tool input at
+ * the same `timestamp` is the same call. A stream-json `tool_result` of `write_todos` carries no
+ * output: the list is in its `tool_use`, so that call waits for its result. Only `init` names the
+ * session: later parts of a stream need `?session_id=`.
+ */
+import type { EndedOutcome } from '../core/session.js'
+import { isRecord } from '../dialects/json.js'
+import { digest } from './body.js'
+import {
+  aliveOrIgnored,
+  exitEvent,
+  IngestFormatError,
+  nonEmpty,
+  type ObservedEvent,
+  type Target,
+} from './events.js'
+
+/** Gemini CLI's todo tool (offered on Gemini 2.x non-preview models with the task tracker off). */
+const TODO_TOOL = 'write_todos'
+
+const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
+  'BeforeTool',
+  'AfterTool',
+  'BeforeAgent',
+  'AfterAgent',
+  'PreCompress',
+  'BeforeModel',
+  'AfterModel',
+  'BeforeToolSelection',
+  'Notification',
+])
+
+/**
+ * Parses one Gemini CLI hook input.
+ * @param value - the hook input
+ */
+export function parseGeminiHook(value: Record<string, unknown>): ObservedEvent[] {
+  const session = nonEmpty(value.session_id)
+  if (!session) throw new IngestFormatError('session_id is missing.', '/session_id')
+  const event = nonEmpty(value.hook_event_name)!
+  const main: Target = { session }
+  if (event === 'AfterTool' && value.tool_name === TODO_TOOL) {
+    const response = isRecord(value.tool_response) ? value.tool_response : undefined
+    return [
+      {
+        kind: 'tool_result',
+        target: main,
+        call_id: `hook:${nonEmpty(value.timestamp) ?? ''}:${digest(value.tool_input)}`,
+        name: TODO_TOOL,
+        input: value.tool_input,
+        is_error: response?.error !== undefined && response.error !== null,
+        structured: response,
+      },
+    ]
+  }
+  switch (event) {
+    case 'SessionStart':
+      return [{ kind: 'session_start', target: main, run: true }]
+    case 'SessionEnd':
+      return [exitEvent(main, value.reason)]
+    case 'Notification':
+      if (value.notification_type === 'ToolPermission') {
+        return [
+          {
+            kind: 'waiting',
+            target: main,
+            reason: 'permission_prompt',
+            message: nonEmpty(value.message) ?? null,
+          },
+        ]
+      }
+      return [{ kind: 'activity', target: main, what: event }]
+    default:
+      return [aliveOrIgnored(ACTIVITY_HOOKS, event, main)]
+  }
+}
+
+/** The stream's `result` event's outcome (`reference/observers.md` §6.2, §10.4). */
+function resultOutcome(line: Record<string, unknown>): {
+  outcome: EndedOutcome
+  detail: string | null
+} {
+  if (line.status === 'success') return { outcome: 'completed', detail: null }
+  const error = isRecord(line.error) ? line.error : undefined
+  const type = nonEmpty(error?.type)
+  const detail = nonEmpty(error?.message) ?? type ?? 'error'
+  if (type === 'FatalTurnLimitedError') return { outcome: 'max_turns', detail }
+  if (type === 'FatalCancellationError') return { outcome: 'cancelled', detail }
+  return { outcome: 'error', detail }
+}
+
+/**
+ * Parses `gemini --output-format stream-json` lines, in order.
+ * @param values - the lines
+ */
+export function parseGeminiStream(values: readonly unknown[]): ObservedEvent[] {
+  const events: ObservedEvent[] = []
+  let session: string | undefined
+  values.forEach((line, index) => {
+    if (!isRecord(line) || typeof line.type !== 'string') {
+      throw new IngestFormatError(
+        `Line ${index + 1} is not a Gemini CLI stream-json event (an object with a type).`,
+        `/lines/${index}`
+      )
+    }
+    if (line.type === 'init') session = nonEmpty(line.session_id) ?? session
+    const main: Target = { session }
+    switch (line.type) {
+      case 'init':
+        events.push({
+          kind: 'session_start',
+          target: main,
+          run: true,
+          id: `init:${nonEmpty(line.timestamp) ?? ''}`,
+        })
+        break
+      case 'tool_use': {
+        const id = nonEmpty(line.tool_id)
+        if (line.tool_name === TODO_TOOL && id) {
+          events.push({
+            kind: 'tool_call',
+            target: main,
+            call_id: id,
+            name: TODO_TOOL,
+            input: line.parameters,
+            stage: true,
+          })
+        } else {
+          events.push({
+            kind: 'activity',
+            target: main,
+            what: `tool_use:${nonEmpty(line.tool_name) ?? ''}`,
+          })
+        }
+        break
+      }
+      case 'tool_result': {
+        const id = nonEmpty(line.tool_id)
+        if (!id) {
+          events.push({ kind: 'activity', target: main, what: 'tool_result' })
+          break
+        }
+        events.push({
+          kind: 'tool_result',
+          target: main,
+          call_id: id,
+          is_error: line.status !== 'success',
+          text: nonEmpty(line.output),
+        })
+        break
+      }
+      case 'result': {
+        const { outcome, detail } = resultOutcome(line)
+        events.push({
+          kind: 'session_end',
+          target: main,
+          outcome,
+          detail,
+          specific: true,
+          all: true,
+        })
+        break
+      }
+      case 'message':
+      case 'error':
+        events.push({ kind: 'activity', target: main, what: line.type })
+        break
+      default:
+        events.push({ kind: 'ignored', target: main, what: line.type })
+    }
+  })
+  return events
+}
+
+/**
+ * Parses a Gemini CLI body: one hook input (an object with `hook_event_name`), else stream-json.
+ * @param values - the body's values
+ */
+export function parseGemini(values: readonly unknown[]): ObservedEvent[] {
+  if (values.length === 1 && isRecord(values[0]) && typeof values[0].hook_event_name === 'string') {
+    return parseGeminiHook(values[0])
+  }
+  return parseGeminiStream(values)
+}

@@ -1,0 +1,209 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { DEFAULT_LIST_LIMITS } from '../../src/core/limits.js'
+import { newSession, type Session } from '../../src/core/session.js'
+import {
+  applyObserved,
+  MAX_APPLIED_IDS,
+  MAX_STAGED_CALLS,
+  NotObservedError,
+  type ApplyContext,
+} from '../../src/ingest/apply.js'
+import type { ObservedEvent } from '../../src/ingest/events.js'
+
+const T0 = Date.parse('2026-11-30T12:00:00Z')
+const key = { tenant: 't', sessionId: 'claude:s1' }
+const ctx = (over: Partial<ApplyContext> = {}): ApplyContext => ({
+  key,
+  source: 'claude-code',
+  parent: null,
+  now: T0,
+  keepAliveMs: 450_000,
+  limits: DEFAULT_LIST_LIMITS,
+  ...over,
+})
+const target = { session: 's1' }
+const todos = (...list: [string, string][]) => ({
+  oldTodos: [],
+  newTodos: list.map(([content, status]) => ({ content, status, activeForm: content })),
+})
+const write = (id: string, ...list: [string, string][]): ObservedEvent => ({
+  kind: 'tool_result',
+  target,
+  call_id: id,
+  name: 'TodoWrite',
+  is_error: false,
+  structured: todos(...list),
+})
+const activity: ObservedEvent = { kind: 'activity', target, what: 'Stop' }
+
+/** Applies a delivery and returns the stored session (asserting what was written). */
+function run(current: Session | null, events: ObservedEvent[], over: Partial<ApplyContext> = {}) {
+  const result = applyObserved(current, events, ctx(over))
+  return { ...result, stored: result.write ? result.session! : current }
+}
+
+describe('ingest/apply: versions', () => {
+  it('Should write a version only when what the session shows changes', () => {
+    let { stored, write: wrote } = run(null, [write('c1', ['A', 'pending'])])
+    assert.ok(wrote)
+    assert.equal(stored!.version, 1)
+    // a duplicate, an identical snapshot under a new id, and activity: no version
+    for (const events of [
+      [write('c1', ['A', 'pending'])],
+      [write('c2', ['A', 'pending'])],
+      [activity],
+    ]) {
+      const next = run(stored, events, { now: T0 + 1000 })
+      assert.equal(next.write, false, JSON.stringify(events))
+      assert.equal(next.stored, stored)
+    }
+    ;({ stored } = run(stored, [write('c3', ['A', 'completed'])], { now: T0 + 2000 }))
+    assert.equal(stored!.version, 2)
+    assert.equal(stored!.updated_at, T0 + 2000)
+    // a session created again after a delete goes on above its last version
+    assert.equal(run(null, [write('c1', ['A', 'pending'])], { versionFloor: 7 }).stored!.version, 8)
+  })
+
+  it('Should refresh a busy session with a keep-alive version at most once per half stale window', () => {
+    let { stored } = run(null, [write('c1', ['A', 'in_progress'])])
+    let versions = 0
+    // activity every minute for an hour: a keep-alive every 7.5 minutes at most
+    for (let minute = 1; minute <= 60; minute++) {
+      const next = run(stored, [activity], { now: T0 + minute * 60_000 })
+      if (next.write) versions++
+      stored = next.stored
+      assert.ok(T0 + minute * 60_000 - stored!.updated_at < 450_000)
+    }
+    assert.equal(versions, 7)
+    // nothing unfinished: nothing can turn stale, so activity never writes
+    let done = run(null, [write('c1', ['A', 'completed'])]).stored
+    const later = run(done, [activity], { now: T0 + 3_600_000 })
+    assert.equal(later.write, false)
+    done = later.stored
+  })
+
+  it('Should stage calls and record applied ids within their bounds', () => {
+    let stored = run(null, [write('c0', ['A', 'pending'])]).stored
+    const many: ObservedEvent[] = Array.from({ length: 300 }, (_, i) =>
+      write(`c${i + 1}`, ['A', i % 2 ? 'in_progress' : 'pending'])
+    )
+    stored = run(stored, many, { now: T0 + 1 }).stored
+    assert.equal(stored!.observed!.applied.length, MAX_APPLIED_IDS)
+    assert.equal(stored!.observed!.applied.at(-1), 'c300')
+    const calls: ObservedEvent[] = Array.from({ length: 40 }, (_, i) => ({
+      kind: 'tool_call',
+      target,
+      call_id: `s${i}`,
+      name: 'TodoWrite',
+      input: { todos: [] },
+      stage: true,
+    }))
+    stored = run(stored, calls, { now: T0 + 2 }).stored
+    assert.equal(stored!.observed!.pending.length, MAX_STAGED_CALLS)
+    assert.equal(stored!.observed!.pending[0].id, 's8')
+  })
+})
+
+describe('ingest/apply: lifecycle', () => {
+  const end = (outcome: any, specific: boolean, detail: string | null = null): ObservedEvent => ({
+    kind: 'session_end',
+    target,
+    outcome,
+    detail,
+    specific,
+  })
+
+  it('Should keep the most specific end of a run, and open an ended session for a new run or a changed list', () => {
+    let stored = run(null, [
+      write('c1', ['A', 'in_progress']),
+      end('max_turns', true, 'turns'),
+    ]).stored!
+    assert.equal(stored.ended!.outcome, 'max_turns')
+    for (const later of [end('auto', false, 'other'), end('completed', true), end('error', true)]) {
+      assert.equal(run(stored, [later]).write, false)
+    }
+    const cancelled = run(null, [write('c1', ['A', 'in_progress']), end('auto', false, 'other')])
+    assert.deepEqual(cancelled.stored!.ended, {
+      outcome: 'cancelled',
+      detail: 'other',
+      at: T0,
+      unfinished: ['1'],
+    })
+    // the stream's own outcome replaces an exit without one
+    assert.equal(
+      run(cancelled.stored, [end('max_turns', true)]).stored!.ended!.outcome,
+      'max_turns'
+    )
+    const resumed = run(stored, [{ kind: 'session_start', target, run: true }]).stored!
+    assert.equal(resumed.ended, null)
+    const reopened = run(stored, [write('c2', ['A', 'completed'])]).stored!
+    assert.equal(reopened.ended, null)
+    // a compaction, and a duplicate of the same list, do not
+    assert.equal(run(stored, [{ kind: 'session_start', target, run: false }]).write, false)
+    assert.equal(run(stored, [write('c9', ['A', 'in_progress'])]).write, false)
+  })
+
+  it('Should mark waiting for a person, clear it on the next event, and not wait once ended', () => {
+    let stored = run(null, [write('c1', ['A', 'in_progress'])]).stored!
+    stored = run(stored, [
+      { kind: 'waiting', target, reason: 'idle_prompt', message: 'hi' },
+    ]).stored!
+    assert.deepEqual(stored.observed!.waiting, { reason: 'idle_prompt', message: 'hi', at: T0 })
+    const same = run(stored, [{ kind: 'waiting', target, reason: 'idle_prompt', message: 'again' }])
+    assert.equal(same.write, false)
+    stored = run(stored, [activity]).stored!
+    assert.equal(stored.observed!.waiting, null)
+    stored = run(stored, [end('completed', true)]).stored!
+    assert.equal(
+      run(stored, [{ kind: 'waiting', target, reason: 'idle_prompt', message: null }]).write,
+      false
+    )
+  })
+
+  it('Should record that a Claude session has no todo tools, and take its family from init', () => {
+    const none = run(null, [{ kind: 'session_start', target, run: true, tools: ['Bash', 'Read'] }])
+    assert.equal(none.stored!.observed!.todo_tools, false)
+    const tw = run(null, [
+      { kind: 'session_start', target, run: true, tools: ['Bash', 'TodoWrite'] },
+    ])
+    assert.equal(tw.stored!.observed!.todo_tools, true)
+    assert.equal(tw.stored!.dialect, 'claude-todowrite')
+    const tasks = run(null, [
+      { kind: 'session_start', target, run: true, tools: ['TaskCreate', 'TaskList'] },
+    ])
+    assert.equal(tasks.stored!.dialect, 'claude-tasks')
+  })
+
+  it("Should ignore the other Claude family's calls once a todo tool fixed the dialect", () => {
+    const stored = run(null, [write('c1', ['A', 'pending'])]).stored!
+    const other = run(stored, [
+      {
+        kind: 'tool_result',
+        target,
+        call_id: 't1',
+        name: 'TaskCreate',
+        is_error: false,
+        structured: { task: { id: '1', subject: 'x' } },
+      },
+    ])
+    assert.equal(other.write, false)
+    assert.equal(other.ignored, 1)
+  })
+
+  it('Should refuse a session fed by rounds, and create a subagent list only once it has one', () => {
+    const rounds = newSession(key, 's03', {}, T0)
+    assert.throws(() => applyObserved(rounds, [activity], ctx()), NotObservedError)
+    const sub = ctx({ key: { tenant: 't', sessionId: 'claude:s1:agent:a1' }, parent: 'claude:s1' })
+    assert.equal(
+      applyObserved(
+        null,
+        [{ kind: 'session_end', target, outcome: 'auto', detail: null, specific: false }],
+        sub
+      ).session,
+      null
+    )
+    const created = applyObserved(null, [write('c1', ['A', 'pending'])], sub)
+    assert.equal(created.session!.observed!.parent, 'claude:s1')
+  })
+})
