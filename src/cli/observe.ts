@@ -291,7 +291,10 @@ class IngestSender {
         }
       } catch (error) {
         if (this.deadline.signal.aborted) return false
-        detail = (error as { cause?: { code?: string } }).cause?.code ?? String(error)
+        const cause = (
+          error as { cause?: { code?: string; message?: string; errors?: { code?: string }[] } }
+        ).cause
+        detail = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? String(error)
       }
       if ((status === 400 || status === 413 || status === 422) && batch.length > 1) {
         // too big together, or one line the service cannot read: send the halves one after the
@@ -372,6 +375,8 @@ export async function observe(options: ObserveOptions): Promise<number> {
     sender.push(text)
   }
 
+  // a reader that went away (`| head`) must not stop the run nor its reporting
+  out.on('error', () => {})
   const [program, ...args] = command
   const child = spawn(program, args, { stdio: ['inherit', 'pipe', 'pipe'] })
   let spawnError: NodeJS.ErrnoException | null = null
