@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * @module cli
- * The `agent-todos` executable (package.json `bin`): `agent-todos watch [session]`.
+ * The `agent-todos` executable (package.json `bin`): `agent-todos watch [session]`,
+ * `agent-todos observe -- <command…>`.
  */
 import { runCli } from './cli/main.js'
 

@@ -1,14 +1,19 @@
 /**
  * @module cli/main
- * The `agent-todos` command line: argument parsing and exit codes (0 ok, 1 failure, 2 usage).
+ * The `agent-todos` command line: argument parsing and exit codes (0 ok, 1 failure, 2 usage;
+ * `observe` exits with its command's code).
  */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { AGENTS, detectAgent, observe, type AgentKind } from './observe.js'
 import { watch, WatchError } from './watch.js'
 
 export const USAGE = `Usage: agent-todos watch [session] [options]
+       agent-todos observe [options] -- <command…>
 
-Live progress of one session, or of every session of the key's tenant.
+watch: live progress of one session, or of every session of the key's tenant.
+observe: run an agent CLI, pass its output through and report its todo list to the service
+  (see agent-todos observe --help).
 
 Options:
   --url <url>   service base URL (env AGENT_TODOS_URL, default http://127.0.0.1:8080)
@@ -21,7 +26,142 @@ Options:
 Exit codes: 0 ok, 1 the service is unreachable, refused the key or has no such session, 2 usage.
 `
 
+export const OBSERVE_USAGE = `Usage: agent-todos observe [options] -- <command…>
+
+Runs an agent CLI as it is, passes its stdout and stderr through unchanged, and streams every
+JSON line of its stdout to the service, which keeps the agent's todo list as a session:
+  codex exec --json …                                  → /v1/ingest/codex
+  claude -p … --output-format stream-json --verbose    → /v1/ingest/claude-agent-sdk
+  gemini -p … --output-format stream-json              → /v1/ingest/gemini-cli
+When the command exits and its stream did not end the session, the session is ended with the
+command's exit status (0 completed, a signal cancelled, else error).
+
+Options:
+  --url <url>            service base URL (env AGENT_TODOS_URL, default http://127.0.0.1:8080)
+  --key <key>            API key, sent as Authorization: Bearer (env AGENT_TODOS_KEY)
+  --session-id <id>      name the session (e.g. a CI job id) instead of the agent's own id
+  --agent <name>         claude, codex or gemini, when the command does not show which
+  --flush-timeout <s>    how long to keep delivering after the command exited (default 10)
+  -h, --help             this help
+
+Exit code: the command's (128 + n when signal n ended it, 127 when it cannot be started),
+2 for a usage error. The service being down never stops or slows the command.
+`
+
 const DEFAULT_URL = 'http://127.0.0.1:8080'
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
+
+/** The URL given, checked to be http(s); null (after a message) when it is not. */
+function serviceUrl(url: string, io: CliIo): string | null {
+  try {
+    const parsedUrl = new URL(url)
+    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
+      throw new Error('not http')
+  } catch {
+    io.stderr.write(`agent-todos: --url must be an http(s) URL, got '${url}'\n`)
+    return null
+  }
+  return url.replace(/\/+$/, '')
+}
+
+/** Where `observe` sits in argv (after any leading --url/--key), or -1. */
+function observeIndex(argv: string[]): number {
+  let i = 0
+  while (i < argv.length && argv[i].startsWith('-') && argv[i] !== '--')
+    i += (argv[i] === '--url' || argv[i] === '--key') && !argv[i].includes('=') ? 2 : 1
+  return argv[i] === 'observe' ? i : -1
+}
+
+/**
+ * `agent-todos observe [options] -- <command…>`: the options end at `--` or at the first word
+ * that is not an option, so `observe codex exec --json …` works too.
+ */
+async function runObserve(argv: string[], io: CliIo): Promise<number> {
+  const optionWords: string[] = []
+  let command: string[] = []
+  const valued = new Set(['--url', '--key', '--session-id', '--agent', '--flush-timeout'])
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]
+    if (word === '--') {
+      command = argv.slice(i + 1)
+      break
+    }
+    if (!word.startsWith('-')) {
+      command = argv.slice(i)
+      break
+    }
+    optionWords.push(word)
+    if (valued.has(word) && i + 1 < argv.length) optionWords.push(argv[++i])
+  }
+  let values
+  try {
+    values = parseArgs({
+      args: optionWords,
+      options: {
+        url: { type: 'string' },
+        key: { type: 'string' },
+        'session-id': { type: 'string' },
+        agent: { type: 'string' },
+        'flush-timeout': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values
+  } catch (error) {
+    io.stderr.write(`agent-todos: ${(error as Error).message}\n\n${OBSERVE_USAGE}`)
+    return 2
+  }
+  if (values.help) {
+    io.stdout.write(OBSERVE_USAGE)
+    return 0
+  }
+  if (!command.length) {
+    io.stderr.write(`agent-todos: observe needs a command\n\n${OBSERVE_USAGE}`)
+    return 2
+  }
+  const url = serviceUrl(values.url ?? io.env.AGENT_TODOS_URL ?? DEFAULT_URL, io)
+  if (!url) return 2
+  const sessionId = values['session-id']
+  if (sessionId !== undefined && !SESSION_ID.test(sessionId)) {
+    io.stderr.write(
+      `agent-todos: --session-id must match ${SESSION_ID.source}, got '${sessionId}'\n`
+    )
+    return 2
+  }
+  let agent: AgentKind | null
+  if (values.agent !== undefined) {
+    if (!(values.agent in AGENTS)) {
+      io.stderr.write(`agent-todos: --agent must be claude, codex or gemini\n`)
+      return 2
+    }
+    agent = values.agent as AgentKind
+  } else agent = detectAgent(command)
+  if (!agent) {
+    io.stderr.write(
+      `agent-todos: cannot tell which agent '${command[0]}' runs; pass --agent claude|codex|gemini\n`
+    )
+    return 2
+  }
+  let flushTimeoutMs: number | undefined
+  if (values['flush-timeout'] !== undefined) {
+    const seconds = Number(values['flush-timeout'])
+    if (!Number.isFinite(seconds) || seconds < 0) {
+      io.stderr.write(`agent-todos: --flush-timeout must be a number of seconds\n`)
+      return 2
+    }
+    flushTimeoutMs = seconds * 1000
+  }
+  return observe({
+    url,
+    key: values.key ?? (io.env.AGENT_TODOS_KEY || undefined),
+    sessionId,
+    agent,
+    command,
+    out: io.stdout,
+    err: io.stderr,
+    flushTimeoutMs,
+    signal: io.signal,
+  })
+}
 
 export interface CliIo {
   stdout: NodeJS.WriteStream | NodeJS.WritableStream
@@ -54,6 +194,8 @@ function version(): string {
  * ```
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const at = observeIndex(argv)
+  if (at >= 0) return runObserve([...argv.slice(0, at), ...argv.slice(at + 1)], io)
   let parsed
   try {
     parsed = parseArgs({
@@ -88,19 +230,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     )
     return 2
   }
-  const url = values.url ?? io.env.AGENT_TODOS_URL ?? DEFAULT_URL
-  try {
-    const parsedUrl = new URL(url)
-    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
-      throw new Error('not http')
-  } catch {
-    io.stderr.write(`agent-todos: --url must be an http(s) URL, got '${url}'\n`)
-    return 2
-  }
+  const url = serviceUrl(values.url ?? io.env.AGENT_TODOS_URL ?? DEFAULT_URL, io)
+  if (!url) return 2
   const out = io.stdout as NodeJS.WriteStream
   try {
     return await watch({
-      url: url.replace(/\/+$/, ''),
+      url,
       key: values.key ?? (io.env.AGENT_TODOS_KEY || undefined),
       session,
       once: values.once,
