@@ -12,35 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /** The dialects this service speaks */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Dialects */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DialectsReply"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["ProblemDetails"];
-                    };
-                };
-            };
-        };
+        get: operations["listDialects"];
         put?: never;
         post?: never;
         delete?: never;
@@ -57,47 +29,7 @@ export interface paths {
             cookie?: never;
         };
         /** A dialect's tool definitions in a provider's format */
-        get: {
-            parameters: {
-                query?: {
-                    dialect?: components["schemas"]["DialectName"];
-                    format?: "anthropic" | "openai" | "openai-responses" | "gemini" | "mcp";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Tool definitions */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ToolsReply"];
-                    };
-                };
-                /** @description Bad Request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["ProblemDetails"];
-                    };
-                };
-                /** @description Unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["ProblemDetails"];
-                    };
-                };
-            };
-        };
+        get: operations["listTools"];
         put?: never;
         post?: never;
         delete?: never;
@@ -917,13 +849,99 @@ export interface components {
             pointer: string;
             detail: string;
         };
-        ToolsReply: {
+        ToolsReply: components["schemas"]["AnthropicToolsReply"] | components["schemas"]["OpenAIToolsReply"] | components["schemas"]["OpenAIResponsesToolsReply"] | components["schemas"]["GeminiToolsReply"] | components["schemas"]["McpToolsReply"];
+        AnthropicToolsReply: {
             dialect: components["schemas"]["DialectName"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "anthropic";
+            tools: components["schemas"]["AnthropicTool"][];
+        };
+        /** @description Anthropic Messages API `Tool` */
+        AnthropicTool: {
+            name: string;
+            description: string;
+            input_schema: components["schemas"]["ToolInputSchema"];
+            strict?: boolean;
+        };
+        ToolInputSchema: {
             /** @enum {string} */
-            format: "anthropic" | "openai" | "openai-responses" | "gemini" | "mcp";
-            tools: {
+            type: "object";
+            properties?: {
                 [key: string]: unknown;
-            }[];
+            };
+            required?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        OpenAIToolsReply: {
+            dialect: components["schemas"]["DialectName"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "openai";
+            tools: components["schemas"]["OpenAIChatTool"][];
+        };
+        /** @description OpenAI Chat Completions `ChatCompletionFunctionTool` */
+        OpenAIChatTool: {
+            /** @enum {string} */
+            type: "function";
+            function: {
+                name: string;
+                description: string;
+                parameters: components["schemas"]["ToolInputSchema"];
+                strict?: boolean;
+            };
+        };
+        OpenAIResponsesToolsReply: {
+            dialect: components["schemas"]["DialectName"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "openai-responses";
+            tools: components["schemas"]["OpenAIResponsesTool"][];
+        };
+        /** @description OpenAI Responses API `FunctionTool` */
+        OpenAIResponsesTool: {
+            /** @enum {string} */
+            type: "function";
+            name: string;
+            description: string;
+            parameters: components["schemas"]["ToolInputSchema"];
+            strict: boolean;
+        };
+        GeminiToolsReply: {
+            dialect: components["schemas"]["DialectName"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "gemini";
+            tools: components["schemas"]["GeminiFunctionDeclaration"][];
+        };
+        /** @description Gemini `FunctionDeclaration` with a JSON Schema (`parametersJsonSchema`) */
+        GeminiFunctionDeclaration: {
+            name: string;
+            description: string;
+            parametersJsonSchema: components["schemas"]["ToolInputSchema"];
+        };
+        McpToolsReply: {
+            dialect: components["schemas"]["DialectName"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            format: "mcp";
+            tools: components["schemas"]["McpTool"][];
+        };
+        McpTool: {
+            name: string;
+            description: string;
+            inputSchema: components["schemas"]["ToolInputSchema"];
         };
         RoundReply: {
             session_id: string;
@@ -1076,4 +1094,77 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    listDialects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dialects */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DialectsReply"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listTools: {
+        parameters: {
+            query?: {
+                dialect?: components["schemas"]["DialectName"];
+                format?: "anthropic" | "openai" | "openai-responses" | "gemini" | "mcp";
+                /** @description true: strict schemas and `strict: true` (openai, openai-responses and anthropic only): every object closed, every property required, optional ones nullable */
+                strict?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Tool definitions, shaped as the `format` provider takes them */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolsReply"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+}

@@ -192,14 +192,74 @@ export const History = z.object({ entries: z.array(HistoryEntry) }).openapi('His
 export const ToolsQuery = z.object({
   dialect: DialectName.default('s03'),
   format: z.enum(TOOL_FORMATS).default('anthropic'),
+  strict: z.enum(['true', 'false']).default('false').openapi({
+    description:
+      'true: strict schemas and `strict: true` (openai, openai-responses and anthropic only): every object closed, every property required, optional ones nullable',
+  }),
 })
 
-export const ToolsReply = z
+/** A tool's input schema: a JSON Schema object. */
+const InputJsonSchema = z
   .object({
-    dialect: DialectName,
-    format: z.enum(TOOL_FORMATS),
-    tools: z.array(z.record(z.string(), z.unknown())),
+    type: z.literal('object'),
+    properties: z.record(z.string(), z.unknown()).optional(),
+    required: z.array(z.string()).optional(),
   })
+  .catchall(z.unknown())
+  .openapi('ToolInputSchema')
+
+const toolText = { name: z.string(), description: z.string() }
+
+/** One tool in each provider format (`tools/formats`). */
+export const ProviderTools = {
+  anthropic: z
+    .object({ ...toolText, input_schema: InputJsonSchema, strict: z.boolean().optional() })
+    .openapi('AnthropicTool', { description: 'Anthropic Messages API `Tool`' }),
+  openai: z
+    .object({
+      type: z.literal('function'),
+      function: z.object({
+        ...toolText,
+        parameters: InputJsonSchema,
+        strict: z.boolean().optional(),
+      }),
+    })
+    .openapi('OpenAIChatTool', {
+      description: 'OpenAI Chat Completions `ChatCompletionFunctionTool`',
+    }),
+  'openai-responses': z
+    .object({
+      type: z.literal('function'),
+      ...toolText,
+      parameters: InputJsonSchema,
+      strict: z.boolean(),
+    })
+    .openapi('OpenAIResponsesTool', { description: 'OpenAI Responses API `FunctionTool`' }),
+  gemini: z
+    .object({ ...toolText, parametersJsonSchema: InputJsonSchema })
+    .openapi('GeminiFunctionDeclaration', {
+      description: 'Gemini `FunctionDeclaration` with a JSON Schema (`parametersJsonSchema`)',
+    }),
+  mcp: z.object({ ...toolText, inputSchema: InputJsonSchema }).openapi('McpTool'),
+} as const
+
+const toolsReplyOf = <F extends keyof typeof ProviderTools>(format: F, name: string) =>
+  z
+    .object({
+      dialect: DialectName,
+      format: z.literal(format),
+      tools: z.array(ProviderTools[format]),
+    })
+    .openapi(name)
+
+export const ToolsReply = z
+  .discriminatedUnion('format', [
+    toolsReplyOf('anthropic', 'AnthropicToolsReply'),
+    toolsReplyOf('openai', 'OpenAIToolsReply'),
+    toolsReplyOf('openai-responses', 'OpenAIResponsesToolsReply'),
+    toolsReplyOf('gemini', 'GeminiToolsReply'),
+    toolsReplyOf('mcp', 'McpToolsReply'),
+  ])
   .openapi('ToolsReply')
 
 export const DialectsReply = z
