@@ -20,6 +20,7 @@ import { requestLogger } from './logging.js'
 import { responseHeaders } from './response-headers.js'
 import { createMetrics, instrumentStore } from './metrics.js'
 import { invalidInput, problem, ProblemError } from './problem.js'
+import { documentSharedResponses } from './openapi-docs.js'
 import { registerDashboardRoutes } from './routes/dashboard.js'
 import { registerEventRoutes } from './routes/events.js'
 import { registerMcpRoutes } from './routes/mcp.js'
@@ -192,6 +193,7 @@ export function createApp(appDeps: AppDeps) {
   registerEventRoutes(app, deps, metrics)
   registerMcpRoutes(app, deps)
   app.get('/metrics', metrics.middleware.printMetrics)
+  documentSharedResponses(app.openAPIRegistry)
 
   let generated: string | undefined
   const document = () =>

@@ -20,6 +20,14 @@ export const SessionIdParam = z.object({
 
 export const DialectName = z.enum(DIALECT_NAMES).openapi('DialectName')
 
+/**
+ * A named schema or null, documented `anyOf: [$ref, {type: null}]`: zod-to-openapi renders
+ * `.nullable()` of a named schema as `allOf` with a null type (which loses the null for every
+ * generator) or makes the component itself nullable.
+ * @param schema - a schema registered with `.openapi(name)`
+ */
+const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()])
+
 const itemFields = {
   id: z.string().min(1).max(128),
   content: z.string().max(10_000),
@@ -100,7 +108,7 @@ export const RoundReply = z
     used_todo: z.boolean(),
     rounds_since_todo: z.number().int(),
     reminder: z.object({ text: z.string() }).nullable(),
-    notice: Notice.nullable(),
+    notice: orNull(Notice),
     dropped: z.array(Item),
     progress: Progress,
   })
@@ -123,12 +131,12 @@ export const SessionView = z
     items: z.array(Item),
     rendered: z.string(),
     progress: Progress,
-    current: Item.nullable(),
+    current: orNull(Item),
     round: z.number().int(),
     rounds_since_todo: z.number().int(),
     reminder_due: z.boolean(),
     settings: Settings,
-    ended: Ended.nullable(),
+    ended: orNull(Ended),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -161,10 +169,10 @@ export const SessionSummary = z
     dialect: DialectName,
     version: z.number().int(),
     progress: Progress,
-    current: Item.nullable(),
+    current: orNull(Item),
     round: z.number().int(),
     reminder_due: z.boolean(),
-    ended: Ended.nullable(),
+    ended: orNull(Ended),
     stale: z.boolean(),
     updated_at: z.string(),
   })

@@ -9,6 +9,10 @@ import type { AppEnv } from '../env.js'
 import { ProblemError, problemResponses } from '../problem.js'
 import { DialectsReply, ToolsQuery, ToolsReply } from '../schemas.js'
 
+const etagHeader = {
+  ETag: { schema: { type: 'string' as const }, description: 'a hash of the body' },
+}
+
 const listDialects = createRoute({
   method: 'get',
   path: '/v1/dialects',
@@ -16,7 +20,12 @@ const listDialects = createRoute({
   tags: ['tools'],
   summary: 'The dialects this service speaks',
   responses: {
-    200: { description: 'Dialects', content: { 'application/json': { schema: DialectsReply } } },
+    200: {
+      description: 'Dialects',
+      headers: etagHeader,
+      content: { 'application/json': { schema: DialectsReply } },
+    },
+    304: { description: 'Not modified (If-None-Match)' },
     ...problemResponses(401),
   },
 })
@@ -31,8 +40,10 @@ const listTools = createRoute({
   responses: {
     200: {
       description: 'Tool definitions, shaped as the `format` provider takes them',
+      headers: etagHeader,
       content: { 'application/json': { schema: ToolsReply } },
     },
+    304: { description: 'Not modified (If-None-Match)' },
     ...problemResponses(400, 401),
   },
 })
