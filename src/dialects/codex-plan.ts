@@ -17,7 +17,7 @@
  *   (`{explanation, plan}`).
  * - Render (Codex shows its plan in the TUI, not to the model): `[x]`/`[>]`/`[ ]` step lines,
  *   a blank line, `(done/total completed)`; `No plan.` when empty.
- * - Reminder (Codex has none; the service's nag, s03's counter): after 3 rounds without
+ * - Reminder: the service's own (Codex has none; s03's counter): after 3 rounds without
  *   `update_plan`, `<reminder>Update your plan with update_plan.</reminder>` every round.
  */
 import { z } from 'zod'
