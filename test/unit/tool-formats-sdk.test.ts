@@ -119,7 +119,8 @@ describe('GET /v1/tools against the provider SDKs', () => {
           skipLibCheck: true,
           types: [],
         },
-        files: ['served-tools.ts'],
+        // and the typed client's listTools() into the SDK calls, without a cast
+        files: ['served-tools.ts', '../../test/types/provider-tools.ts'],
       })
     )
     const tsc = new URL('node_modules/typescript/bin/tsc', ROOT).pathname
