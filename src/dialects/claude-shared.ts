@@ -185,9 +185,11 @@ export function formatZodValidationError(toolName: string, error: z.ZodError): s
  * The tool_result text of a call whose input failed the tool's schema.
  * @param toolName - the tool
  * @param error - the failed parse
+ * @param steer - the tool's steering text for this kind of mistake, put first
  */
-export function inputValidationError(toolName: string, error: z.ZodError): string {
-  return `<tool_use_error>InputValidationError: ${formatZodValidationError(toolName, error)}</tool_use_error>`
+export function inputValidationError(toolName: string, error: z.ZodError, steer?: string): string {
+  const text = formatZodValidationError(toolName, error)
+  return `<tool_use_error>InputValidationError: ${steer ? `${steer}\n\n${text}` : text}</tool_use_error>`
 }
 
 // Claude Code quotes at most 200 characters of unparsable input, escaped.
