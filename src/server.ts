@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * @module server
  * The composition root: configuration → store → app → listen → graceful shutdown.

@@ -1,7 +1,8 @@
 /**
  * @module client
- * `agent-todos/client`: a typed client of the HTTP API, its types generated from
- * openapi/openapi.json (`npm run client`), its requests made by openapi-fetch.
+ * `agent-todos-client` (also `agent-todos/client`): a typed client of the HTTP API, its types
+ * generated from openapi/openapi.json (`npm run client`), its requests made by openapi-fetch,
+ * its one dependency. The package is built from this folder by packages/client.
  *
  * @example
  * ```ts
@@ -33,6 +34,19 @@ export type Item = Schemas['Item']
 export type Progress = Schemas['Progress']
 export type ProblemDetails = Schemas['ProblemDetails']
 
+/** The tool formats of `GET /v1/tools`. */
+export type ToolFormat = Schemas['ToolsReply']['format']
+export type DialectName = Schemas['DialectName']
+/** The reply of `GET /v1/tools` for one format. */
+export type ToolsReplyOf<F extends ToolFormat> = Extract<Schemas['ToolsReply'], { format: F }>
+/**
+ * A dialect's tools in one provider's format, typed so they go straight into that provider's
+ * SDK: `openai` into `openai.chat.completions.create({tools})`, `openai-responses` into
+ * `openai.responses.create({tools})`, `anthropic` into `anthropic.messages.create({tools})`,
+ * `gemini` into a genai `functionDeclarations`, `mcp` into an MCP `tools/list` result.
+ */
+export type ToolsOf<F extends ToolFormat> = ToolsReplyOf<F>['tools']
+
 export type AgentTodosClient = Client<paths>
 
 export interface AgentTodosClientOptions extends ClientOptions {
@@ -40,6 +54,47 @@ export interface AgentTodosClientOptions extends ClientOptions {
   baseUrl: string
   /** A key of the server's `AUTH_KEYS`, sent as `Authorization: Bearer <key>`. */
   apiKey?: string
+}
+
+/** A failed request of the API, with its problem details when the server sent some. */
+export class AgentTodosError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: ProblemDetails | undefined
+  ) {
+    super(problem ? `${status} ${problem.title}: ${problem.detail}` : `HTTP ${status}`)
+    this.name = 'AgentTodosError'
+  }
+}
+
+/**
+ * A dialect's tool definitions in one provider's format (`GET /v1/tools`), typed by the format.
+ * @param client - a client from `createAgentTodosClient`
+ * @param query - dialect, format, and `strict` for strict schemas (openai, openai-responses,
+ *   anthropic)
+ * @throws AgentTodosError when the server refuses
+ * @example
+ * ```ts
+ * const tools = await listTools(todos, { dialect: 's03', format: 'openai' })
+ * await openai.chat.completions.create({ model, messages, tools })
+ * ```
+ */
+export async function listTools<F extends ToolFormat>(
+  client: AgentTodosClient,
+  query: { dialect?: DialectName; format: F; strict?: boolean }
+): Promise<ToolsOf<F>> {
+  const { data, error, response } = await client.GET('/v1/tools', {
+    params: {
+      query: {
+        dialect: query.dialect,
+        format: query.format,
+        strict: query.strict === undefined ? undefined : query.strict ? 'true' : 'false',
+      },
+    },
+  })
+  if (!data) throw new AgentTodosError(response.status, error as ProblemDetails | undefined)
+  // the server answers in the format it was asked for (ToolsReply is discriminated by it)
+  return (data as ToolsReplyOf<F>).tools as ToolsOf<F>
 }
 
 /**

@@ -1,46 +1,183 @@
 /**
  * @module dialects/claude-shared
- * What Claude Code's todo and task tools share: the text a model reads when its input fails the
- * tool's schema, the `<system-reminder>` wrapper, and the lenient input repairs.
+ * What Claude Code's todo and task tools share (as Claude Code 2.1.332 ships them): the text a
+ * model reads when its input fails the tool's schema or is no JSON, the `<system-reminder>`
+ * wrapper, and the lenient input repairs.
  */
 import type { z } from 'zod'
 
-/** Claude Code's path rendering: `['todos', 0, 'activeForm']` → `todos[0].activeForm`. */
-function formatValidationPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((acc, segment, index) => {
-    if (typeof segment === 'number') return `${acc}[${segment}]`
-    return index === 0 ? String(segment) : `${acc}.${String(segment)}`
-  }, '')
+// What Claude Code 2.1.332 escapes where it quotes model text back (its `v()`): control, format
+// and separator characters and a few invisible ones, as `\u{HEX}`.
+const INVISIBLE =
+  /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u2065\u3164\uFE00-\uFE0F\uFFA0\uFFF0-\uFFF8\u{E0000}-\u{E0FFF}]/u
+
+/** One character as Claude Code quotes it: invisible ones as `\u{HEX}`, no backticks or brackets. */
+function quoteChar(ch: string, force: boolean): string {
+  if (force || INVISIBLE.test(ch)) return `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase()}}`
+  if (ch === '`') return "'"
+  if (ch === '<') return '\u2039'
+  if (ch === '>') return '\u203A'
+  return ch
 }
 
+const plural = (n: number, word: string) => `${word}${n === 1 ? '' : 's'}`
+
+// Claude Code's limits on a quoted name: 64 characters, the last 24 kept when it cuts.
+const NAME_MAX = 64
+const NAME_TAIL = 24
+
 /**
- * Claude Code's `formatZodValidationError` (v2.1.88): missing, unexpected and mistyped
- * parameters in plain sentences; any other failure falls back to zod's own message (its issues
- * as pretty JSON), as the native does.
+ * A parameter name as Claude Code quotes it (`BKt`): escaped, leading and trailing whitespace
+ * made visible, and a long one cut in the middle (`head… [+N chars] …tail`).
+ * @param text - the name
+ */
+export function quoteName(text: string): string {
+  const lead = text.length - text.trimStart().length
+  const trail = text.trimEnd().length
+  let out = ''
+  let head = ''
+  let headEnd = 0
+  let at = 0
+  for (const ch of text) {
+    out += quoteChar(ch, at < lead || at >= trail)
+    at += ch.length
+    if (out.length <= NAME_MAX - NAME_TAIL) {
+      head = out
+      headEnd = at
+    }
+    if (out.length > NAME_MAX) break
+  }
+  if (out.length <= NAME_MAX) return out
+  let tail = ''
+  let tailStart = text.length
+  for (const ch of Array.from(text).slice(-NAME_TAIL).reverse()) {
+    const start = tailStart - ch.length
+    const next = quoteChar(ch, start < lead || start >= trail) + tail
+    if (next.length > NAME_TAIL) break
+    tail = next
+    tailStart = start
+  }
+  const cut = tailStart - headEnd
+  return `${head}\u2026 [+${cut} ${plural(cut, 'char')}] \u2026${tail}`
+}
+
+/** Claude Code's path rendering: `['todos', 0, 'activeForm']` → `todos[0].activeForm`. */
+function formatValidationPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return ''
+  return quoteName(
+    path.reduce<string>((acc, segment, index) => {
+      if (typeof segment === 'number') return `${acc}[${segment}]`
+      return index === 0 ? String(segment) : `${acc}.${String(segment)}`
+    }, '')
+  )
+}
+
+type Issue = z.core.$ZodIssue
+
+// Claude Code's caps: 20 parameters and 20 other issues listed, 500 characters of a message,
+// 4000 of zod's own text.
+const MAX_LISTED = 20
+const MAX_MESSAGE = 500
+const MAX_ZOD_TEXT = 4000
+
+/** An issue that is neither a missing, mistyped nor unexpected parameter. */
+const isOther = (issue: Issue) =>
+  issue.code !== 'invalid_type' && issue.code !== 'unrecognized_keys'
+
+const isMissing = (issue: Issue) =>
+  issue.code === 'invalid_type' && issue.message.includes('received undefined')
+
+/** How badly a union branch misses at its own level (Claude Code's branch choice). */
+function missDepth(issues: readonly Issue[]): number {
+  return Math.max(
+    0,
+    ...issues
+      .filter((issue) => issue.path.length === 0)
+      .map((issue) => {
+        if (issue.code === 'invalid_type') return 2
+        if (issue.code === 'invalid_value') return 1
+        if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+          return Math.min(...issue.errors.map(missDepth))
+        }
+        return 0
+      })
+  )
+}
+
+/** A union's issues replaced by those of the branch that came closest. */
+function flattenUnion(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue]
+  const best = issue.errors.reduce((a, b) => {
+    const d = missDepth(b) - missDepth(a)
+    return d < 0 || (d === 0 && b.length < a.length) ? b : a
+  })
+  return best.flatMap((inner) => flattenUnion({ ...inner, path: [...issue.path, ...inner.path] }))
+}
+
+/** Whether every path segment of zod's issues reads the same once quoted. */
+function quotesCleanly(value: unknown): boolean {
+  if (Array.isArray(value)) return value.every(quotesCleanly)
+  if (typeof value !== 'object' || value === null) return true
+  return Object.entries(value).every(([key, inner]) =>
+    (key === 'path' || key === 'keys') && Array.isArray(inner)
+      ? inner.every((part) => typeof part !== 'string' || quoteName(part) === part)
+      : quotesCleanly(inner)
+  )
+}
+
+const cap = (text: string, max: number) =>
+  text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`
+
+/**
+ * Claude Code's `formatZodValidationError` (2.1.332): missing, unexpected and mistyped parameters
+ * in plain sentences (20 at most), then every other issue as `The parameter \`p\` is invalid: …`;
+ * when every issue is of the other kind, zod's own message (its issues as pretty JSON).
  * @param toolName - the tool
  * @param error - the failed parse
  */
 export function formatZodValidationError(toolName: string, error: z.ZodError): string {
-  const missing: string[] = []
-  const unexpected: string[] = []
-  const mistyped: string[] = []
-  for (const issue of error.issues) {
-    if (issue.code === 'invalid_type') {
-      const param = formatValidationPath(issue.path)
-      if (issue.message.includes('received undefined')) {
-        missing.push(`The required parameter \`${param}\` is missing`)
-      } else {
-        const received = /received (\w+)/.exec(issue.message)?.[1] ?? 'unknown'
-        mistyped.push(
-          `The parameter \`${param}\` type is expected as \`${issue.expected}\` but provided as \`${received}\``
-        )
-      }
-    } else if (issue.code === 'unrecognized_keys') {
-      unexpected.push(...issue.keys.map((key) => `An unexpected parameter \`${key}\` was provided`))
-    }
+  const allOther = error.issues.every(isOther)
+  if (allOther && error.message.length <= MAX_ZOD_TEXT && quotesCleanly(error.issues)) {
+    return error.message
   }
-  const parts = [...missing, ...unexpected, ...mistyped]
-  if (parts.length === 0) return error.message
+  const issues = allOther ? error.issues.flatMap(flattenUnion) : error.issues
+  const missing = issues.filter(isMissing).map((issue) => issue.path)
+  const unexpected = issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : []
+  )
+  const mistyped = issues.filter((issue) => issue.code === 'invalid_type' && !isMissing(issue))
+  const others = issues.filter(isOther)
+  const count = missing.length + unexpected.length + mistyped.length
+  const room = count === MAX_LISTED + 1 ? count : MAX_LISTED
+  const shownMissing = missing.slice(0, room)
+  const shownMistyped = mistyped.slice(0, room - shownMissing.length)
+  const shownUnexpected = unexpected.slice(0, room - shownMissing.length - shownMistyped.length)
+  const parts = [
+    ...shownMissing.map(
+      (path) => `The required parameter \`${formatValidationPath(path)}\` is missing`
+    ),
+    ...shownUnexpected.map(
+      (path) => `An unexpected parameter \`${formatValidationPath(path)}\` was provided`
+    ),
+    ...shownMistyped.map((issue) => {
+      const received = /received (\w+)/.exec(issue.message)?.[1] ?? 'unknown'
+      const expected = issue.code === 'invalid_type' ? issue.expected : 'unknown'
+      return `The parameter \`${formatValidationPath(issue.path)}\` type is expected as \`${expected}\` but provided as \`${received}\``
+    }),
+  ]
+  const unlisted = count - parts.length
+  if (unlisted > 0) parts.push(`(${unlisted} more ${plural(unlisted, 'parameter')} not listed)`)
+  for (const issue of others.slice(0, MAX_LISTED)) {
+    const path = formatValidationPath(issue.path)
+    const subject = path === '' ? 'The input' : `The parameter \`${path}\``
+    const message = cap(issue.message.replace(/^Invalid input(?:: |$)/, ''), MAX_MESSAGE)
+    if (message !== '') parts.push(`${subject} is invalid: ${message}`)
+    else if (issue.code === 'invalid_union')
+      parts.push(`${subject} matches none of the accepted forms`)
+    else parts.push(`${subject} is invalid`)
+  }
+  const more = others.length - MAX_LISTED
+  if (more > 0) parts.push(`(${more} more ${plural(more, 'issue')} not listed)`)
   return `${toolName} failed due to the following ${parts.length > 1 ? 'issues' : 'issue'}:\n${parts.join('\n')}`
 }
 
@@ -48,25 +185,35 @@ export function formatZodValidationError(toolName: string, error: z.ZodError): s
  * The tool_result text of a call whose input failed the tool's schema.
  * @param toolName - the tool
  * @param error - the failed parse
+ * @param steer - the tool's steering text for this kind of mistake, put first
  */
-export function inputValidationError(toolName: string, error: z.ZodError): string {
-  return `<tool_use_error>InputValidationError: ${formatZodValidationError(toolName, error)}</tool_use_error>`
+export function inputValidationError(toolName: string, error: z.ZodError, steer?: string): string {
+  const text = formatZodValidationError(toolName, error)
+  return `<tool_use_error>InputValidationError: ${steer ? `${steer}\n\n${text}` : text}</tool_use_error>`
 }
 
-// The prefix length Claude Code quotes back is not pinned by the reference; 200 bytes is a guess.
-const UNPARSED_PREFIX_BYTES = 200
+// Claude Code quotes at most 200 characters of unparsable input, escaped.
+const UNPARSED_SHOWN = 200
 
 /**
- * The tool_result text of a call whose arguments were not JSON, as recent Claude Code words it.
+ * The tool_result text of a call whose arguments were not JSON, as Claude Code 2.1.332 words it:
+ * the first characters of what was sent, escaped (control characters as `\u{HEX}`, backticks
+ * and angle brackets replaced), and how many of how many (UTF-16 units, which it calls bytes).
  * @param toolName - the tool
  * @param raw - the arguments string
  */
 export function unparsedInputError(toolName: string, raw: string): string {
-  const bytes = Buffer.from(raw, 'utf8')
-  const shown = bytes.subarray(0, UNPARSED_PREFIX_BYTES).toString('utf8')
+  let shown = ''
+  let taken = 0
+  for (const ch of raw) {
+    const quoted = quoteChar(ch, false)
+    if (shown.length + quoted.length > UNPARSED_SHOWN) break
+    shown += quoted
+    taken += ch.length
+  }
   return (
     `<tool_use_error>InputValidationError: ${toolName} was called with input that could not be parsed as JSON.\n` +
-    `You sent (first ${Math.min(bytes.length, UNPARSED_PREFIX_BYTES)} of ${bytes.length} bytes): ${shown}\n` +
+    `You sent (first ${taken} of ${raw.length} bytes): ${shown}\n` +
     'Common causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. Retry with valid JSON.</tool_use_error>'
   )
 }

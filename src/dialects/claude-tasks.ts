@@ -2,7 +2,9 @@
  * @module dialects/claude-tasks
  * Claude Code's task tools `TaskCreate`, `TaskGet`, `TaskUpdate` and `TaskList`, byte for byte
  * (`reference/dialects.md` §2.3): per-item CRUD with server ids "1", "2", … never reused, partial
- * updates, bidirectional blocks/blockedBy.
+ * updates, bidirectional blocks/blockedBy. Follows Claude Code 2.1.332: the tools' long prompts
+ * as descriptions, its input repairs and steering text (`claude-task-repairs`), TaskGet's open
+ * blockers only, TaskCreate's `{task: {id, subject, description}}`.
  */
 import { z } from 'zod'
 import { makeItem, type Item } from '../core/items.js'
@@ -11,10 +13,16 @@ import {
   inputValidationError,
   listIssues,
   parseStringified,
-  repairKeys,
   systemReminder,
   unparsedInputError,
 } from './claude-shared.js'
+import {
+  TASK_CREATE_PROMPT,
+  TASK_GET_PROMPT,
+  TASK_LIST_PROMPT,
+  TASK_UPDATE_PROMPT,
+} from './claude-prompts.js'
+import { repairTaskCreate, repairTaskUpdate, taskCreateSteer } from './claude-task-repairs.js'
 import { isRecord } from './json.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
 import { refused } from './outcome.js'
@@ -71,25 +79,25 @@ const REMINDER =
 
 const TASK_NOT_FOUND = 'Task not found'
 
-/** Per tool: the keys Claude Code repairs silently, the fields a model may send as JSON text. */
-const REPAIRS: Record<string, { aliases: Record<string, string[]>; stringified: string[] }> = {
-  TaskCreate: { aliases: { activeForm: ['active_form'] }, stringified: ['metadata'] },
-  TaskGet: { aliases: { taskId: ['task_id', 'id'] }, stringified: [] },
-  TaskUpdate: {
-    aliases: { taskId: ['task_id', 'id'], activeForm: ['active_form'] },
-    stringified: ['addBlocks', 'addBlockedBy', 'metadata'],
-  },
-  TaskList: { aliases: {}, stringified: [] },
+/**
+ * Per tool: the fields a model may send as JSON text, then Claude Code 2.1.332's own repairs
+ * (`claude-task-repairs`; TaskGet repairs nothing, not even `task_id`).
+ */
+const REPAIRS: Record<string, { stringified: string[]; coerce?: (input: unknown) => unknown }> = {
+  TaskCreate: { stringified: ['metadata'], coerce: repairTaskCreate },
+  TaskGet: { stringified: [] },
+  TaskUpdate: { stringified: ['addBlocks', 'addBlockedBy', 'metadata'], coerce: repairTaskUpdate },
+  TaskList: { stringified: [] },
 }
 
 function repairInput(toolName: string, input: unknown): unknown {
   const repair = REPAIRS[toolName]
   if (!repair || !isRecord(input)) return input
-  const out = repairKeys(input, repair.aliases)
+  const out = { ...input }
   for (const key of repair.stringified) {
     if (key in out) out[key] = parseStringified(out[key])
   }
-  return out
+  return repair.coerce ? repair.coerce(out) : out
 }
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; outcome: CallOutcome }
@@ -102,7 +110,8 @@ function parseCall<T>(
 ): Parsed<T> {
   const parsed = schema.safeParse(repairInput(toolName, input))
   if (parsed.success) return { ok: true, value: parsed.data }
-  return { ok: false, outcome: refused(state, inputValidationError(toolName, parsed.error)) }
+  const steer = toolName === 'TaskCreate' ? taskCreateSteer(input) : undefined
+  return { ok: false, outcome: refused(state, inputValidationError(toolName, parsed.error, steer)) }
 }
 
 function done(state: DialectState, content: string, structured: unknown): CallOutcome {
@@ -137,7 +146,7 @@ function taskCreate(state: DialectState, input: TaskCreate): CallOutcome {
   return done(
     { items: [...state.items, task], data: { ...state.data, high_water_mark: next } },
     `Task #${id} created successfully: ${input.subject}`,
-    { task: { id, subject: input.subject } }
+    { task: { id, subject: input.subject, description: input.description } }
   )
 }
 
@@ -146,12 +155,16 @@ const refs = (ids: readonly string[]) => ids.map((id) => `#${id}`).join(', ')
 function taskGet(state: DialectState, taskId: string): CallOutcome {
   const task = state.items.find((item) => item.id === taskId)
   if (!task) return done(state, TASK_NOT_FOUND, { task: null })
+  // as the native: only the blockers not completed (a missing one still blocks)
+  const blockedBy = task.blocked_by.filter(
+    (id) => state.items.find((item) => item.id === id)?.status !== 'completed'
+  )
   const lines = [
     `Task #${task.id}: ${task.content}`,
     `Status: ${task.status}`,
     `Description: ${task.description ?? ''}`,
   ]
-  if (task.blocked_by.length > 0) lines.push(`Blocked by: ${refs(task.blocked_by)}`)
+  if (blockedBy.length > 0) lines.push(`Blocked by: ${refs(blockedBy)}`)
   if (task.blocks.length > 0) lines.push(`Blocks: ${refs(task.blocks)}`)
   return done(state, lines.join('\n'), {
     task: {
@@ -160,7 +173,7 @@ function taskGet(state: DialectState, taskId: string): CallOutcome {
       description: task.description ?? '',
       status: task.status,
       blocks: [...task.blocks],
-      blockedBy: [...task.blocked_by],
+      blockedBy,
     },
   })
 }
@@ -385,14 +398,10 @@ export const claudeTasks: Dialect = {
   description:
     "Claude Code's task tools TaskCreate / TaskGet / TaskUpdate / TaskList: server ids, partial updates, bidirectional blocks/blockedBy, `deleted` removes; reminder after 10 rounds without TaskCreate/TaskUpdate.",
   tools: [
-    {
-      name: 'TaskCreate',
-      description: 'Create a new task in the task list',
-      input: TaskCreateInput,
-    },
-    { name: 'TaskGet', description: 'Get a task by ID from the task list', input: TaskGetInput },
-    { name: 'TaskUpdate', description: 'Update a task in the task list', input: TaskUpdateInput },
-    { name: 'TaskList', description: 'List all tasks in the task list', input: TaskListInput },
+    { name: 'TaskCreate', description: TASK_CREATE_PROMPT, input: TaskCreateInput },
+    { name: 'TaskGet', description: TASK_GET_PROMPT, input: TaskGetInput },
+    { name: 'TaskUpdate', description: TASK_UPDATE_PROMPT, input: TaskUpdateInput },
+    { name: 'TaskList', description: TASK_LIST_PROMPT, input: TaskListInput },
   ],
   reminder: { afterRounds: 10, repeatEvery: 10 },
   resetsReminder: (toolName) => toolName === 'TaskCreate' || toolName === 'TaskUpdate',

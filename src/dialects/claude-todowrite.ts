@@ -1,8 +1,14 @@
 /**
  * @module dialects/claude-todowrite
- * Claude Code's `TodoWrite` in its current form (`content`, `status`, `activeForm`), byte for byte
- * (`reference/dialects.md` §2.1): a whole-list replace whose stored list is cleared once every
- * item is completed.
+ * Claude Code's `TodoWrite` as Claude Code 2.1.332 ships it (`content`, `status`, `activeForm`),
+ * byte for byte (`reference/dialects.md` §2.1 and its corrections): a whole-list replace whose
+ * stored list is cleared once every item is completed.
+ *
+ * - Description: the tool's long prompt (`claude-prompts`), as Claude Code sends it.
+ * - Input errors: `formatZodValidationError` of 2.1.332 (every issue listed); `active_form` is
+ *   not `activeForm` (the native strips the unknown item key and reports `activeForm` missing);
+ *   a list sent as a JSON string is parsed.
+ * - Arguments that are no JSON: quoted back escaped (`unparsedInputError`).
  */
 import { z } from 'zod'
 import { reconcileIds } from '../core/identity.js'
@@ -12,10 +18,10 @@ import {
   inputValidationError,
   listIssues,
   parseStringified,
-  repairKeys,
   systemReminder,
   unparsedInputError,
 } from './claude-shared.js'
+import { TODO_WRITE_PROMPT } from './claude-prompts.js'
 import { isRecord } from './json.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
 import { nextIdOf, renderNumbered } from './list-rewrite.js'
@@ -36,10 +42,6 @@ export const TodoWriteInput = z.strictObject({
   todos: z.array(TodoItem).describe('The updated todo list'),
 })
 
-/** The short description Claude Code gives `TodoWrite`. */
-export const TODO_WRITE_DESCRIPTION =
-  'Update the todo list for the current session. To be used proactively and often to track progress and pending tasks. Make sure that at least one task is in_progress at all times. Always provide both content (imperative) and activeForm (present continuous) for each task.'
-
 /** The result text of every successful `TodoWrite` call. */
 export const TODO_WRITE_RESULT =
   'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable'
@@ -58,18 +60,10 @@ function toTodo(item: Item): Todo {
   }
 }
 
-/** Lenient where models stumble: a list sent as a JSON string, `active_form` for `activeForm`. */
+/** Lenient where the native is: a list sent as a JSON string is parsed. */
 function repairInput(input: unknown): unknown {
   if (!isRecord(input) || !('todos' in input)) return input
-  const todos = parseStringified(input.todos)
-  return {
-    ...input,
-    todos: Array.isArray(todos)
-      ? todos.map((todo: unknown) =>
-          isRecord(todo) ? repairKeys(todo, { activeForm: ['active_form'] }) : todo
-        )
-      : todos,
-  }
+  return { ...input, todos: parseStringified(input.todos) }
 }
 
 function applyTodoWrite(state: DialectState, input: unknown): CallOutcome {
@@ -146,7 +140,7 @@ export const claudeTodoWrite: Dialect = {
   name: 'claude-todowrite',
   description:
     "Claude Code's TodoWrite: whole-list todos[{content, status, activeForm}], cleared once all are completed, {oldTodos, newTodos} output; reminder after 10 rounds.",
-  tools: [{ name: 'TodoWrite', description: TODO_WRITE_DESCRIPTION, input: TodoWriteInput }],
+  tools: [{ name: 'TodoWrite', description: TODO_WRITE_PROMPT, input: TodoWriteInput }],
   reminder: { afterRounds: 10, repeatEvery: 10 },
   reminderText: todoWriteReminder,
   apply: (state, _toolName, input) => applyTodoWrite(state, input),

@@ -1,19 +1,23 @@
 /**
  * @module dialects/codex-plan
- * OpenAI Codex CLI's `update_plan` tool (`codex-rs/protocol/src/plan_tool.rs`, handler
- * `codex-rs/core/src/tools/handlers/plan.rs`; `reference/dialects.md` §3).
+ * OpenAI Codex CLI's `update_plan` tool as Codex 0.171.0 ships it (`codex-rs/protocol/src/plan_tool.rs`,
+ * handler `codex-rs/core/src/tools/handlers/plan.rs`; `reference/dialects.md` §3 and its
+ * corrections): a non-strict Responses function tool (`strict: false`).
  *
  * - Input `{explanation?, plan: [{step, status}]}`, parsed as serde_json parses it into
  *   `UpdatePlanArgs` (`deny_unknown_fields`, status `pending | in_progress | completed`): a bad
- *   call reads `failed to parse function arguments: {serde error}`. serde is strict, so a plan
- *   sent as a JSON string is refused, as at home.
+ *   call reads `failed to parse function arguments: {serde error}`. serde reads the arguments
+ *   text exactly as the model sent it, so error columns count its own whitespace and a repeated
+ *   key is `duplicate field`; input that came parsed (Anthropic `input`, Gemini `args`) is read
+ *   in its compact JSON form. serde is strict, so a plan sent as a JSON string is refused, as at
+ *   home. `explanation: null` is `None`, as serde reads an `Option`.
  * - "At most one step can be in_progress" is only in the description; the native does not check
  *   it, and neither does this dialect.
  * - Result `Plan updated`; `structured` is the `PlanUpdate` event payload clients receive
  *   (`{explanation, plan}`).
  * - Render (Codex shows its plan in the TUI, not to the model): `[x]`/`[>]`/`[ ]` step lines,
  *   a blank line, `(done/total completed)`; `No plan.` when empty.
- * - Reminder (Codex has none; the service's nag, s03's counter): after 3 rounds without
+ * - Reminder: the service's own (Codex has none; s03's counter): after 3 rounds without
  *   `update_plan`, `<reminder>Update your plan with update_plan.</reminder>` every round.
  */
 import { z } from 'zod'
@@ -30,16 +34,14 @@ Provide an optional explanation and a list of plan items, each with a step and s
 At most one step can be in_progress at a time.
 `
 
-/**
- * The advertised input schema of `update_plan`: the native's (no status enum; serde enforces it).
- */
+/** The advertised input schema of `update_plan`, the native's `update_plan_input_schema()`. */
 export const UpdatePlanInput = z.strictObject({
-  explanation: z.string().optional(),
+  explanation: z.string().describe('Optional explanation for this plan update.').optional(),
   plan: z
     .array(
       z.strictObject({
-        step: z.string(),
-        status: z.string().describe('One of: pending, in_progress, completed'),
+        step: z.string().describe('Task step text.'),
+        status: z.enum(STEP_STATUSES).describe('Step status.'),
       })
     )
     .describe('The list of steps'),
@@ -94,9 +96,9 @@ export function renderCodexPlan(items: readonly Item[]): string {
   return renderChecklist(items, 'No plan.')
 }
 
-function applyUpdatePlan(state: DialectState, input: unknown): CallOutcome {
-  // the dialect sees parsed JSON; its compact re-serialisation stands in for the model's text
-  const parsed = parseUpdatePlanArguments(JSON.stringify(input) ?? '')
+function applyUpdatePlan(state: DialectState, input: unknown, raw?: string): CallOutcome {
+  // parsed input (no text was sent) is read in its compact JSON form
+  const parsed = parseUpdatePlanArguments(raw ?? JSON.stringify(input) ?? '')
   if (!parsed.ok) {
     return refused(state, parsed.message)
   }
@@ -127,7 +129,7 @@ export const codexPlan: Dialect = {
   tools: [{ name: 'update_plan', description: DESCRIPTION, input: UpdatePlanInput }],
   reminder: { afterRounds: 3, repeatEvery: 1 },
   reminderText: () => '<reminder>Update your plan with update_plan.</reminder>',
-  apply: (state, _toolName, input) => applyUpdatePlan(state, input),
+  apply: (state, _toolName, input, ctx) => applyUpdatePlan(state, input, ctx.rawArguments),
   argumentsError: (_toolName, raw) => {
     const parsed = parseUpdatePlanArguments(raw)
     // serde_json accepts no text JSON.parse rejects; the fallback only keeps the type total

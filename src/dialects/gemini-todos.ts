@@ -1,7 +1,9 @@
 /**
  * @module dialects/gemini-todos
- * Google Gemini CLI's `write_todos` tool (`packages/core/src/tools/write-todos.ts`, declaration in
- * `tools/definitions/model-family-sets/gemini-3.ts`; `reference/dialects.md` §4).
+ * Google Gemini CLI's `write_todos` tool as `@google/gemini-cli-core` 0.61.0 ships it
+ * (`packages/core/src/tools/write-todos.ts`, declaration in
+ * `tools/definitions/model-family-sets/gemini-3.ts`; `reference/dialects.md` §4). Served in the
+ * gemini format as `parametersJsonSchema`, as gemini-cli declares it.
  *
  * - Input `{todos: [{description, status}]}`, status one of pending, in_progress, completed,
  *   cancelled, blocked; a full replace.
@@ -13,7 +15,7 @@
  *   `N. [status] description` lines; `Successfully cleared the todo list.` when empty.
  *   `structured` is the native's `returnDisplay` (`{todos}`).
  * - Render: the numbered lines; `The todo list is empty.` when empty.
- * - Reminder (Gemini has none; the service's nag, s03's counter): after 3 rounds without
+ * - Reminder: the service's own (Gemini has none; s03's counter): after 3 rounds without
  *   `write_todos`, `<reminder>Update your todo list with write_todos.</reminder>` every round.
  */
 import { z } from 'zod'

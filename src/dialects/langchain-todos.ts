@@ -1,7 +1,9 @@
 /**
  * @module dialects/langchain-todos
- * LangChain's `TodoListMiddleware` / deepagents `write_todos` tool
- * (`libs/langchain_v1/langchain/agents/middleware/todo.py`; `reference/dialects.md` §6).
+ * LangChain's `TodoListMiddleware` / deepagents `write_todos` tool in its Python flavour: the
+ * `langchain` package for Python, v1 (`libs/langchain_v1/langchain/agents/middleware/todo.py`,
+ * as of Nov 2026; `reference/dialects.md` §6). The JavaScript `langchain` (`todoListMiddleware`)
+ * answers with JSON instead of Python's repr; this dialect speaks the Python texts.
  *
  * - Input `{todos: [{content, status}]}`, status pending, in_progress or completed; a full
  *   replace; several items may be in_progress (the description allows it).
@@ -15,7 +17,7 @@
  *   list sent as a JSON string is refused, as at home.
  * - Render (LangChain shows no list): `[x]`/`[>]`/`[ ]` lines, a blank line,
  *   `(done/total completed)`; `No todos.` when empty.
- * - Reminder (LangChain has none; the service's nag, s03's counter): after 3 rounds without
+ * - Reminder: the service's own (LangChain has none; s03's counter): after 3 rounds without
  *   `write_todos`, `<reminder>Update your todo list with write_todos.</reminder>` every round.
  */
 import { z } from 'zod'
@@ -207,7 +209,7 @@ function checkList(items: readonly Item[]): ListCheck {
 export const langchainTodos: Dialect = {
   name: 'langchain-todos',
   description:
-    'LangChain TodoListMiddleware / deepagents `write_todos` (todos [{content, status}], result `Updated todo list to [...]` in Python repr, one call per round).',
+    'LangChain TodoListMiddleware / deepagents `write_todos`, Python flavour (todos [{content, status}], result `Updated todo list to [...]` in Python repr, one call per round).',
   tools: [{ name: 'write_todos', description: DESCRIPTION, input: WriteTodosInput }],
   reminder: { afterRounds: 3, repeatEvery: 1 },
   reminderText: () => '<reminder>Update your todo list with write_todos.</reminder>',

@@ -27,62 +27,17 @@ export function nextIdOf(data: Readonly<Record<string, unknown>>): number {
 }
 
 /**
- * Ids for a write whose own ids are authoritative (OpenHands shows them to the model): an id the
- * model sent is kept; the items without one are reconciled against the stored items no one
- * claimed. A repeated id is treated as absent.
- */
-function explicitIds(
-  before: readonly Item[],
-  incoming: readonly NewItem[],
-  nextId: number
-): { ids: string[]; nextId: number } {
-  const ids: (string | undefined)[] = incoming.map(() => undefined)
-  const used = new Set<string>()
-  incoming.forEach((item, i) => {
-    if (item.id === undefined || used.has(item.id)) return
-    ids[i] = item.id
-    used.add(item.id)
-  })
-  const rest = incoming.flatMap((_, i) => (ids[i] === undefined ? [i] : []))
-  const free = before.filter((item) => !used.has(item.id))
-  const reconciled = reconcileIds(
-    free,
-    rest.map((i) => ({ content: incoming[i].content })),
-    nextId
-  )
-  let counter = reconciled.nextId
-  const inUse = new Set([...before.map((item) => item.id), ...used, ...reconciled.ids])
-  rest.forEach((i, k) => {
-    let id = reconciled.ids[k]
-    // a fresh counter id may equal an id the model chose for another item
-    if (used.has(id)) {
-      while (inUse.has(String(counter))) counter++
-      id = String(counter++)
-      inUse.add(id)
-    }
-    ids[i] = id
-    used.add(id)
-  })
-  return { ids: ids as string[], nextId: counter }
-}
-
-/**
  * Replaces the list: each new item gets a stable id (by id, then content, then position, see
  * `reconcileIds`), fresh ids come from the `next_id` counter, and the unfinished items the write
  * removed are returned as `dropped`.
  * @param state - the dialect state before the write
  * @param incoming - the new list, in order
- * @param options - `explicitIds`: ids sent by the model are kept verbatim
  */
 export function rewriteList(
   state: DialectState,
-  incoming: readonly NewItem[],
-  options: { explicitIds?: boolean } = {}
+  incoming: readonly NewItem[]
 ): { state: DialectState; dropped: Item[] } {
-  const nextId = nextIdOf(state.data)
-  const assigned = options.explicitIds
-    ? explicitIds(state.items, incoming, nextId)
-    : reconcileIds(state.items, incoming, nextId)
+  const assigned = reconcileIds(state.items, incoming, nextIdOf(state.data))
   const items = incoming.map((item, i) =>
     makeItem({
       id: assigned.ids[i],

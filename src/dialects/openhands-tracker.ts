@@ -1,24 +1,29 @@
 /**
  * @module dialects/openhands-tracker
- * OpenHands' `task_tracker` tool, V1 software agent SDK
- * (`openhands-tools/openhands/tools/task_tracker/definition.py`; `reference/dialects.md` §5.2).
+ * OpenHands' `task_tracker` tool as the released V1 software agent SDK (main, Nov 2026) ships it
+ * (`openhands-tools/openhands/tools/task_tracker/definition.py` and its
+ * `templates/tool_description.j2`; `reference/dialects.md` §5.2 and its corrections: the stable
+ * ids of §5.2 are the unmerged PR #4470, not the released tool).
  *
- * - Input `{command?: 'view' | 'plan' = 'view', task_list?: [{id?, title, notes?, status?}]}`;
- *   `plan` replaces the list, `view` shows it. Statuses map both ways: todo ↔ pending,
- *   in_progress ↔ in_progress, done ↔ completed (canonical cancelled and blocked have no
- *   equivalent and are refused on PUT).
+ * - Input `{summary?, command?: 'view' | 'plan' = 'view', task_list?: [{title, notes?,
+ *   status?}]}`; `plan` replaces the list, `view` shows it. Statuses map both ways: todo ↔
+ *   pending, in_progress ↔ in_progress, done ↔ completed (canonical cancelled and blocked have no
+ *   equivalent and are refused on PUT). `summary` is the field the SDK adds to every tool's
+ *   schema (`_create_action_type_with_summary`) and pops before the tool runs.
  * - The SDK's argument handling, in order: keys whose value is null dropped, `security_risk` and
  *   `summary` (harness fields) removed, a `task_list` sent as a JSON string decoded
- *   (`fix_malformed_tool_arguments`), then pydantic validation (extra keys forbidden). A failure
- *   reads `Error validating tool 'task_tracker': {ValidationError}. Parameters provided: [...]`.
- * - Ids are the model's: an id it sends is kept verbatim and shown by `view`; items without one
- *   get a stable id (matched by content, then position, else a fresh counter id where the
- *   SDK would mint a uuid4).
+ *   (`fix_malformed_tool_arguments`), then pydantic validation (extra keys of the action
+ *   forbidden; a task's extra keys, a sent `id` among them, ignored). A failure reads
+ *   `Error validating tool 'task_tracker': {ValidationError}. Parameters provided: [...]`.
+ *   A task's `notes` or `status` sent as null counts as absent (strict-mode callers send null).
+ * - Ids stay internal: the tool has none, so each item gets a stable id here (matched by
+ *   content, then position, else a fresh counter id) for history and monitors only.
  * - Results: `Task list has been updated with N item(s).`; `view` → `# Task List` with
- *   `N. ⏳|🔄|✅ [id] title` and indented notes; empty → `No task list found. Use the "plan"
- *   command to create one.` `structured` is the observation's `{command, task_list}`.
+ *   `N. ⏳|🔄|✅ title` and indented notes; empty → `No task list found. Use the "plan"
+ *   command to create one.` `structured` is the observation's `{command, task_list}` (tasks as
+ *   `{title, notes, status}`).
  * - Render: the `view` text.
- * - Reminder (OpenHands has none; the service's nag, s03's counter): after 3 rounds without
+ * - Reminder: the service's own (OpenHands has none; s03's counter): after 3 rounds without
  *   `task_tracker`, `<reminder>Update your task list with task_tracker.</reminder>` every round.
  */
 import { z } from 'zod'
@@ -43,7 +48,6 @@ type TrackerStatus = (typeof TRACKER_STATUSES)[number]
 
 /** One task as the SDK's `TaskItem` holds it. */
 export interface TaskItem {
-  id?: string
   title: string
   notes: string
   status: TrackerStatus
@@ -90,8 +94,6 @@ Utilize this tool in the following situations:
    implementation. Maintain focus by limiting active work to one task
 7. Task completion - Update status to done and identify any additional work
    that emerged during implementation
-8. Task identity - Before updating a task list, view the current list and
-   preserve the IDs of existing tasks. Omit an ID only for a newly created task.
 
 ## Situations Where Tool Usage Is Unnecessary
 
@@ -201,12 +203,19 @@ When uncertain, favor using this tool. Proactive task management demonstrates
 systematic approach and ensures comprehensive requirement fulfillment.`
 
 /**
- * The advertised input schema of `task_tracker`, as the SDK's `to_mcp_schema()` renders
- * `TaskTrackerAction` (defaults dropped, no `additionalProperties`, the docstring as description).
- * The harness-wide `security_risk` and `summary` parameters are not part of the tool.
+ * The advertised input schema of `task_tracker`, as the SDK's `to_openai_tool()` renders
+ * `TaskTrackerAction` with the `summary` it adds to every tool (first, by
+ * `_prioritize_schema_fields`; defaults dropped, no `additionalProperties`, the docstring as
+ * description). `security_risk` is added only when the agent predicts risks, and is left out.
  */
 export const TaskTrackerInput = z
   .object({
+    summary: z
+      .string()
+      .describe(
+        "A concise summary (approximately 10 words) describing what this specific action does. Focus on the key operation and target. Example: 'List all Python files in current directory'"
+      )
+      .optional(),
     command: z
       .enum(COMMANDS)
       .describe(
@@ -216,12 +225,6 @@ export const TaskTrackerInput = z
     task_list: z
       .array(
         z.object({
-          id: z
-            .string()
-            .describe(
-              'A stable identifier for the task. Preserve it when updating an existing task; omit it only when creating a new task.'
-            )
-            .optional(),
           title: z.string().describe('A brief title for the task.'),
           notes: z.string().describe('Additional details or notes about the task.').optional(),
           status: z
@@ -230,9 +233,7 @@ export const TaskTrackerInput = z
             .optional(),
         })
       )
-      .describe(
-        'The full task list. Required parameter of `plan` command. When updating tasks, preserve the IDs returned by `view`; omit IDs only for new tasks.'
-      )
+      .describe('The full task list. Required parameter of `plan` command.')
       .optional(),
   })
   .describe('An action where the agent writes or updates a task list for task management.')
@@ -324,16 +325,20 @@ function validateAction(
       input: rawList,
     })
   } else {
-    rawList.forEach((entry: unknown, i) => {
-      if (!isRecord(entry)) {
+    rawList.forEach((raw: unknown, i) => {
+      if (!isRecord(raw)) {
         errors.push({
           type: 'model_type',
           loc: ['task_list', i],
           msg: 'Input should be a valid dictionary or instance of TaskItem',
-          input: entry,
+          input: raw,
         })
         return
       }
+      // a null notes or status is absent (the default applies), as strict-mode callers mean it
+      const entry = Object.fromEntries(
+        Object.entries(raw).filter(([key, value]) => value !== null || key === 'title')
+      )
       const stringField = (name: string) => {
         if (Object.hasOwn(entry, name) && typeof entry[name] !== 'string') {
           errors.push({
@@ -344,13 +349,12 @@ function validateAction(
           })
         }
       }
-      stringField('id')
       if (!Object.hasOwn(entry, 'title')) {
         errors.push({
           type: 'missing',
           loc: ['task_list', i, 'title'],
           msg: 'Field required',
-          input: entry,
+          input: raw,
         })
       } else {
         stringField('title')
@@ -366,7 +370,6 @@ function validateAction(
         })
       }
       taskList.push({
-        id: typeof entry.id === 'string' ? entry.id : undefined,
         title: entry.title as string,
         notes: typeof entry.notes === 'string' ? entry.notes : '',
         status: status as TrackerStatus,
@@ -404,10 +407,9 @@ export function parseTaskTracker(
   }
 }
 
-/** Canonical items as the tracker's `TaskItem`s. */
-function toTaskItems(items: readonly Item[]): Required<TaskItem>[] {
+/** Canonical items as the tracker's `TaskItem`s (the ids stay internal). */
+function toTaskItems(items: readonly Item[]): TaskItem[] {
   return items.map((item) => ({
-    id: item.id,
     title: item.content,
     notes: item.notes ?? '',
     status: FROM_CANONICAL[item.status] ?? 'todo',
@@ -423,7 +425,7 @@ export function renderTaskList(items: readonly Item[]): string {
   if (items.length === 0) return NO_TASK_LIST
   let content = '# Task List\n\n'
   toTaskItems(items).forEach((task, i) => {
-    content += `${i + 1}. ${ICONS[task.status]} [${task.id}] ${task.title}\n`
+    content += `${i + 1}. ${ICONS[task.status]} ${task.title}\n`
     if (task.notes) content += `   ${task.notes}\n`
     content += '\n'
   })
@@ -447,13 +449,10 @@ function applyTaskTracker(state: DialectState, input: unknown): CallOutcome {
   const next = rewriteList(
     state,
     parsed.taskList.map((task) => ({
-      // an empty id identifies nothing; it is treated as absent
-      id: task.id === '' ? undefined : task.id,
       content: task.title,
       status: TO_CANONICAL[task.status],
       notes: task.notes === '' ? undefined : task.notes,
-    })),
-    { explicitIds: true }
+    }))
   )
   return {
     result: {
@@ -470,7 +469,6 @@ function checkList(items: readonly Item[]): ListCheck {
   const parsed = parseTaskTracker({
     command: 'plan',
     task_list: items.map((item) => ({
-      id: item.id,
       title: item.content,
       notes: item.notes ?? '',
       status: FROM_CANONICAL[item.status] ?? item.status,
@@ -493,7 +491,7 @@ const SHORT_ESCAPES: Record<string, string> = {
 export const openhandsTracker: Dialect = {
   name: 'openhands-tracker',
   description:
-    "OpenHands' `task_tracker` tool, V1 software agent SDK (command view/plan, task_list [{id, title, status, notes}], status todo/in_progress/done).",
+    "OpenHands' `task_tracker` tool, released V1 software agent SDK (command view/plan, task_list [{title, notes, status}], status todo/in_progress/done).",
   tools: [{ name: 'task_tracker', description: DESCRIPTION, input: TaskTrackerInput }],
   reminder: { afterRounds: 3, repeatEvery: 1 },
   reminderText: () => '<reminder>Update your task list with task_tracker.</reminder>',

@@ -92,13 +92,15 @@ function toolNamesOf(dialect: Dialect): ReadonlySet<string> {
 }
 
 /** Reads a call's arguments from whichever field its API used. */
-function callArguments(call: ToolCall): { ok: true; value: unknown } | { ok: false; raw: string } {
+function callArguments(
+  call: ToolCall
+): { ok: true; value: unknown; raw?: string } | { ok: false; raw: string } {
   if (call.input !== undefined) return { ok: true, value: call.input }
   if (call.args !== undefined) return { ok: true, value: call.args }
   if (typeof call.arguments === 'string') {
     if (call.arguments.trim() === '') return { ok: true, value: {} }
     try {
-      return { ok: true, value: JSON.parse(call.arguments) }
+      return { ok: true, value: JSON.parse(call.arguments), raw: call.arguments }
     } catch {
       return { ok: false, raw: call.arguments }
     }
@@ -148,6 +150,7 @@ export function applyRound(
     const outcome = dialect.apply(state, call.name, args.value, {
       callsInRound: ownCalls,
       indexInRound: results.length,
+      rawArguments: args.raw,
     })
     const overLimit = outcome.result.is_error ? null : checkListLimits(outcome.state.items, limits)
     if (overLimit) {

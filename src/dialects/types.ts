@@ -25,6 +25,8 @@ export interface CallContext {
   callsInRound: number
   /** This call's position among them (0-based). */
   indexInRound: number
+  /** The arguments exactly as sent, when they came as JSON text (OpenAI `arguments`). */
+  rawArguments?: string
 }
 
 /** The tool result the loop hands back to the model. */

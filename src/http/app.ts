@@ -21,6 +21,7 @@ import { responseHeaders } from './response-headers.js'
 import { createMetrics, instrumentStore } from './metrics.js'
 import { mcpOriginGuard, perMessageRateLimit } from './mcp-guards.js'
 import { invalidInput, problem, ProblemError } from './problem.js'
+import { documentSharedResponses } from './openapi-docs.js'
 import { registerDashboardRoutes } from './routes/dashboard.js'
 import { registerEventRoutes } from './routes/events.js'
 import { registerIngestRoutes } from './routes/ingest.js'
@@ -198,6 +199,7 @@ export function createApp(appDeps: AppDeps) {
   registerIngestRoutes(app, deps, metrics)
   registerMcpRoutes(app, deps)
   app.get('/metrics', metrics.middleware.printMetrics)
+  documentSharedResponses(app.openAPIRegistry)
 
   let generated: string | undefined
   const document = () =>

@@ -20,6 +20,14 @@ export const SessionIdParam = z.object({
 
 export const DialectName = z.enum(DIALECT_NAMES).openapi('DialectName')
 
+/**
+ * A named schema or null, documented `anyOf: [$ref, {type: null}]`: zod-to-openapi renders
+ * `.nullable()` of a named schema as `allOf` with a null type (which loses the null for every
+ * generator) or makes the component itself nullable.
+ * @param schema - a schema registered with `.openapi(name)`
+ */
+const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()])
+
 const itemFields = {
   id: z.string().min(1).max(128),
   content: z.string().max(10_000),
@@ -100,7 +108,7 @@ export const RoundReply = z
     used_todo: z.boolean(),
     rounds_since_todo: z.number().int(),
     reminder: z.object({ text: z.string() }).nullable(),
-    notice: Notice.nullable(),
+    notice: orNull(Notice),
     dropped: z.array(Item),
     progress: Progress,
   })
@@ -156,12 +164,12 @@ export const SessionView = z
     items: z.array(Item),
     rendered: z.string(),
     progress: Progress,
-    current: Item.nullable(),
+    current: orNull(Item),
     round: z.number().int(),
     rounds_since_todo: z.number().int(),
     reminder_due: z.boolean(),
     settings: Settings,
-    ended: Ended.nullable(),
+    ended: orNull(Ended),
     // always sent; optional only until the CLI's watch (which builds summaries from views) passes
     // them on
     source: SessionSourceName.optional(),
@@ -170,8 +178,8 @@ export const SessionView = z
       .nullable()
       .optional()
       .openapi({ description: "A subagent's list: the main session" }),
-    waiting: Waiting.nullable().optional(),
-    observed: ObservedView.nullable()
+    waiting: orNull(Waiting).optional(),
+    observed: orNull(ObservedView)
       .optional()
       .openapi({ description: 'null for sessions fed by rounds' }),
     created_at: z.string(),
@@ -207,15 +215,15 @@ export const SessionSummary = z
     dialect: DialectName,
     version: z.number().int(),
     progress: Progress,
-    current: Item.nullable(),
+    current: orNull(Item),
     round: z.number().int(),
     reminder_due: z.boolean(),
-    ended: Ended.nullable(),
+    ended: orNull(Ended),
     stale: z.boolean(),
     // always sent (optional as in SessionView)
     source: SessionSourceName.optional(),
     parent: z.string().nullable().optional(),
-    waiting: Waiting.nullable().optional(),
+    waiting: orNull(Waiting).optional(),
     todo_tools: z.boolean().nullable().optional(),
     updated_at: z.string(),
   })
@@ -243,14 +251,74 @@ export const History = z.object({ entries: z.array(HistoryEntry) }).openapi('His
 export const ToolsQuery = z.object({
   dialect: DialectName.default('s03'),
   format: z.enum(TOOL_FORMATS).default('anthropic'),
+  strict: z.enum(['true', 'false']).default('false').openapi({
+    description:
+      'true: strict schemas and `strict: true` (openai, openai-responses and anthropic only): every object closed, every property required, optional ones nullable',
+  }),
 })
 
-export const ToolsReply = z
+/** A tool's input schema: a JSON Schema object. */
+const InputJsonSchema = z
   .object({
-    dialect: DialectName,
-    format: z.enum(TOOL_FORMATS),
-    tools: z.array(z.record(z.string(), z.unknown())),
+    type: z.literal('object'),
+    properties: z.record(z.string(), z.unknown()).optional(),
+    required: z.array(z.string()).optional(),
   })
+  .catchall(z.unknown())
+  .openapi('ToolInputSchema')
+
+const toolText = { name: z.string(), description: z.string() }
+
+/** One tool in each provider format (`tools/formats`). */
+export const ProviderTools = {
+  anthropic: z
+    .object({ ...toolText, input_schema: InputJsonSchema, strict: z.boolean().optional() })
+    .openapi('AnthropicTool', { description: 'Anthropic Messages API `Tool`' }),
+  openai: z
+    .object({
+      type: z.literal('function'),
+      function: z.object({
+        ...toolText,
+        parameters: InputJsonSchema,
+        strict: z.boolean().optional(),
+      }),
+    })
+    .openapi('OpenAIChatTool', {
+      description: 'OpenAI Chat Completions `ChatCompletionFunctionTool`',
+    }),
+  'openai-responses': z
+    .object({
+      type: z.literal('function'),
+      ...toolText,
+      parameters: InputJsonSchema,
+      strict: z.boolean(),
+    })
+    .openapi('OpenAIResponsesTool', { description: 'OpenAI Responses API `FunctionTool`' }),
+  gemini: z
+    .object({ ...toolText, parametersJsonSchema: InputJsonSchema })
+    .openapi('GeminiFunctionDeclaration', {
+      description: 'Gemini `FunctionDeclaration` with a JSON Schema (`parametersJsonSchema`)',
+    }),
+  mcp: z.object({ ...toolText, inputSchema: InputJsonSchema }).openapi('McpTool'),
+} as const
+
+const toolsReplyOf = <F extends keyof typeof ProviderTools>(format: F, name: string) =>
+  z
+    .object({
+      dialect: DialectName,
+      format: z.literal(format),
+      tools: z.array(ProviderTools[format]),
+    })
+    .openapi(name)
+
+export const ToolsReply = z
+  .discriminatedUnion('format', [
+    toolsReplyOf('anthropic', 'AnthropicToolsReply'),
+    toolsReplyOf('openai', 'OpenAIToolsReply'),
+    toolsReplyOf('openai-responses', 'OpenAIResponsesToolsReply'),
+    toolsReplyOf('gemini', 'GeminiToolsReply'),
+    toolsReplyOf('mcp', 'McpToolsReply'),
+  ])
   .openapi('ToolsReply')
 
 export const DialectsReply = z

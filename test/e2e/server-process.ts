@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { recordContract } from './contract-recorder.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -83,7 +84,10 @@ export async function startServer(
       throw new Error(`server exited early (${child.exitCode}):\n${output}`)
     try {
       const res = await fetch(`${url}/readyz`)
-      if (res.status === 200) return proc
+      if (res.status === 200) {
+        await recordContract(url)
+        return proc
+      }
     } catch {
       // not listening yet
     }

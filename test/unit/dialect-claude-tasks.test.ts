@@ -1,10 +1,17 @@
 /**
- * Golden tests of the claude-tasks dialect against reference/dialects.md §2.3.
+ * Golden tests of the claude-tasks dialect against reference/dialects.md §2.3 and Claude Code
+ * 2.1.332 as shipped (prompts, input repairs, steering text, TaskGet's open blockers).
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeItem, type Item } from '../../src/core/items.js'
 import { claudeTasks } from '../../src/dialects/claude-tasks.js'
+import {
+  TASK_CREATE_PROMPT,
+  TASK_GET_PROMPT,
+  TASK_LIST_PROMPT,
+  TASK_UPDATE_PROMPT,
+} from '../../src/dialects/claude-prompts.js'
 import type { CallOutcome, DialectState } from '../../src/dialects/types.js'
 import { formatTool } from '../../src/tools/formats.js'
 import { makeTestApp, round } from '../helpers.js'
@@ -20,7 +27,7 @@ const METADATA = { type: 'object', propertyNames: { type: 'string' }, additional
 const NATIVE_TOOLS = [
   {
     name: 'TaskCreate',
-    description: 'Create a new task in the task list',
+    description: TASK_CREATE_PROMPT,
     input_schema: {
       type: 'object',
       properties: {
@@ -35,7 +42,7 @@ const NATIVE_TOOLS = [
   },
   {
     name: 'TaskGet',
-    description: 'Get a task by ID from the task list',
+    description: TASK_GET_PROMPT,
     input_schema: {
       type: 'object',
       properties: { taskId: { type: 'string', description: 'The ID of the task to retrieve' } },
@@ -45,7 +52,7 @@ const NATIVE_TOOLS = [
   },
   {
     name: 'TaskUpdate',
-    description: 'Update a task in the task list',
+    description: TASK_UPDATE_PROMPT,
     input_schema: {
       type: 'object',
       properties: {
@@ -82,7 +89,7 @@ const NATIVE_TOOLS = [
   },
   {
     name: 'TaskList',
-    description: 'List all tasks in the task list',
+    description: TASK_LIST_PROMPT,
     input_schema: { type: 'object', properties: {}, additionalProperties: false },
   },
 ]
@@ -123,15 +130,33 @@ describe('claude-tasks tool definitions', () => {
       NATIVE_TOOLS
     )
   })
+
+  it("Should describe each tool with Claude Code's prompt", () => {
+    const [create, get, update, list] = claudeTasks.tools.map((tool) => tool.description)
+    assert.ok(
+      create.startsWith(
+        'Use this tool to create a structured task list for your current coding session.'
+      )
+    )
+    assert.ok(create.includes('All tasks are created with status `pending`.\n'))
+    assert.ok(get.startsWith('Use this tool to retrieve a task by its ID from the task list.\n'))
+    assert.ok(update.includes('Setting status to `deleted` permanently removes the task\n'))
+    assert.ok(
+      update.includes('Status progresses: `pending` \u2192 `in_progress` \u2192 `completed`')
+    )
+    assert.ok(list.startsWith('Use this tool to list all tasks in the task list.\n'))
+    // a session without agent teams: no teammate workflow
+    assert.ok(!list.includes('Teammate Workflow') && !create.includes('teammates'))
+  })
 })
 
 describe('claude-tasks TaskCreate', () => {
-  it('Should number tasks from 1 and answer with the native text and {task:{id,subject}}', () => {
+  it('Should number tasks from 1 and answer with the native text and {task:{id,subject,description}}', () => {
     const s = session()
     assert.deepEqual(ok(s.create('Write tests')), {
       is_error: false,
       content: 'Task #1 created successfully: Write tests',
-      structured: { task: { id: '1', subject: 'Write tests' } },
+      structured: { task: { id: '1', subject: 'Write tests', description: 'Do Write tests' } },
     })
     assert.equal(ok(s.create('Ship')).content, 'Task #2 created successfully: Ship')
     assert.deepEqual(s.item('1'), {
@@ -402,12 +427,10 @@ describe('claude-tasks TaskList', () => {
 })
 
 describe('claude-tasks key repair and lenient parsing', () => {
-  it('Should take id or task_id for taskId, and active_form for activeForm', () => {
+  it('Should take id or task_id for taskId in TaskUpdate, and active_form for activeForm', () => {
     const s = session()
     s.create('A', { active_form: 'Aing' })
     assert.equal(s.item('1')?.active_form, 'Aing')
-    assert.equal(ok(s.call('TaskGet', { id: '1' })).content.split('\n')[0], 'Task #1: A')
-    assert.equal(ok(s.call('TaskGet', { task_id: '1' })).content.split('\n')[0], 'Task #1: A')
     assert.equal(
       ok(s.call('TaskUpdate', { task_id: '1', active_form: 'Doing A' })).content,
       'Updated task #1 activeForm'
@@ -430,6 +453,138 @@ describe('claude-tasks key repair and lenient parsing', () => {
   })
 })
 
+describe('claude-tasks input repairs of Claude Code 2.1.332', () => {
+  const created = (input: unknown) => {
+    const s = session()
+    const result = ok(s.call('TaskCreate', input))
+    return { result, item: s.item('1')! }
+  }
+
+  it('Should repair TaskCreate {subject} without a description: the description is the subject', () => {
+    const { result, item } = created({ subject: 'Write tests' })
+    assert.equal(result.content, 'Task #1 created successfully: Write tests')
+    assert.deepEqual(result.structured, {
+      task: { id: '1', subject: 'Write tests', description: 'Write tests' },
+    })
+    assert.equal(item.description, 'Write tests')
+  })
+
+  it('Should take title or name for subject and content for description', () => {
+    assert.equal(created({ title: 'A', content: 'do a' }).item.content, 'A')
+    assert.equal(created({ title: 'A', content: 'do a' }).item.description, 'do a')
+    assert.equal(created({ name: 'B' }).item.content, 'B')
+    assert.equal(created({ name: 'B' }).item.description, 'B')
+    // an alias never overrides the key itself
+    assert.equal(created({ subject: 'S', title: 'T', description: 'd' }).item.content, 'S')
+  })
+
+  it('Should make a subject from a description alone, at most 80 characters cut at a word', () => {
+    assert.equal(created({ description: 'Fix the login bug' }).item.content, 'Fix the login bug')
+    const long = `${'word '.repeat(30)}end`
+    const subject = created({ description: long }).item.content
+    assert.ok(subject.length <= 80 && long.startsWith(subject) && !subject.endsWith(' '))
+  })
+
+  it('Should unwrap a task wrapper, an object or a string', () => {
+    const wrapped = created({ task: { subject: 'A', description: 'a', activeForm: 'Aing' } })
+    assert.deepEqual(
+      [wrapped.item.content, wrapped.item.description, wrapped.item.active_form],
+      ['A', 'a', 'Aing']
+    )
+    const text = created({ task: 'Refactor the parser' })
+    assert.deepEqual(
+      [text.item.content, text.item.description],
+      ['Refactor the parser', 'Refactor the parser']
+    )
+  })
+
+  it('Should strip unknown keys, and drop a non-string activeForm or non-object metadata', () => {
+    const { item } = created({
+      subject: 'A',
+      description: 'a',
+      status: 'in_progress',
+      priority: 'high',
+      activeForm: null,
+      metadata: 7,
+    })
+    assert.equal(item.status, 'pending')
+    assert.equal(item.active_form, undefined)
+    assert.equal(item.metadata, undefined)
+  })
+
+  it('Should steer a call with tasks or todos to one TaskCreate per task', () => {
+    const s = session()
+    const outcome = s.call('TaskCreate', { tasks: [{ subject: 'A' }, { subject: 'B' }] })
+    assert.equal(outcome.result.is_error, true)
+    assert.equal(
+      outcome.result.content,
+      '<tool_use_error>InputValidationError: TaskCreate creates ONE task per call and has no `tasks` or `todos` parameter. Call TaskCreate once per task, passing `subject` (a brief title) and `description` (what needs to be done) as top-level string parameters.\n\n' +
+        'TaskCreate failed due to the following issues:\nThe required parameter `subject` is missing\nThe required parameter `description` is missing\nAn unexpected parameter `tasks` was provided</tool_use_error>'
+    )
+    const todos = s.call('TaskCreate', { task: { todos: ['A'] } })
+    assert.match(
+      todos.result.content,
+      /^<tool_use_error>InputValidationError: TaskCreate creates ONE task per call/
+    )
+    assert.deepEqual(s.state, EMPTY)
+  })
+
+  it('Should steer Agent-tool parameters to the Agent tool', () => {
+    const outcome = session().call('TaskCreate', { prompt: 'Investigate', subagent_type: 'x' })
+    assert.equal(outcome.result.is_error, true)
+    assert.ok(
+      outcome.result.content.startsWith(
+        '<tool_use_error>InputValidationError: This call used Agent-tool parameters (`prompt`/`subagent_type`). TaskCreate adds an item to the task list and takes `subject` and `description` string parameters. To delegate work to a subagent, use the Agent tool instead.\n\nTaskCreate failed due to the following issues:\n'
+      )
+    )
+  })
+
+  it('Should not repair task_id in TaskGet, as the native refuses it', () => {
+    const s = session()
+    s.create('A')
+    const outcome = s.call('TaskGet', { task_id: '1' })
+    assert.equal(outcome.result.is_error, true)
+    assert.equal(
+      outcome.result.content,
+      '<tool_use_error>InputValidationError: TaskGet failed due to the following issues:\nThe required parameter `taskId` is missing\nAn unexpected parameter `task_id` was provided</tool_use_error>'
+    )
+    assert.equal(s.call('TaskGet', { id: '1' }).result.is_error, true)
+  })
+
+  it('Should list only the blockers that are not completed in TaskGet', () => {
+    const s = session()
+    s.create('A')
+    s.create('B')
+    s.create('C')
+    s.call('TaskUpdate', { taskId: '3', addBlockedBy: ['1', '2'] })
+    s.call('TaskUpdate', { taskId: '1', status: 'completed' })
+    const result = ok(s.call('TaskGet', { taskId: '3' }))
+    assert.equal(result.content, 'Task #3: C\nStatus: pending\nDescription: Do C\nBlocked by: #2')
+    assert.deepEqual((result.structured as { task: { blockedBy: string[] } }).task.blockedBy, ['2'])
+    // the stored edge stays; only the answer leaves the resolved blocker out
+    assert.deepEqual(s.item('3')?.blocked_by, ['1', '2'])
+  })
+
+  it('Should read an optional TaskUpdate field sent as null as absent (strict-mode callers)', () => {
+    const s = session()
+    s.create('A')
+    const result = ok(
+      s.call('TaskUpdate', {
+        taskId: '1',
+        subject: null,
+        description: null,
+        activeForm: null,
+        status: 'in_progress',
+        addBlocks: null,
+        addBlockedBy: null,
+        owner: null,
+      })
+    )
+    assert.equal(result.content, 'Updated task #1 status')
+    assert.equal(s.item('1')?.content, 'A')
+  })
+})
+
 describe('claude-tasks input errors, as Claude Code words them', () => {
   const errorOf = (name: string, input: unknown) => {
     const s = session()
@@ -444,8 +599,8 @@ describe('claude-tasks input errors, as Claude Code words them', () => {
 
   it('Should name missing and unexpected parameters', () => {
     assert.equal(
-      errorOf('TaskCreate', { subject: 'B' }),
-      '<tool_use_error>InputValidationError: TaskCreate failed due to the following issue:\nThe required parameter `description` is missing</tool_use_error>'
+      errorOf('TaskCreate', { priority: 'high' }),
+      '<tool_use_error>InputValidationError: TaskCreate failed due to the following issues:\nThe required parameter `subject` is missing\nThe required parameter `description` is missing\nAn unexpected parameter `priority` was provided</tool_use_error>'
     )
     assert.equal(
       errorOf('TaskList', { filter: 'open' }),
@@ -603,7 +758,9 @@ describe('claude-tasks over HTTP', () => {
         ['toolu_06', false, '#1 [pending] A\n#2 [pending] B [blocked by #1]'],
       ]
     )
-    assert.deepEqual(res.body.results[0].structured, { task: { id: '1', subject: 'A' } })
+    assert.deepEqual(res.body.results[0].structured, {
+      task: { id: '1', subject: 'A', description: 'a' },
+    })
     assert.deepEqual(res.body.dropped, [])
     const view = await t.call('GET', '/v1/sessions/ct1')
     assert.equal(view.body.rendered, '#1 [pending] A\n#2 [pending] B [blocked by #1]')

@@ -1,10 +1,12 @@
 /**
- * Golden tests of the claude-todowrite dialect against reference/dialects.md §2.1.
+ * Golden tests of the claude-todowrite dialect against reference/dialects.md §2.1 and Claude Code
+ * 2.1.332 as shipped (its prompt, its validation texts).
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeItem, type Item } from '../../src/core/items.js'
 import { claudeTodoWrite } from '../../src/dialects/claude-todowrite.js'
+import { TODO_WRITE_PROMPT } from '../../src/dialects/claude-prompts.js'
 import type { DialectState } from '../../src/dialects/types.js'
 import { formatTool } from '../../src/tools/formats.js'
 import { makeTestApp, round } from '../helpers.js'
@@ -12,8 +14,8 @@ import { makeTestApp, round } from '../helpers.js'
 const SUCCESS =
   'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable'
 
-const DESCRIPTION =
-  'Update the todo list for the current session. To be used proactively and often to track progress and pending tasks. Make sure that at least one task is in_progress at all times. Always provide both content (imperative) and activeForm (present continuous) for each task.'
+/** Claude Code sends TodoWrite's long prompt as its description, not the one-line summary. */
+const DESCRIPTION = TODO_WRITE_PROMPT
 
 const REMINDER_BODY =
   "The TodoWrite tool hasn't been used recently. If you're working on tasks that would benefit from tracking progress, consider using the TodoWrite tool to track progress. Also consider cleaning up the todo list if has become stale and no longer matches what you are working on. Only use it if it's relevant to the current work. This is just a gentle reminder - ignore if not applicable.\n"
@@ -63,6 +65,29 @@ describe('claude-todowrite tool definition', () => {
   it('Should advertise TodoWrite with the native description and input schema', () => {
     assert.equal(claudeTodoWrite.name, 'claude-todowrite')
     assert.deepEqual(formatTool(claudeTodoWrite.tools[0], 'anthropic'), NATIVE_TOOL)
+  })
+
+  it("Should describe TodoWrite with Claude Code's prompt, rules included", () => {
+    const description = claudeTodoWrite.tools[0].description
+    assert.ok(
+      description.startsWith(
+        'Use this tool to create and manage a structured task list for your current coding session. This helps you track progress, organize complex tasks, and demonstrate thoroughness to the user.\n'
+      )
+    )
+    for (const rule of [
+      '   - Exactly ONE task must be in_progress at any time (not less, not more)\n',
+      '   - in_progress: Currently working on (limit to ONE task at a time)\n',
+      '* Uses the Edit tool to add a comment to the calculateTotal function *\n',
+      '     - activeForm: "Fixing authentication bug"\n',
+    ]) {
+      assert.ok(description.includes(rule), rule)
+    }
+    assert.ok(
+      description.endsWith(
+        'When in doubt, use this tool. Being proactive with task management demonstrates attentiveness and ensures you complete all requirements successfully.\n'
+      )
+    )
+    assert.equal(description.length, 9114)
   })
 })
 
@@ -168,12 +193,19 @@ describe('claude-todowrite lenient parsing', () => {
     assert.deepEqual(idsAndContent(outcome.state.items), [['1', 'A']])
   })
 
-  it('Should repair active_form to activeForm and strip unknown item keys', () => {
-    const outcome = write(EMPTY, [
-      { content: 'A', status: 'pending', active_form: 'Aing', id: 'x' },
-    ])
+  it('Should strip unknown item keys', () => {
+    const outcome = write(EMPTY, [{ ...todo('A'), id: 'x', priority: 'high' }])
     assert.equal(outcome.result.is_error, false)
     assert.deepEqual(outcome.result.structured, { oldTodos: [], newTodos: [todo('A')] })
+  })
+
+  it('Should refuse active_form as the native does: stripped, so activeForm is missing', () => {
+    const outcome = write(EMPTY, [{ content: 'A', status: 'pending', active_form: 'Aing' }])
+    assert.equal(outcome.result.is_error, true)
+    assert.equal(
+      outcome.result.content,
+      '<tool_use_error>InputValidationError: TodoWrite failed due to the following issue:\nThe required parameter `todos[0].activeForm` is missing</tool_use_error>'
+    )
   })
 })
 
@@ -236,6 +268,27 @@ describe('claude-todowrite input errors, as Claude Code words them', () => {
         'Active form cannot be empty'
       )
     )
+  })
+
+  it('Should list every issue when missing parameters and other issues mix', () => {
+    assert.equal(
+      errorOf({ todos: [{ content: '', status: 'done' }], merge: true }),
+      '<tool_use_error>InputValidationError: TodoWrite failed due to the following issues:\n' +
+        'The required parameter `todos[0].activeForm` is missing\n' +
+        'An unexpected parameter `merge` was provided\n' +
+        'The parameter `todos[0].content` is invalid: Content cannot be empty\n' +
+        'The parameter `todos[0].status` is invalid: Invalid option: expected one of "pending"|"in_progress"|"completed"</tool_use_error>'
+    )
+  })
+
+  it('Should quote unparsable arguments escaped: control characters, backticks, angle brackets', () => {
+    assert.equal(
+      claudeTodoWrite.argumentsError('TodoWrite', '{"todos": [\n\t`<x>`'),
+      '<tool_use_error>InputValidationError: TodoWrite was called with input that could not be parsed as JSON.\nYou sent (first 18 of 18 bytes): {"todos": [\\u{A}\\u{9}\'\u2039x\u203A\'\nCommon causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. Retry with valid JSON.</tool_use_error>'
+    )
+    const long = `{"todos": "${'x'.repeat(300)}`
+    const quoted = claudeTodoWrite.argumentsError('TodoWrite', long)
+    assert.ok(quoted.includes(`You sent (first 200 of ${long.length} bytes): {"todos": "xxx`))
   })
 
   it('Should answer unparseable arguments with the native JSON error', () => {

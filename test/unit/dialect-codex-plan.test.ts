@@ -10,23 +10,28 @@ import { makeItem } from '../../src/core/items.js'
 import { formatTool } from '../../src/tools/formats.js'
 import { makeTestApp, round } from '../helpers.js'
 
-/** Codex's `create_update_plan_tool` spec (reference/dialects.md §3), minus `strict: false`. */
+/** Codex 0.171.0's `update_plan` spec (reference/dialects.md §3, with its corrections). */
 const NATIVE_TOOL = {
   type: 'function',
   name: 'update_plan',
+  strict: false,
   description:
     'Updates the task plan.\nProvide an optional explanation and a list of plan items, each with a step and status.\nAt most one step can be in_progress at a time.\n',
   parameters: {
     type: 'object',
     properties: {
-      explanation: { type: 'string' },
+      explanation: { type: 'string', description: 'Optional explanation for this plan update.' },
       plan: {
         type: 'array',
         items: {
           type: 'object',
           properties: {
-            step: { type: 'string' },
-            status: { type: 'string', description: 'One of: pending, in_progress, completed' },
+            step: { type: 'string', description: 'Task step text.' },
+            status: {
+              type: 'string',
+              enum: ['pending', 'in_progress', 'completed'],
+              description: 'Step status.',
+            },
           },
           required: ['step', 'status'],
           additionalProperties: false,
@@ -181,6 +186,42 @@ describe('codex-plan parse errors, as serde_json reports them', () => {
       codexPlan.argumentsError('update_plan', '{\n  "plan": [\n'),
       'failed to parse function arguments: EOF while parsing a list at line 3 column 0'
     )
+  })
+})
+
+describe('codex-plan arguments as sent', () => {
+  const roundWith = async (args: string) => {
+    const t = makeTestApp()
+    const res = await round(t, 'raw', [{ id: 'c1', name: 'update_plan', arguments: args }], {
+      dialect: 'codex-plan',
+    })
+    assert.equal(res.status, 200)
+    return res.body.results[0]
+  }
+
+  it('Should count serde error columns on the arguments text as the model sent it', async () => {
+    const result = await roundWith('{"plan": [{"step": "a", "status": "done"}]}')
+    assert.equal(result.is_error, true)
+    // column 40 of the text sent; its compact re-serialisation would put it at 36
+    assert.equal(
+      result.content,
+      'failed to parse function arguments: unknown variant `done`, expected one of `pending`, `in_progress`, `completed` at line 1 column 40'
+    )
+  })
+
+  it('Should refuse a repeated key as serde does', async () => {
+    const result = await roundWith('{"plan": [], "plan": [{"step": "a", "status": "pending"}]}')
+    assert.equal(result.is_error, true)
+    assert.equal(
+      result.content,
+      'failed to parse function arguments: duplicate field `plan` at line 1 column 19'
+    )
+  })
+
+  it('Should read explanation: null as no explanation', async () => {
+    const result = await roundWith('{"explanation": null, "plan": []}')
+    assert.equal(result.is_error, false)
+    assert.deepEqual(result.structured, { explanation: null, plan: [] })
   })
 })
 

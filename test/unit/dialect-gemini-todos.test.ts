@@ -47,10 +47,11 @@ const errorOf = (input: unknown) => {
 const todo = (description: string, status = 'pending') => ({ description, status })
 
 describe('gemini-todos tool definition', () => {
-  it('Should carry the native parameters schema and description', () => {
+  it('Should carry the native parametersJsonSchema and description', () => {
     const tool = formatTool(geminiTodos.tools[0], 'gemini')
     assert.equal(tool.name, 'write_todos')
-    assert.deepEqual(tool.parameters, NATIVE_PARAMETERS)
+    assert.deepEqual(tool.parametersJsonSchema, NATIVE_PARAMETERS)
+    assert.equal('parameters' in tool, false)
     const description = tool.description as string
     assert.match(description, /^This tool can help you list out the current subtasks/)
     assert.ok(

@@ -1,3 +1,7 @@
+/**
+ * Golden tests of the openhands-tracker dialect against the released OpenHands software agent SDK
+ * task_tracker (reference/dialects.md §5.2 and its corrections).
+ */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeItem, type Status } from '../../src/core/items.js'
@@ -10,10 +14,18 @@ import type { DialectState } from '../../src/dialects/types.js'
 import { formatTool } from '../../src/tools/formats.js'
 import { makeTestApp, round } from '../helpers.js'
 
-/** `TaskTrackerAction.to_mcp_schema()` of the V1 SDK (reference/dialects.md §5.2). */
+/**
+ * The released SDK's `to_openai_tool()` parameters of `task_tracker`: `TaskTrackerAction` with the
+ * `summary` every tool gets, first (reference/dialects.md §5.2 and its corrections).
+ */
 const NATIVE_PARAMETERS = {
   type: 'object',
   properties: {
+    summary: {
+      type: 'string',
+      description:
+        "A concise summary (approximately 10 words) describing what this specific action does. Focus on the key operation and target. Example: 'List all Python files in current directory'",
+    },
     command: {
       type: 'string',
       enum: ['view', 'plan'],
@@ -25,11 +37,6 @@ const NATIVE_PARAMETERS = {
       items: {
         type: 'object',
         properties: {
-          id: {
-            type: 'string',
-            description:
-              'A stable identifier for the task. Preserve it when updating an existing task; omit it only when creating a new task.',
-          },
           title: { type: 'string', description: 'A brief title for the task.' },
           notes: { type: 'string', description: 'Additional details or notes about the task.' },
           status: {
@@ -40,8 +47,7 @@ const NATIVE_PARAMETERS = {
         },
         required: ['title'],
       },
-      description:
-        'The full task list. Required parameter of `plan` command. When updating tasks, preserve the IDs returned by `view`; omit IDs only for new tasks.',
+      description: 'The full task list. Required parameter of `plan` command.',
     },
   },
   description: 'An action where the agent writes or updates a task list for task management.',
@@ -76,6 +82,13 @@ describe('openhands-tracker tool definition', () => {
     )
     assert.ok(tool.function.description.includes('```javascript\nfor (let i = 0;'))
     assert.ok(tool.function.description.endsWith('ensures comprehensive requirement fulfillment.'))
+    // the released prompt has no "Task identity" guideline (that was the unmerged PR #4470)
+    assert.ok(!tool.function.description.includes('Task identity'))
+    assert.ok(
+      tool.function.description.includes(
+        '7. Task completion - Update status to done and identify any additional work\n   that emerged during implementation\n\n## Situations'
+      )
+    )
   })
 
   it('Should be served by GET /v1/tools in the OpenAI format', async () => {
@@ -94,24 +107,24 @@ describe('openhands-tracker plan and view texts', () => {
     assert.equal(plan([]).result.content, 'Task list has been updated with 0 item(s).')
   })
 
-  it('Should view the list with icons, ids and indented notes', () => {
+  it('Should view the list with icons and indented notes, without ids', () => {
     const state = plan([
-      { id: 'a1', title: 'Design API', status: 'done', notes: 'REST, JSON' },
-      { id: 'b2', title: 'Implement', status: 'in_progress' },
-      { id: 'c3', title: 'Test' },
+      { title: 'Design API', status: 'done', notes: 'REST, JSON' },
+      { title: 'Implement', status: 'in_progress' },
+      { title: 'Test' },
     ]).state
     const outcome = apply({ command: 'view' }, state)
     assert.equal(outcome.result.is_error, false)
     assert.equal(
       outcome.result.content,
-      '# Task List\n\n1. ✅ [a1] Design API\n   REST, JSON\n\n2. 🔄 [b2] Implement\n\n3. ⏳ [c3] Test'
+      '# Task List\n\n1. ✅ Design API\n   REST, JSON\n\n2. 🔄 Implement\n\n3. ⏳ Test'
     )
     assert.deepEqual(outcome.result.structured, {
       command: 'view',
       task_list: [
-        { id: 'a1', title: 'Design API', notes: 'REST, JSON', status: 'done' },
-        { id: 'b2', title: 'Implement', notes: '', status: 'in_progress' },
-        { id: 'c3', title: 'Test', notes: '', status: 'todo' },
+        { title: 'Design API', notes: 'REST, JSON', status: 'done' },
+        { title: 'Implement', notes: '', status: 'in_progress' },
+        { title: 'Test', notes: '', status: 'todo' },
       ],
     })
     assert.equal(outcome.state, state)
@@ -141,25 +154,40 @@ describe('openhands-tracker plan and view texts', () => {
     )
   })
 
-  it('Should keep the ids the model sends and give stable ids to the others', () => {
+  it('Should ignore a sent id, as the released TaskItem has none, and keep stable ids internal', () => {
     const first = plan([{ id: 'x9', title: 'Keep' }, { title: 'New' }])
     assert.deepEqual(
       first.state.items.map((i) => i.id),
-      ['x9', '1']
+      ['1', '2']
     )
-    // the model forgot the id of "New": matched by title, not re-minted
+    assert.deepEqual((first.result.structured as { task_list: unknown[] }).task_list, [
+      { title: 'Keep', notes: '', status: 'todo' },
+      { title: 'New', notes: '', status: 'todo' },
+    ])
+    // matched by title, so a reordering keeps each task's internal id
     const second = plan(
-      [{ title: 'New', status: 'in_progress' }, { id: 'x9', title: 'Keep' }, { title: 'Third' }],
+      [{ title: 'New', status: 'in_progress' }, { id: 'zz', title: 'Keep' }, { title: 'Third' }],
       first.state
     )
     assert.deepEqual(
       second.state.items.map((i) => [i.id, i.content]),
       [
-        ['1', 'New'],
-        ['x9', 'Keep'],
-        ['2', 'Third'],
+        ['2', 'New'],
+        ['1', 'Keep'],
+        ['3', 'Third'],
       ]
     )
+  })
+
+  it('Should read a null notes or status as absent, as strict-mode callers send them', () => {
+    const outcome = plan([{ title: 'A', notes: null, status: null }])
+    assert.equal(outcome.result.is_error, false)
+    assert.deepEqual(
+      outcome.state.items.map((i) => [i.content, i.status, i.notes]),
+      [['A', 'pending', undefined]]
+    )
+    const view = apply({ summary: null, command: 'view', task_list: null }, outcome.state)
+    assert.equal(view.result.content, '# Task List\n\n1. ⏳ A')
   })
 
   it('Should accept a task_list sent as a JSON string, as the SDK repairs it', () => {
@@ -248,7 +276,7 @@ describe('openhands-tracker validation errors (pydantic, as the SDK agent report
     assert.deepEqual(parseTaskTracker({ command: 'plan', task_list: [{ title: 'A' }] }), {
       ok: true,
       command: 'plan',
-      taskList: [{ id: undefined, title: 'A', notes: '', status: 'todo' }],
+      taskList: [{ title: 'A', notes: '', status: 'todo' }],
     })
   })
 })
@@ -265,8 +293,8 @@ describe('openhands-tracker identity and dropped items', () => {
     assert.deepEqual(ids, ['1', '2', '3', '4'])
     const second = plan(
       [
-        { id: '3', title: 'C', status: 'in_progress' },
-        { id: '1', title: 'A', status: 'done' },
+        { title: 'C', status: 'in_progress' },
+        { title: 'A', status: 'done' },
       ],
       first.state
     )
@@ -304,7 +332,7 @@ describe('openhands-tracker list rules and rendering', () => {
   it('Should render the view text', () => {
     assert.equal(
       renderTaskList([item('7', 'Ship', 'pending', 'after review')]),
-      '# Task List\n\n1. ⏳ [7] Ship\n   after review'
+      '# Task List\n\n1. ⏳ Ship\n   after review'
     )
     assert.equal(renderTaskList([]), NO_LIST)
   })
@@ -339,7 +367,7 @@ describe('openhands-tracker over HTTP', () => {
       ]),
       [
         ['t2', false, 'Task list has been updated with 2 item(s).'],
-        ['t3', false, '# Task List\n\n1. ✅ [1] Read\n\n2. ⏳ [2] Fix'],
+        ['t3', false, '# Task List\n\n1. ✅ Read\n\n2. ⏳ Fix'],
       ]
     )
     assert.equal(res.body.progress.completed, 1)
@@ -368,7 +396,7 @@ describe('openhands-tracker over HTTP', () => {
       session.body.items.map((i: { content: string }) => i.content),
       ['A']
     )
-    assert.equal(session.body.rendered, '# Task List\n\n1. ⏳ [1] A')
+    assert.equal(session.body.rendered, '# Task List\n\n1. ⏳ A')
   })
 
   it('Should report dropped tasks and keep ids through a reorder, and remind after 3 rounds', async () => {
@@ -389,10 +417,7 @@ describe('openhands-tracker over HTTP', () => {
         name: 'task_tracker',
         input: {
           command: 'plan',
-          task_list: [
-            { id: '3', title: 'C' },
-            { id: '1', title: 'A' },
-          ],
+          task_list: [{ title: 'C' }, { title: 'A' }],
         },
       },
     ])
@@ -417,7 +442,7 @@ describe('openhands-tracker over HTTP', () => {
       items: [{ id: 'q1', content: 'Review', status: 'in_progress', notes: 'by Friday' }],
     })
     assert.equal(ok.status, 200)
-    assert.equal(ok.body.rendered, '# Task List\n\n1. 🔄 [q1] Review\n   by Friday')
+    assert.equal(ok.body.rendered, '# Task List\n\n1. 🔄 Review\n   by Friday')
     const bad = await t.call('PUT', '/v1/sessions/oh4/todos', {
       items: [{ id: 'q1', content: 'Review', status: 'cancelled' }],
     })

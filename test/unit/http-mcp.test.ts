@@ -146,7 +146,9 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
       headers
     )
     assert.equal(res.body.result.isError, false)
-    assert.deepEqual(res.body.result.structuredContent, { task: { id: '1', subject: 'Ship it' } })
+    assert.deepEqual(res.body.result.structuredContent, {
+      task: { id: '1', subject: 'Ship it', description: 'All of it' },
+    })
   })
 
   it('Should list no resource without a session, and read an unknown session as the empty list', async () => {

@@ -25,7 +25,7 @@ describe('GET /v1/dialects and /v1/tools', () => {
       anthropic: (tool) => tool.input_schema,
       openai: (tool) => (assert.equal(tool.type, 'function'), tool.function.parameters),
       'openai-responses': (tool) => (assert.equal(tool.type, 'function'), tool.parameters),
-      gemini: (tool) => tool.parameters,
+      gemini: (tool) => tool.parametersJsonSchema,
       mcp: (tool) => tool.inputSchema,
     }
     const schemas = []
@@ -205,7 +205,7 @@ describe('Tool definitions are valid JSON Schema', () => {
       anthropic: (tool) => tool.input_schema,
       openai: (tool) => tool.function.parameters,
       'openai-responses': (tool) => tool.parameters,
-      gemini: (tool) => tool.parameters,
+      gemini: (tool) => tool.parametersJsonSchema,
       mcp: (tool) => tool.inputSchema,
     }
     let count = 0

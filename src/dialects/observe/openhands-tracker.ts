@@ -2,7 +2,8 @@
  * @module dialects/observe/openhands-tracker
  * OpenHands' `task_tracker`, observed (`reference/observers.md` §7): the observation's
  * `task_list` is the list after the call (`plan` wrote it, `view` shows it: both resync); the
- * action's list stands in when an observation carries none. Ids the agent gave are kept.
+ * action's list stands in when an observation carries none. The released tool's items carry no
+ * ids: identity is kept by matching (id, then content, then position), as the dialect does.
  */
 import { isRecord } from '../json.js'
 import { rewriteList, type NewItem } from '../list-rewrite.js'
@@ -38,6 +39,6 @@ export const openhandsTrackerObserver: Observer = {
       taskItems(observation?.task_list) ??
       (command === 'plan' ? taskItems(action?.task_list ?? []) : undefined)
     if (!tasks) return notApplied('no task list')
-    return { applied: true, state: rewriteList(state, tasks, { explicitIds: true }).state }
+    return { applied: true, state: rewriteList(state, tasks).state }
   },
 }

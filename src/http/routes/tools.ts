@@ -2,20 +2,30 @@
  * @module http/routes/tools
  * The dialects and their tool definitions in each provider format.
  */
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi'
 import { DIALECTS } from '../../dialects/registry.js'
-import { formatTool } from '../../tools/formats.js'
+import { formatTool, isStrictFormat, STRICT_FORMATS } from '../../tools/formats.js'
 import type { AppEnv } from '../env.js'
-import { problemResponses } from '../problem.js'
+import { ProblemError, problemResponses } from '../problem.js'
 import { DialectsReply, ToolsQuery, ToolsReply } from '../schemas.js'
+
+const etagHeader = {
+  ETag: { schema: { type: 'string' as const }, description: 'a hash of the body' },
+}
 
 const listDialects = createRoute({
   method: 'get',
   path: '/v1/dialects',
+  operationId: 'listDialects',
   tags: ['tools'],
   summary: 'The dialects this service speaks',
   responses: {
-    200: { description: 'Dialects', content: { 'application/json': { schema: DialectsReply } } },
+    200: {
+      description: 'Dialects',
+      headers: etagHeader,
+      content: { 'application/json': { schema: DialectsReply } },
+    },
+    304: { description: 'Not modified (If-None-Match)' },
     ...problemResponses(401),
   },
 })
@@ -23,14 +33,17 @@ const listDialects = createRoute({
 const listTools = createRoute({
   method: 'get',
   path: '/v1/tools',
+  operationId: 'listTools',
   tags: ['tools'],
   summary: "A dialect's tool definitions in a provider's format",
   request: { query: ToolsQuery },
   responses: {
     200: {
-      description: 'Tool definitions',
+      description: 'Tool definitions, shaped as the `format` provider takes them',
+      headers: etagHeader,
       content: { 'application/json': { schema: ToolsReply } },
     },
+    304: { description: 'Not modified (If-None-Match)' },
     ...problemResponses(400, 401),
   },
 })
@@ -47,8 +60,17 @@ const dialectsReply = {
 export function registerToolRoutes(app: OpenAPIHono<AppEnv>) {
   app.openapi(listDialects, (c) => c.json(dialectsReply, 200))
   app.openapi(listTools, (c) => {
-    const { dialect, format } = c.req.valid('query')
-    const tools = DIALECTS.get(dialect)!.tools.map((tool) => formatTool(tool, format))
-    return c.json({ dialect, format, tools }, 200)
+    const { dialect, format, strict: strictParam } = c.req.valid('query')
+    const strict = strictParam === 'true'
+    if (strict && !isStrictFormat(format)) {
+      const detail = `strict=true applies to the formats ${STRICT_FORMATS.join(', ')}`
+      throw new ProblemError(400, 'invalid-request', `${detail}; '${format}' has no strict mode.`, [
+        { pointer: '/query/strict', detail },
+      ])
+    }
+    const tools = DIALECTS.get(dialect)!.tools.map((tool) => formatTool(tool, format, { strict }))
+    // formatTool builds each format's shape; the schema documents it
+    const reply = { dialect, format, tools } as z.infer<typeof ToolsReply>
+    return c.json(reply, 200)
   })
 }

@@ -1,0 +1,120 @@
+/**
+ * @module http/openapi-docs
+ * What every documented route shares, added to its OpenAPI entry in one place so the document
+ * says what the middleware does: a unique `operationId`, and the problems any `/v1` route can
+ * answer before or around its handler (400 for a malformed Authorization header, 401, 405 with
+ * `Allow`, 429 from the tenant rate limit with its headers, 503 when the store is unreachable or
+ * the instance drains, 413 for a body over the limit; 415 where a JSON body is read).
+ */
+import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi'
+
+type OpenAPIRegistry = OpenAPIHono['openAPIRegistry']
+import { problemResponses } from './problem.js'
+
+/** Clean operation ids, by `METHOD path`: generators name their functions after them. */
+const OPERATION_IDS: Record<string, string> = {
+  'GET /v1/dialects': 'listDialects',
+  'GET /v1/tools': 'listTools',
+  'POST /v1/sessions/{session_id}/rounds': 'postRound',
+  'GET /v1/sessions': 'listSessions',
+  'GET /v1/sessions/{session_id}': 'getSession',
+  'DELETE /v1/sessions/{session_id}': 'deleteSession',
+  'GET /v1/sessions/{session_id}/render': 'renderSession',
+  'PUT /v1/sessions/{session_id}/todos': 'putTodos',
+  'POST /v1/sessions/{session_id}/end': 'endSession',
+  'GET /v1/sessions/{session_id}/history': 'getHistory',
+  'GET /v1/sessions/{session_id}/events': 'streamSessionEvents',
+  'GET /v1/events': 'streamTenantEvents',
+  'GET /v1/whoami': 'whoami',
+  'POST /v1/ingest/claude-code': 'ingestClaudeCode',
+  'POST /v1/ingest/claude-agent-sdk': 'ingestClaudeAgentSdk',
+  'POST /v1/ingest/codex': 'ingestCodex',
+  'POST /v1/ingest/gemini-cli': 'ingestGeminiCli',
+  'POST /v1/ingest/openhands/events/{conversation_id}': 'ingestOpenhandsEvents',
+  'POST /v1/ingest/openhands/conversations': 'ingestOpenhandsConversations',
+}
+
+/**
+ * A route's operation id: the table's, else one made of its method and path
+ * (`GET /v1/things/{id}` → `getV1ThingsById`), so a new route is never left without one.
+ * @param route - the route
+ */
+export function operationIdOf(route: Pick<RouteConfig, 'method' | 'path'>): string {
+  const known = OPERATION_IDS[`${route.method.toUpperCase()} ${route.path}`]
+  if (known) return known
+  const words = route.path
+    .split('/')
+    .filter(Boolean)
+    .map((part) => {
+      const param = /^{(.+)}$/.exec(part)
+      const word = (param ? `by_${param[1]}` : part).replace(/[^A-Za-z0-9]+(.)?/g, (_, c = '') =>
+        c.toUpperCase()
+      )
+      return word.charAt(0).toUpperCase() + word.slice(1)
+    })
+  return route.method.toLowerCase() + words.join('')
+}
+
+const rateLimitHeaders = {
+  RateLimit: {
+    schema: { type: 'string' as const },
+    description: 'IETF draft-7 `limit=…, remaining=0, reset=…`',
+  },
+  'RateLimit-Policy': { schema: { type: 'string' as const }, description: '`<limit>;w=60`' },
+  'Retry-After': { schema: { type: 'string' as const }, description: 'seconds' },
+}
+
+/** The problems every `/v1` route can answer, with the headers that come with them. */
+function commonResponses(): RouteConfig['responses'] {
+  const problems = problemResponses(400, 401, 405, 413, 429, 503)
+  return {
+    400: {
+      ...problems[400],
+      description: 'Bad Request (the request, or its Authorization header)',
+    },
+    401: problems[401],
+    405: {
+      ...problems[405],
+      description: 'Method Not Allowed: the path exists with other methods',
+      headers: { Allow: { schema: { type: 'string' }, description: 'the methods it has' } },
+    },
+    // the body limit applies before routing, to any request that carries a body
+    413: problems[413],
+    429: {
+      ...problems[429],
+      description: "Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent",
+      headers: rateLimitHeaders,
+    },
+    503: {
+      ...problems[503],
+      description: 'Service Unavailable: the store is unreachable or the instance is draining',
+      headers: { 'Retry-After': rateLimitHeaders['Retry-After'] },
+    },
+  }
+}
+
+/**
+ * Adds the shared parts to every route registered so far; a route's own entry for a status wins.
+ * Call it after the routes are registered and before the document is generated.
+ * @param registry - the app's OpenAPI registry
+ */
+export function documentSharedResponses(registry: OpenAPIRegistry): void {
+  for (const definition of registry.definitions) {
+    if (definition.type !== 'route') continue
+    const route = definition.route
+    route.operationId ??= operationIdOf(route)
+    if (route.path.startsWith('/v1/')) {
+      const body = route.request?.body ? problemResponses(415) : {}
+      const common = commonResponses()
+      route.responses = { ...common, ...body, ...route.responses }
+      // a route's own 405, 429 or 503 still carries the headers that come with it
+      for (const status of [405, 429, 503] as const) {
+        const own = route.responses[status] as { headers?: unknown } | undefined
+        if (own && !own.headers) {
+          const shared = common[status] as { headers?: unknown } | undefined
+          route.responses[status] = { ...own, headers: shared?.headers } as never
+        }
+      }
+    }
+  }
+}

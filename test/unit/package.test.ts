@@ -1,0 +1,56 @@
+/**
+ * The package root is a library: `import 'agent-todos'` exports createApp, the stores and the
+ * types and starts nothing (no listening socket, no ./data/); the server is the bin.
+ */
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+
+const ROOT = new URL('../..', import.meta.url)
+const manifest = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8'))
+
+describe('The agent-todos package root', () => {
+  it('Should point main and exports at the library entry, and keep the server a bin', () => {
+    assert.equal(manifest.main, 'dist/index.js')
+    assert.deepEqual(manifest.exports['.'], {
+      types: './dist/index.d.ts',
+      default: './dist/index.js',
+    })
+    assert.equal(manifest.bin['agent-todos-server'], 'dist/server.js')
+    assert.equal(manifest.scripts.start, 'node dist/server.js')
+  })
+
+  it('Should export the app, the stores and the dialects, and start nothing on import', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'agent-todos-import-'))
+    try {
+      const entry = new URL('src/index.ts', ROOT).href
+      const script = `const m = await import(${JSON.stringify(entry)}); console.log(JSON.stringify(Object.keys(m).sort()))`
+      // a started server would keep the process alive past the timeout
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script],
+        { cwd, timeout: 15_000, env: { ...process.env, PORT: '0' } }
+      )
+      const names: string[] = JSON.parse(stdout.trim().split('\n').at(-1)!)
+      for (const name of [
+        'createApp',
+        'createMemoryStore',
+        'createSqliteStore',
+        'createRedisStore',
+        'openStore',
+        'DIALECTS',
+        'formatTool',
+        'applyRound',
+      ]) {
+        assert.ok(names.includes(name), name)
+      }
+      assert.equal(existsSync(join(cwd, 'data')), false, 'no ./data/ in the importer folder')
+    } finally {
+      rmSync(cwd, { recursive: true, force: true })
+    }
+  })
+})
