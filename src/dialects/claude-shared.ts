@@ -4,6 +4,7 @@
  * tool's schema, the `<system-reminder>` wrapper, and the lenient input repairs.
  */
 import type { z } from 'zod'
+import { parseJsonText } from './json.js'
 
 /** Claude Code's path rendering: `['todos', 0, 'activeForm']` → `todos[0].activeForm`. */
 function formatValidationPath(path: readonly PropertyKey[]): string {
@@ -107,7 +108,7 @@ export function repairKeys(
 export function parseStringified(value: unknown): unknown {
   if (typeof value !== 'string') return value
   try {
-    const parsed: unknown = JSON.parse(value)
+    const parsed: unknown = parseJsonText(value)
     return typeof parsed === 'object' && parsed !== null ? parsed : value
   } catch {
     return value

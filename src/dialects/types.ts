@@ -25,6 +25,8 @@ export interface CallContext {
   callsInRound: number
   /** This call's position among them (0-based). */
   indexInRound: number
+  /** The list's cap (`MAX_ITEMS`): no call need name more task ids than a list can hold. */
+  maxItems?: number
 }
 
 /** The tool result the loop hands back to the model. */

@@ -13,6 +13,7 @@ import { DialectConflictError } from '../dialects/round.js'
 import { ConflictRetryError, StoreUnavailableError } from '../store/types.js'
 import { authenticate } from './auth.js'
 import { bodyLimit } from './body-limit.js'
+import { jsonDepthLimit, TOO_DEEP_DETAIL } from './json-depth.js'
 import type { AppDeps } from './deps.js'
 import { tenantRateLimit } from './rate-limit.js'
 import type { AppEnv } from './env.js'
@@ -179,6 +180,17 @@ export function createApp(appDeps: AppDeps) {
     app.use('/v1/*', limiter)
     app.use('/mcp', limiter)
   }
+  // before any route parses a body: nothing may recurse over one nested deeper than this
+  app.use(
+    '/v1/*',
+    jsonDepthLimit((c) => problem(c, 400, 'body-too-deep', TOO_DEEP_DETAIL))
+  )
+  app.use(
+    '/mcp',
+    jsonDepthLimit((c) =>
+      c.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: TOO_DEEP_DETAIL } }, 400)
+    )
+  )
   // not on /events: the middleware would read a never-ending stream to hash it
   for (const path of ETAG_PATHS) app.use(path, etag())
   app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', {
