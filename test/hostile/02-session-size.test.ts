@@ -101,4 +101,51 @@ describe('Hostile 12.2: session size', () => {
     const ok = await t.call('PUT', '/v1/sessions/s1/todos', { items: items.slice(0, 3) })
     assert.equal(ok.status, 200)
   })
+
+  it('Should refuse 150k duplicate ids in addBlocks at once, and dedupe a list within the cap', async () => {
+    const t = makeTestApp()
+    await tasks(t, 's1', [create('a'), create('b'), create('c')])
+    const flood = await tasks(t, 's1', [
+      { name: 'TaskUpdate', input: { taskId: '1', addBlocks: Array(150_000).fill('2') } },
+      { name: 'TaskUpdate', input: { taskId: '1', addBlockedBy: Array(501).fill('3') } },
+    ])
+    assert.equal(flood.status, 200)
+    for (const result of flood.body.results) {
+      assert.equal(result.is_error, true)
+      assert.match(result.content, /at most 500 are allowed per call \(MAX_ITEMS\)/)
+    }
+    const session = await t.call('GET', '/v1/sessions/s1')
+    assert.deepEqual(session.body.items[0].blocks, [])
+    const deduped = await tasks(t, 's1', [
+      { name: 'TaskUpdate', input: { taskId: '1', addBlocks: ['2', '2', '3', '2', '9', '3'] } },
+      { name: 'TaskUpdate', input: { taskId: '3', addBlockedBy: ['2', '2'] } },
+    ])
+    assert.deepEqual(
+      deduped.body.results.map((r: any) => r.content),
+      ['Updated task #1 blocks', 'Updated task #3 blockedBy']
+    )
+    const after = await t.call('GET', '/v1/sessions/s1')
+    assert.deepEqual(
+      after.body.items.map((item: any) => [item.id, item.blocks, item.blocked_by]),
+      [
+        ['1', ['2', '3'], []],
+        ['2', ['3'], ['1']],
+        ['3', [], ['1', '2']],
+      ]
+    )
+  })
+
+  it('Should cap addBlocks at a configured MAX_ITEMS', async () => {
+    const t = makeTestApp({ limits: { maxItems: 3 } })
+    await tasks(t, 's1', [create('a'), create('b')])
+    const res = await tasks(t, 's1', [
+      { name: 'TaskUpdate', input: { taskId: '1', addBlocks: ['2', '3', '4', '5'] } },
+      { name: 'TaskUpdate', input: { taskId: '1', addBlocks: ['2', '3', '4'] } },
+    ])
+    assert.deepEqual(
+      res.body.results.map((r: any) => r.is_error),
+      [true, false]
+    )
+    assert.match(res.body.results[0].content, /at most 3 are allowed per call \(MAX_ITEMS\)/)
+  })
 })
