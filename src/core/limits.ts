@@ -126,13 +126,13 @@ interface Measure {
  */
 export interface LimitCache {
   /** Of values inside items and states (an item's metadata outlives most updates of its item). */
-  measures: WeakMap<object, Measure>
+  measures?: WeakMap<object, Measure>
   /** The exact serialised size of items and states, once a bound was not enough. */
-  bytes: WeakMap<object, number>
+  bytes?: WeakMap<object, number>
 }
 
-/** An empty cache, for one check or one round. */
-export const newLimitCache = (): LimitCache => ({ measures: new WeakMap(), bytes: new WeakMap() })
+/** An empty cache, for one check or one round (its maps are made when first needed). */
+export const newLimitCache = (): LimitCache => ({})
 
 // JSON.stringify writes at most 6 bytes per UTF-16 unit (`\u001f`; a lone surrogate as `\udXXX`)
 const STRING_FACTOR = 6
@@ -180,8 +180,9 @@ function measure(value: object, limit: number): Measure {
 }
 
 function measured(value: object, limit: number, cache: LimitCache): Measure {
-  let m = cache.measures.get(value)
-  if (m === undefined) cache.measures.set(value, (m = measure(value, limit)))
+  const measures = (cache.measures ??= new WeakMap())
+  let m = measures.get(value)
+  if (m === undefined) measures.set(value, (m = measure(value, limit)))
   return m
 }
 
@@ -220,10 +221,11 @@ function objectBound(value: Readonly<Record<string, unknown>>, limit: number, ca
 }
 
 function exactBytes(value: object, cache: LimitCache): number {
-  let bytes = cache.bytes.get(value)
+  const sizes = (cache.bytes ??= new WeakMap())
+  let bytes = sizes.get(value)
   if (bytes === undefined) {
     // safe to serialise: the value is within the depth limit
-    cache.bytes.set(value, (bytes = Buffer.byteLength(JSON.stringify(value))))
+    sizes.set(value, (bytes = Buffer.byteLength(JSON.stringify(value))))
   }
   return bytes
 }

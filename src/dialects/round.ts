@@ -152,7 +152,7 @@ export function applyRound(
   let state = { items: base.items, data: base.dialect_state }
   const results: ToolResult[] = []
   const dropped: Item[] = []
-  // items a call left as they were are measured once per round, not once per call
+  // what calls leave as it was (an item's metadata, its exact size) is measured once per round
   const measured = newLimitCache()
   request.tool_calls.forEach((call, index) => {
     if (!toolNames.has(call.name)) return
