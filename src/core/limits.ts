@@ -129,7 +129,12 @@ export interface LimitCache {
   measures?: WeakMap<object, Measure>
   /** The exact serialised size of items and states, once a bound was not enough. */
   bytes?: WeakMap<object, number>
+  /** The size bound of items of long lists that passed every per-item check. */
+  items?: WeakMap<Item, number>
 }
+
+/** Lists at least this long remember their items' checks: most calls change one or two items. */
+const REMEMBERED_LIST_LENGTH = 32
 
 /** An empty cache, for one check or one round (its maps are made when first needed). */
 export const newLimitCache = (): LimitCache => ({})
@@ -274,14 +279,21 @@ export function checkStoredLimits(
   const { items, data } = state
   if (items.length > limits.maxItems) return checkListLimits(items, limits)
   const depthLimit = limits.maxJsonDepth
+  const passed = items.length >= REMEMBERED_LIST_LENGTH ? (cache.items ??= new WeakMap()) : null
   let bound = 2 + items.length
   for (const item of items) {
+    const known = passed?.get(item)
+    if (known !== undefined) {
+      bound += known
+      continue
+    }
     const overLength = textOverLength(item, limits)
     if (overLength) return overLength
     const itemBound = objectBound(item as unknown as Record<string, unknown>, depthLimit, cache)
     if (itemBound < 0) {
       return `Limit exceeded: item ${item.id} is nested more than ${depthLimit} levels deep (the item is level 1, its metadata level 2); at most ${depthLimit} are allowed (MAX_JSON_DEPTH).`
     }
+    passed?.set(item, itemBound)
     bound += itemBound
   }
   const dataBound = objectBound(data, depthLimit, cache)
