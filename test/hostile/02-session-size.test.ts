@@ -86,6 +86,26 @@ describe('Hostile 12.2: session size', () => {
     assert.match(over.body.results[0].content, /would be 10\d{3} bytes; at most 10000/)
   })
 
+  it('Should check every call of a round on a long list, also after earlier calls passed', async () => {
+    const t = makeTestApp({ limits: { maxSessionBytes: 12_000 } })
+    const forty = Array.from({ length: 40 }, (_, i) => create(`task ${i + 1}`))
+    assert.equal((await tasks(t, 's1', forty)).body.results.at(-1).is_error, false)
+    let deep: unknown = 1
+    for (let i = 0; i < 32; i++) deep = { a: deep }
+    const res = await tasks(t, 's1', [
+      { name: 'TaskUpdate', input: { taskId: '5', status: 'in_progress' } },
+      { name: 'TaskUpdate', input: { taskId: '5', metadata: { deep } } },
+      { name: 'TaskUpdate', input: { taskId: '6', description: 'x'.repeat(9_000) } },
+      { name: 'TaskUpdate', input: { taskId: '7', description: 'x'.repeat(5_000) } },
+      { name: 'TaskUpdate', input: { taskId: '8', description: 'x'.repeat(5_000) } },
+    ])
+    assert.deepEqual(
+      res.body.results.map((r: any) => /MAX_\w+/.exec(r.content)?.[0] ?? r.is_error),
+      [false, 'MAX_JSON_DEPTH', 'MAX_SESSION_BYTES', false, 'MAX_SESSION_BYTES']
+    )
+    assert.ok((await storedBytes(t, 's1')) <= 12_000)
+  })
+
   it('Should answer a PUT past MAX_SESSION_BYTES with 422 naming it', async () => {
     const t = makeTestApp({ limits: { maxSessionBytes: 10_000 } })
     const items = Array.from({ length: 5 }, (_, i) => ({
