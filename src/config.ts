@@ -1,38 +1,82 @@
 /**
  * @module config
- * The environment, parsed once. Nothing else reads `process.env`.
+ * The environment, parsed once into typed values (lists split, key specs parsed, caps checked
+ * against the ceilings the request schemas allow). Nothing else reads `process.env`.
  */
 import { z } from 'zod'
+import { KEY_PREFIX_PATTERN } from './core/ids.js'
+import { LIMIT_CEILINGS } from './core/limits.js'
+import { parseAuthKeys, type KeyTable } from './http/auth.js'
+import { DEFAULT_LIMITS, type ServiceLimits } from './http/deps.js'
 
+const int = (min: number, max: number, fallback: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback)
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback)
 
-const EnvSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().default('0.0.0.0'),
-  STORE: z.enum(['sqlite', 'memory', 'redis']).default('sqlite'),
-  SQLITE_PATH: z.string().min(1).default('./data/agent-todos.db'),
-  SQLITE_SYNC: z.enum(['normal', 'full']).default('normal'),
-  REDIS_URL: z.string().optional(),
-  REDIS_CLUSTER_NODES: z.string().optional(),
-  REDIS_KEY_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'letters, digits and . _ : - only (no braces)')
-    .default('at'),
-  AUTH_KEYS: z.string().optional(),
-  AUTH_KEYS_FILE: z.string().optional(),
-  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
-  MAX_ITEMS: positiveInt(500),
-  MAX_CONTENT_LENGTH: positiveInt(10_000),
-  MAX_TOOL_CALLS: z.coerce.number().int().min(1).max(128).default(128),
-  MAX_SESSIONS_PER_TENANT: z.coerce.number().int().min(0).default(0),
-  CORS_ORIGINS: z.string().optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SESSION_TTL_SECONDS: positiveInt(604_800),
-  STALE_AFTER_SECONDS: positiveInt(900),
-  BODY_LIMIT_BYTES: positiveInt(1_048_576),
-  HISTORY_LIMIT: positiveInt(50),
-  SHUTDOWN_GRACE_MS: positiveInt(10_000),
-})
+/** A comma-separated list: entries trimmed, empty ones dropped. */
+const list = z
+  .string()
+  .optional()
+  .transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean)
+  )
+
+const EnvSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    HOST: z.string().default('0.0.0.0'),
+    STORE: z.enum(['sqlite', 'memory', 'redis']).default('sqlite'),
+    SQLITE_PATH: z.string().min(1).default('./data/agent-todos.db'),
+    SQLITE_SYNC: z.enum(['normal', 'full']).default('normal'),
+    REDIS_URL: z.string().optional(),
+    REDIS_CLUSTER_NODES: list,
+    REDIS_KEY_PREFIX: z
+      .string()
+      .regex(KEY_PREFIX_PATTERN, 'letters, digits and . _ : - only (no braces)')
+      .default('at'),
+    AUTH_KEYS: z
+      .string()
+      .optional()
+      .transform((spec, ctx): KeyTable => {
+        try {
+          return parseAuthKeys(spec)
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message })
+          return z.NEVER
+        }
+      }),
+    AUTH_KEYS_FILE: z.string().optional(),
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+    MAX_ITEMS: int(1, LIMIT_CEILINGS.maxItems, DEFAULT_LIMITS.maxItems),
+    MAX_CONTENT_LENGTH: int(1, LIMIT_CEILINGS.maxContentLength, DEFAULT_LIMITS.maxContentLength),
+    // an item without metadata is 2 levels deep (the item, its `blocks` array)
+    MAX_JSON_DEPTH: int(2, LIMIT_CEILINGS.maxJsonDepth, DEFAULT_LIMITS.maxJsonDepth),
+    MAX_SESSION_BYTES: int(1024, LIMIT_CEILINGS.maxSessionBytes, DEFAULT_LIMITS.maxSessionBytes),
+    MAX_TOOL_CALLS: int(1, LIMIT_CEILINGS.maxToolCalls, DEFAULT_LIMITS.maxToolCalls),
+    MAX_SESSIONS_PER_TENANT: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(DEFAULT_LIMITS.maxSessionsPerTenant),
+    CORS_ORIGINS: list,
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info'),
+    SESSION_TTL_SECONDS: positiveInt(604_800),
+    STALE_AFTER_SECONDS: positiveInt(900),
+    BODY_LIMIT_BYTES: positiveInt(1_048_576),
+    HISTORY_LIMIT: positiveInt(50),
+    SHUTDOWN_GRACE_MS: positiveInt(10_000),
+  })
+  .transform((env) => ({
+    ...env,
+    // the service counts in milliseconds; the environment in seconds
+    SESSION_TTL_MS: env.SESSION_TTL_SECONDS * 1000,
+    STALE_AFTER_MS: env.STALE_AFTER_SECONDS * 1000,
+  }))
 
 export type Config = z.infer<typeof EnvSchema>
 
@@ -49,4 +93,19 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new Error(`invalid configuration:\n  ${lines.join('\n  ')}`)
   }
   return result.data
+}
+
+/**
+ * The caps the configuration sets, as the app takes them.
+ * @param config - the parsed configuration
+ */
+export function serviceLimits(config: Config): ServiceLimits {
+  return {
+    maxItems: config.MAX_ITEMS,
+    maxContentLength: config.MAX_CONTENT_LENGTH,
+    maxJsonDepth: config.MAX_JSON_DEPTH,
+    maxSessionBytes: config.MAX_SESSION_BYTES,
+    maxToolCalls: config.MAX_TOOL_CALLS,
+    maxSessionsPerTenant: config.MAX_SESSIONS_PER_TENANT,
+  }
 }

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { serve } from '@hono/node-server'
 import pino from 'pino'
-import { loadConfig } from './config.js'
-import { loadKeysFile, parseAuthKeys } from './http/auth.js'
+import { loadConfig, serviceLimits } from './config.js'
+import { loadKeysFile } from './http/auth.js'
 import { createApp } from './http/app.js'
 import { createMetrics } from './http/metrics.js'
 import { openStore } from './store/index.js'
@@ -39,7 +39,7 @@ async function main() {
     },
   })
   const keys = new Map([
-    ...parseAuthKeys(config.AUTH_KEYS),
+    ...config.AUTH_KEYS,
     ...(config.AUTH_KEYS_FILE ? loadKeysFile(config.AUTH_KEYS_FILE) : []),
   ])
   if (keys.size === 0) {
@@ -52,10 +52,11 @@ async function main() {
     sqlitePath: config.SQLITE_PATH,
     sqliteSync: config.SQLITE_SYNC,
     redisUrl: config.REDIS_URL,
-    redisClusterNodes: config.REDIS_CLUSTER_NODES?.split(',').map((node) => node.trim()),
+    redisClusterNodes:
+      config.REDIS_CLUSTER_NODES.length > 0 ? config.REDIS_CLUSTER_NODES : undefined,
     redisKeyPrefix: config.REDIS_KEY_PREFIX,
     logger,
-    ttlMs: config.SESSION_TTL_SECONDS * 1000,
+    ttlMs: config.SESSION_TTL_MS,
     historyLimit: config.HISTORY_LIMIT,
     now: Date.now,
   })
@@ -64,23 +65,16 @@ async function main() {
   const shutdownController = new AbortController()
   const app = createApp({
     sseHeartbeatMs: 15_000,
-    limits: {
-      maxItems: config.MAX_ITEMS,
-      maxContentLength: config.MAX_CONTENT_LENGTH,
-      maxToolCalls: config.MAX_TOOL_CALLS,
-      maxSessionsPerTenant: config.MAX_SESSIONS_PER_TENANT,
-    },
+    limits: serviceLimits(config),
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
-    corsOrigins: config.CORS_ORIGINS?.split(',')
-      .map((origin) => origin.trim())
-      .filter(Boolean),
+    corsOrigins: config.CORS_ORIGINS,
     shutdownSignal: shutdownController.signal,
     metrics,
     store,
     logger,
     keys,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    staleAfterMs: config.STALE_AFTER_SECONDS * 1000,
+    staleAfterMs: config.STALE_AFTER_MS,
     historyLimit: config.HISTORY_LIMIT,
     idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
     now: Date.now,

@@ -442,15 +442,20 @@ export interface components {
         };
         Item: {
             id: string;
+            /** @description At most MAX_CONTENT_LENGTH characters (default 10000); longer gets 422. */
             content: string;
             /** @enum {string} */
             status: "pending" | "in_progress" | "completed" | "cancelled" | "blocked";
+            /** @description At most MAX_CONTENT_LENGTH characters (default 10000); longer gets 422. */
             active_form?: string;
+            /** @description At most MAX_CONTENT_LENGTH characters (default 10000); longer gets 422. */
             description?: string;
             owner?: string;
+            /** @description Nested at most MAX_JSON_DEPTH levels counting the item as 1 (default 32); deeper gets 422. */
             metadata?: {
                 [key: string]: unknown;
             };
+            /** @description At most MAX_CONTENT_LENGTH characters (default 10000); longer gets 422. */
             notes?: string;
             blocks: string[];
             blocked_by: string[];
@@ -466,6 +471,7 @@ export interface components {
         };
         RoundRequest: {
             dialect?: components["schemas"]["DialectName"];
+            /** @description At most MAX_TOOL_CALLS (default 128); more gets 400. */
             tool_calls: components["schemas"]["ToolCall"][];
             settings?: components["schemas"]["SessionSettings"];
         };
@@ -539,20 +545,26 @@ export interface components {
             pending_calls: number;
         };
         PutTodosRequest: {
+            /** @description At most MAX_ITEMS items (default 500) and MAX_SESSION_BYTES of JSON (default 1 MiB); more gets 422. */
             items: components["schemas"]["ItemInput"][];
             dialect?: components["schemas"]["DialectName"];
         };
         ItemInput: {
             id: string;
+            /** @description At most MAX_CONTENT_LENGTH characters (default 10000); longer gets 422. */
             content: string;
             /** @enum {string} */
             status: "pending" | "in_progress" | "completed" | "cancelled" | "blocked";
+            /** @description At most MAX_CONTENT_LENGTH characters (default 10000); longer gets 422. */
             active_form?: string;
+            /** @description At most MAX_CONTENT_LENGTH characters (default 10000); longer gets 422. */
             description?: string;
             owner?: string;
+            /** @description Nested at most MAX_JSON_DEPTH levels counting the item as 1 (default 32); deeper gets 422. */
             metadata?: {
                 [key: string]: unknown;
             };
+            /** @description At most MAX_CONTENT_LENGTH characters (default 10000); longer gets 422. */
             notes?: string;
             blocks?: string[];
             blocked_by?: string[];

@@ -5,6 +5,7 @@
  * wrapper, and the lenient input repairs.
  */
 import type { z } from 'zod'
+import { parseJsonText } from './json.js'
 
 // What Claude Code 2.1.332 escapes where it quotes model text back (its `v()`): control, format
 // and separator characters and a few invisible ones, as `\u{HEX}`.
@@ -254,7 +255,7 @@ export function repairKeys(
 export function parseStringified(value: unknown): unknown {
   if (typeof value !== 'string') return value
   try {
-    const parsed: unknown = JSON.parse(value)
+    const parsed: unknown = parseJsonText(value)
     return typeof parsed === 'object' && parsed !== null ? parsed : value
   } catch {
     return value

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod'
 import { makeItem, type Item } from '../core/items.js'
+import { DEFAULT_LIST_LIMITS, jsonTooDeep, MAX_BODY_DEPTH } from '../core/limits.js'
 import {
   duplicateId,
   inputValidationError,
@@ -24,7 +25,7 @@ import {
 } from './claude-prompts.js'
 import { repairTaskCreate, repairTaskUpdate, taskCreateSteer } from './claude-task-repairs.js'
 import { isRecord } from './json.js'
-import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
+import type { CallContext, CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
 import { refused } from './outcome.js'
 
 const TASK_STATUSES = ['pending', 'in_progress', 'completed'] as const
@@ -102,12 +103,26 @@ function repairInput(toolName: string, input: unknown): unknown {
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; outcome: CallOutcome }
 
+/** A field sent as a JSON string nested deeper than the body may be: refused, never dropped. */
+function tooDeepString(toolName: string, input: unknown): string | undefined {
+  if (!isRecord(input)) return undefined
+  return REPAIRS[toolName]?.stringified.find((key) => {
+    const value = input[key]
+    return typeof value === 'string' && jsonTooDeep(value, MAX_BODY_DEPTH)
+  })
+}
+
 function parseCall<T>(
   schema: z.ZodType<T>,
   state: DialectState,
   toolName: string,
   input: unknown
 ): Parsed<T> {
+  const deep = tooDeepString(toolName, input)
+  if (deep) {
+    const message = `Error: Limit exceeded: ${deep} is nested more than ${MAX_BODY_DEPTH} levels deep; at most ${MAX_BODY_DEPTH} are allowed.`
+    return { ok: false, outcome: refused(state, message) }
+  }
   const parsed = schema.safeParse(repairInput(toolName, input))
   if (parsed.success) return { ok: true, value: parsed.data }
   const steer = toolName === 'TaskCreate' ? taskCreateSteer(input) : undefined
@@ -122,18 +137,25 @@ function markOf(data: Record<string, unknown>): number {
   return typeof data.high_water_mark === 'number' ? data.high_water_mark : 0
 }
 
-/** Claude Code's id rule: one past the highest id in use or ever assigned (parseInt semantics). */
-function nextTaskId(state: DialectState): number {
+/**
+ * Claude Code's id rule: one past the highest id in use or ever assigned (parseInt semantics).
+ * Past Number.MAX_SAFE_INTEGER, `highest + 1` would round to an id already issued: there is no
+ * next id then (an operator's PUT cannot get there; a list stored before it was refused can).
+ */
+function nextTaskId(state: DialectState): number | null {
   let highest = markOf(state.data)
   for (const item of state.items) {
     const n = Number.parseInt(item.id, 10)
     if (!Number.isNaN(n) && n > highest) highest = n
   }
-  return highest + 1
+  return highest < Number.MAX_SAFE_INTEGER ? highest + 1 : null
 }
+
+const NO_ID_LEFT = `<tool_use_error>Error: no task id left: the ids in use reach ${Number.MAX_SAFE_INTEGER}, the largest exact integer; delete tasks with large ids or start a new session.</tool_use_error>`
 
 function taskCreate(state: DialectState, input: TaskCreate): CallOutcome {
   const next = nextTaskId(state)
+  if (next === null) return refused(state, NO_ID_LEFT)
   const id = String(next)
   const task = makeItem({
     id,
@@ -178,19 +200,75 @@ function taskGet(state: DialectState, taskId: string): CallOutcome {
   })
 }
 
-/** Claude Code's `blockTask(from, to)`: written on both tasks; skipped if either is missing. */
-function blockTask(items: Item[], from: string, to: string): Item[] {
-  if (!items.some((item) => item.id === from) || !items.some((item) => item.id === to)) return items
+/** The ids of an `addBlocks` / `addBlockedBy` list not already on the task, once each, in order. */
+function newIds(ids: readonly string[] | undefined, present: readonly string[]): string[] {
+  if (!ids || ids.length === 0) return []
+  const seen = new Set(present)
+  const out: string[] = []
+  for (const id of ids) {
+    if (seen.has(id)) continue
+    seen.add(id)
+    out.push(id)
+  }
+  return out
+}
+
+/**
+ * Claude Code's `blockTask(from, to)` for each edge in order, in one pass over the list: written
+ * on both tasks; skipped if either is missing.
+ */
+function blockTasks(items: Item[], edges: readonly [string, string][]): Item[] {
+  const ids = new Set(items.map((item) => item.id))
+  const blocks = new Map<string, string[]>()
+  const blockedBy = new Map<string, string[]>()
+  const add = (map: Map<string, string[]>, key: string, id: string) => {
+    const list = map.get(key)
+    if (list) list.push(id)
+    else map.set(key, [id])
+  }
+  for (const [from, to] of edges) {
+    if (!ids.has(from) || !ids.has(to)) continue
+    add(blocks, from, to)
+    add(blockedBy, to, from)
+  }
+  if (blocks.size === 0) return items
+  const appended = (list: string[], extra: string[] | undefined) => {
+    if (!extra) return list
+    const seen = new Set(list)
+    const out = [...list]
+    for (const id of extra) {
+      if (!seen.has(id)) {
+        seen.add(id)
+        out.push(id)
+      }
+    }
+    return out.length === list.length ? list : out
+  }
   return items.map((item) => {
-    let next = item
-    if (item.id === from && !next.blocks.includes(to)) {
-      next = { ...next, blocks: [...next.blocks, to] }
+    const moreBlocks = blocks.get(item.id)
+    const moreBlockedBy = blockedBy.get(item.id)
+    if (!moreBlocks && !moreBlockedBy) return item
+    const next = {
+      ...item,
+      blocks: appended(item.blocks, moreBlocks),
+      blocked_by: appended(item.blocked_by, moreBlockedBy),
     }
-    if (item.id === to && !next.blocked_by.includes(from)) {
-      next = { ...next, blocked_by: [...next.blocked_by, from] }
-    }
-    return next
+    return next.blocks === item.blocks && next.blocked_by === item.blocked_by ? item : next
   })
+}
+
+/**
+ * A call naming more task ids in `addBlocks` or `addBlockedBy` than a list can hold: refused
+ * before any work, whatever the ids (a list of duplicates too).
+ */
+function tooManyIds(input: TaskUpdate, cap: number): string | null {
+  for (const field of ['addBlocks', 'addBlockedBy'] as const) {
+    const ids = input[field]
+    if (ids && ids.length > cap) {
+      return `<tool_use_error>Error: Limit exceeded: ${field} names ${ids.length} task ids; at most ${cap} are allowed per call (MAX_ITEMS).</tool_use_error>`
+    }
+  }
+  return null
 }
 
 function taskDelete(state: DialectState, existing: Item): CallOutcome {
@@ -266,12 +344,15 @@ function taskUpdate(state: DialectState, input: TaskUpdate): CallOutcome {
   }
 
   let items = state.items.map((item) => (item.id === taskId ? { ...item, ...updates } : item))
-  const newBlocks = (input.addBlocks ?? []).filter((id) => !existing.blocks.includes(id))
-  for (const id of newBlocks) items = blockTask(items, taskId, id)
+  const newBlocks = newIds(input.addBlocks, existing.blocks)
   if (newBlocks.length > 0) updatedFields.push('blocks')
-  const newBlockedBy = (input.addBlockedBy ?? []).filter((id) => !existing.blocked_by.includes(id))
-  for (const id of newBlockedBy) items = blockTask(items, id, taskId)
+  const newBlockedBy = newIds(input.addBlockedBy, existing.blocked_by)
   if (newBlockedBy.length > 0) updatedFields.push('blockedBy')
+  const edges: [string, string][] = [
+    ...newBlocks.map((id): [string, string] => [taskId, id]),
+    ...newBlockedBy.map((id): [string, string] => [id, taskId]),
+  ]
+  if (edges.length > 0) items = blockTasks(items, edges)
 
   return done({ ...state, items }, `Updated task #${taskId} ${updatedFields.join(', ')}`, {
     success: true,
@@ -327,7 +408,12 @@ export function taskReminder(items: readonly Item[]): string {
   )
 }
 
-function applyTask(state: DialectState, toolName: string, input: unknown): CallOutcome {
+function applyTask(
+  state: DialectState,
+  toolName: string,
+  input: unknown,
+  ctx?: CallContext
+): CallOutcome {
   switch (toolName) {
     case 'TaskCreate': {
       const call = parseCall(TaskCreateInput, state, toolName, input)
@@ -339,7 +425,9 @@ function applyTask(state: DialectState, toolName: string, input: unknown): CallO
     }
     case 'TaskUpdate': {
       const call = parseCall(TaskUpdateInput, state, toolName, input)
-      return call.ok ? taskUpdate(state, call.value) : call.outcome
+      if (!call.ok) return call.outcome
+      const overCap = tooManyIds(call.value, ctx?.maxItems ?? DEFAULT_LIST_LIMITS.maxItems)
+      return overCap ? refused(state, overCap) : taskUpdate(state, call.value)
     }
     case 'TaskList': {
       const call = parseCall(TaskListInput, state, toolName, input)
@@ -389,6 +477,13 @@ function checkList(items: readonly Item[]): ListCheck {
   if (!parsed.success) return { ok: false, message: listIssues('tasks', parsed.error) }
   const duplicate = duplicateId(items)
   if (duplicate !== undefined) return { ok: false, message: `Duplicate task id '${duplicate}'` }
+  const unsafe = items.find((item) => Number.parseInt(item.id, 10) > Number.MAX_SAFE_INTEGER)
+  if (unsafe) {
+    return {
+      ok: false,
+      message: `Task id '${unsafe.id}' is beyond ${Number.MAX_SAFE_INTEGER}, the largest exact integer: new task ids could no longer be told apart.`,
+    }
+  }
   return { ok: true, items: normaliseEdges(items) }
 }
 
@@ -406,7 +501,7 @@ export const claudeTasks: Dialect = {
   reminder: { afterRounds: 10, repeatEvery: 10 },
   resetsReminder: (toolName) => toolName === 'TaskCreate' || toolName === 'TaskUpdate',
   reminderText: taskReminder,
-  apply: (state, toolName, input) => applyTask(state, toolName, input),
+  apply: (state, toolName, input, ctx) => applyTask(state, toolName, input, ctx),
   argumentsError: unparsedInputError,
   render: renderTaskList,
   checkList,

@@ -28,7 +28,7 @@
  */
 import { z } from 'zod'
 import type { Item, Status } from '../core/items.js'
-import { isRecord } from './json.js'
+import { isRecord, parseJsonText } from './json.js'
 import { rewriteList } from './list-rewrite.js'
 import {
   literalMessage,
@@ -266,7 +266,7 @@ function escapeControlInStrings(text: string): string {
 function decodeJsonCollection(value: string): unknown {
   const loads = (text: string): unknown => {
     try {
-      const parsed: unknown = JSON.parse(escapeControlInStrings(text))
+      const parsed: unknown = parseJsonText(escapeControlInStrings(text))
       return typeof parsed === 'object' && parsed !== null ? parsed : undefined
     } catch {
       return undefined

@@ -3,7 +3,14 @@
  * One round of an agent loop: the model's tool calls applied to a session through its dialect.
  */
 import type { Item } from '../core/items.js'
-import { checkListLimits, DEFAULT_LIST_LIMITS, type ListLimits } from '../core/limits.js'
+import {
+  checkStoredLimits,
+  DEFAULT_LIST_LIMITS,
+  jsonTooDeep,
+  MAX_BODY_DEPTH,
+  newLimitCache,
+  type ListLimits,
+} from '../core/limits.js'
 import { advanceReminder, type ReminderSettings } from '../core/reminder.js'
 import { newSession, type Session, type SessionKey } from '../core/session.js'
 import { DEFAULT_DIALECT, getDialect } from './registry.js'
@@ -91,14 +98,23 @@ function toolNamesOf(dialect: Dialect): ReadonlySet<string> {
   return names
 }
 
+const TOO_DEEP = `Error: Limit exceeded: the arguments are nested more than ${MAX_BODY_DEPTH} levels deep; at most ${MAX_BODY_DEPTH} are allowed.`
+
 /** Reads a call's arguments from whichever field its API used. */
 function callArguments(
   call: ToolCall
-): { ok: true; value: unknown; raw?: string } | { ok: false; raw: string } {
+):
+  | { ok: true; value: unknown; raw?: string }
+  | { ok: false; raw: string }
+  | { ok: false; tooDeep: true } {
   if (call.input !== undefined) return { ok: true, value: call.input }
   if (call.args !== undefined) return { ok: true, value: call.args }
   if (typeof call.arguments === 'string') {
     if (call.arguments.trim() === '') return { ok: true, value: {} }
+    // the body's depth was checked at the door, but not that of JSON inside one of its strings
+    if (jsonTooDeep(call.arguments, MAX_BODY_DEPTH)) {
+      return { ok: false, tooDeep: true }
+    }
     try {
       return { ok: true, value: JSON.parse(call.arguments), raw: call.arguments }
     } catch {
@@ -115,7 +131,8 @@ function callArguments(
  * @param key - tenant and session id
  * @param request - the round
  * @param now - epoch ms
- * @param limits - the service's caps; a call whose result would break them fails as a whole
+ * @param limits - the service's caps; a call whose result would break them fails as a whole and
+ *   leaves the state as it was before the call
  */
 export function applyRound(
   current: Session | null,
@@ -138,12 +155,14 @@ export function applyRound(
   let state = { items: base.items, data: base.dialect_state }
   const results: ToolResult[] = []
   const dropped: Item[] = []
+  // what calls leave as it was (an item's metadata, its exact size) is measured once per round
+  const measured = newLimitCache()
   request.tool_calls.forEach((call, index) => {
     if (!toolNames.has(call.name)) return
     const tool_use_id = call.id ?? `call_${index}`
     const args = callArguments(call)
     if (!args.ok) {
-      const content = dialect.argumentsError(call.name, args.raw)
+      const content = 'raw' in args ? dialect.argumentsError(call.name, args.raw) : TOO_DEEP
       results.push({ tool_use_id, name: call.name, is_error: true, content, structured: null })
       return
     }
@@ -151,8 +170,13 @@ export function applyRound(
       callsInRound: ownCalls,
       indexInRound: results.length,
       rawArguments: args.raw,
+      maxItems: limits.maxItems,
     })
-    const overLimit = outcome.result.is_error ? null : checkListLimits(outcome.state.items, limits)
+    const changed = outcome.state.items !== state.items || outcome.state.data !== state.data
+    const overLimit =
+      outcome.result.is_error || !changed
+        ? null
+        : checkStoredLimits(outcome.state, limits, measured)
     if (overLimit) {
       const content = `Error: ${overLimit}`
       results.push({ tool_use_id, name: call.name, is_error: true, content, structured: null })

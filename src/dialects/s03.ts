@@ -6,7 +6,7 @@
  */
 import { z } from 'zod'
 import { droppedItems, makeItem, type Item, type Status } from '../core/items.js'
-import { isRecord } from './json.js'
+import { isRecord, parseJsonText } from './json.js'
 import type { Dialect, DialectState, ListCheck } from './types.js'
 import { refused } from './outcome.js'
 
@@ -35,7 +35,7 @@ function scalarText(value: unknown): string | undefined {
 export function parseS03Items(raw: unknown): Parsed {
   if (typeof raw === 'string') {
     try {
-      raw = JSON.parse(raw)
+      raw = parseJsonText(raw)
     } catch {
       return { ok: false, message: 'items must be a list' }
     }

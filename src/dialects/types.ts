@@ -27,6 +27,8 @@ export interface CallContext {
   indexInRound: number
   /** The arguments exactly as sent, when they came as JSON text (OpenAI `arguments`). */
   rawArguments?: string
+  /** The list's cap (`MAX_ITEMS`): no call need name more task ids than a list can hold. */
+  maxItems?: number
 }
 
 /** The tool result the loop hands back to the model. */

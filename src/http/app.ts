@@ -14,6 +14,7 @@ import { ConflictRetryError, StoreUnavailableError } from '../store/types.js'
 import { authenticate } from './auth.js'
 import { bodyLimit } from './body-limit.js'
 import { limitsOf, type AppDeps } from './deps.js'
+import { jsonDepthLimit, TOO_DEEP_DETAIL } from './json-depth.js'
 import { tenantRateLimit } from './rate-limit.js'
 import type { AppEnv } from './env.js'
 import { requestLogger } from './logging.js'
@@ -185,6 +186,17 @@ export function createApp(appDeps: AppDeps) {
     // a JSON-RPC batch spends one request per message
     app.use('/mcp', perMessageRateLimit(limiter, limitsOf(deps).maxToolCalls))
   }
+  // before any route parses a body: nothing may recurse over one nested deeper than this
+  app.use(
+    '/v1/*',
+    jsonDepthLimit((c) => problem(c, 400, 'body-too-deep', TOO_DEEP_DETAIL))
+  )
+  app.use(
+    '/mcp',
+    jsonDepthLimit((c) =>
+      c.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: TOO_DEEP_DETAIL } }, 400)
+    )
+  )
   // not on /events: the middleware would read a never-ending stream to hash it
   for (const path of ETAG_PATHS) app.use(path, etag())
   app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', {

@@ -9,6 +9,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { bearerAuth } from 'hono/bearer-auth'
 import type { AppEnv } from './env.js'
 import { ProblemError } from './problem.js'
+import { TENANT_PATTERN } from '../core/ids.js'
 
 export type Role = 'agent' | 'viewer'
 
@@ -21,7 +22,6 @@ export interface ApiKey {
 export type KeyTable = ReadonlyMap<string, ApiKey>
 
 export const DEFAULT_TENANT = 'default'
-const TENANT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 
 /** Hex sha256 of a key's secret. */
 export const hashKey = (secret: string) => createHash('sha256').update(secret).digest('hex')

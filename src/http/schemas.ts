@@ -5,16 +5,18 @@
  */
 import { z } from '@hono/zod-openapi'
 import { STATUSES } from '../core/items.js'
+import { SESSION_ID_PATTERN } from '../core/ids.js'
+import { LIMIT_CEILINGS } from '../core/limits.js'
 import { ENDED_OUTCOMES, SESSION_SOURCES } from '../core/session.js'
 import { DIALECT_NAMES } from '../dialects/registry.js'
 import { TOOL_FORMATS } from '../tools/formats.js'
 
-export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
+export { SESSION_ID_PATTERN }
 
 export const SessionIdParam = z.object({
   session_id: z
     .string()
-    .regex(SESSION_ID_PATTERN, 'session id must match ^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$')
+    .regex(SESSION_ID_PATTERN, `session id must match ${SESSION_ID_PATTERN.source}`)
     .openapi({ param: { name: 'session_id', in: 'path' }, example: 'run-42' }),
 })
 
@@ -27,18 +29,28 @@ export const DialectName = z.enum(DIALECT_NAMES).openapi('DialectName')
  * @param schema - a schema registered with `.openapi(name)`
  */
 const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()])
+// The caps the service configures (MAX_CONTENT_LENGTH, MAX_ITEMS, MAX_JSON_DEPTH,
+// MAX_SESSION_BYTES) are checked after the schema, with a 422 naming them; the schema only caps
+// at the largest value each may be configured to (LIMIT_CEILINGS), so it never refuses first.
+const text = () =>
+  z.string().max(LIMIT_CEILINGS.maxContentLength).openapi({
+    description: 'At most MAX_CONTENT_LENGTH characters (default 10000); longer gets 422.',
+  })
 
 const itemFields = {
   id: z.string().min(1).max(128),
-  content: z.string().max(10_000),
+  content: text(),
   status: z.enum(STATUSES),
-  active_form: z.string().max(10_000).optional(),
-  description: z.string().max(10_000).optional(),
+  active_form: text().optional(),
+  description: text().optional(),
   owner: z.string().max(256).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  notes: z.string().max(10_000).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional().openapi({
+    description:
+      'Nested at most MAX_JSON_DEPTH levels counting the item as 1 (default 32); deeper gets 422.',
+  }),
+  notes: text().optional(),
 }
-const dependencyIds = z.array(z.string().max(128)).max(1000)
+const dependencyIds = z.array(z.string().max(128)).max(LIMIT_CEILINGS.maxItems)
 
 export const Item = z
   .object({ ...itemFields, blocks: dependencyIds, blocked_by: dependencyIds })
@@ -81,7 +93,11 @@ export const ToolCall = z
 export const RoundRequest = z
   .object({
     dialect: DialectName.optional(),
-    tool_calls: z.array(ToolCall).min(1).max(128),
+    tool_calls: z
+      .array(ToolCall)
+      .min(1)
+      .max(LIMIT_CEILINGS.maxToolCalls)
+      .openapi({ description: 'At most MAX_TOOL_CALLS (default 128); more gets 400.' }),
     settings: Settings.optional(),
   })
   .openapi('RoundRequest')
@@ -188,7 +204,13 @@ export const SessionView = z
   .openapi('SessionView')
 
 export const PutTodosRequest = z
-  .object({ items: z.array(ItemInput).max(1000), dialect: DialectName.optional() })
+  .object({
+    items: z.array(ItemInput).max(LIMIT_CEILINGS.maxItems).openapi({
+      description:
+        'At most MAX_ITEMS items (default 500) and MAX_SESSION_BYTES of JSON (default 1 MiB); more gets 422.',
+    }),
+    dialect: DialectName.optional(),
+  })
   .openapi('PutTodosRequest')
 
 export const EndRequest = z

@@ -3,6 +3,7 @@
  * Listing cursors: a position in the (updated_at desc, session_id desc) order.
  */
 import type { Session } from '../core/session.js'
+import { SESSION_ID_SOURCE } from '../core/ids.js'
 import type { ListCursor } from './types.js'
 
 /**
@@ -31,10 +32,12 @@ export function encodeCursor(cursor: ListCursor): string {
   return Buffer.from(`${cursor.updatedAt}:${cursor.sessionId}`).toString('base64url')
 }
 
+const CURSOR_PATTERN = new RegExp(`^(\\d{1,16}):(${SESSION_ID_SOURCE})$`)
+
 /** Decodes a token made by `encodeCursor`; undefined when it is not one. */
 export function decodeCursor(token: string): ListCursor | undefined {
   const text = Buffer.from(token, 'base64url').toString('utf8')
-  const match = /^(\d{1,16}):([A-Za-z0-9][A-Za-z0-9._:-]{0,127})$/.exec(text)
+  const match = CURSOR_PATTERN.exec(text)
   if (!match) return undefined
   return { updatedAt: Number(match[1]), sessionId: match[2] }
 }

@@ -25,6 +25,7 @@ import {
   type Session,
   type SessionKey,
 } from '../core/session.js'
+import { KEY_PREFIX_PATTERN } from '../core/ids.js'
 import { changeEvent, createChangeFeed } from './changes.js'
 import { isBeforeCursor } from './cursor.js'
 import { matchesListQuery } from './filter.js'
@@ -222,7 +223,6 @@ interface TurnOutcome {
   unavailableAt: number | null
 }
 
-const KEY_PREFIX_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/
 /** Index entries one listing call may examine before it returns a short page with a cursor. */
 const LIST_SCAN_BUDGET = 2000
 

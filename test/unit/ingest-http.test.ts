@@ -58,7 +58,7 @@ describe('Ingest: bodies that are not the agent’s format', () => {
     const deep = '['.repeat(600) + ']'.repeat(600)
     const res = await ingest(t, 'claude-agent-sdk', deep)
     assert.equal(res.status, 400)
-    assert.match(res.body.detail, /deeper than 512/)
+    assert.match(res.body.detail, /more than 512 levels/)
     const longId = await ingest(t, 'claude-code', { ...TODO_HOOK, session_id: 'x'.repeat(200) })
     assert.equal(longId.status, 400)
     assert.equal(longId.body.type, problemType('invalid-session-id'))

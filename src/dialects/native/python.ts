@@ -53,11 +53,15 @@ export function pyFloat(x: number): string {
   return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`
 }
 
-/**
- * Python's `repr()` of a value decoded from JSON (`json.loads` makes whole numbers `int`).
- * @param value - a JSON value
- */
-export function pyRepr(value: unknown): string {
+/** Text `pyRepr` writes as is, told apart from the values it still has to write. */
+class Text {
+  constructor(readonly text: string) {}
+}
+const SEPARATOR = new Text(', ')
+const CLOSE_LIST = new Text(']')
+const CLOSE_DICT = new Text('}')
+
+function scalarRepr(value: unknown): string {
   if (value === null || value === undefined) return 'None'
   if (value === true) return 'True'
   if (value === false) return 'False'
@@ -65,12 +69,41 @@ export function pyRepr(value: unknown): string {
     return Number.isInteger(value) ? BigInt(value).toString() : pyFloat(value)
   }
   if (typeof value === 'string') return pyStr(value)
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`
-  if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-    return `{${entries.map(([k, v]) => `${pyStr(k)}: ${pyRepr(v)}`).join(', ')}}`
-  }
   return pyStr(String(value))
+}
+
+/**
+ * Python's `repr()` of a value decoded from JSON (`json.loads` makes whole numbers `int`).
+ * Iterative, with a stack of its own: the value comes from a request and may be nested deep.
+ * @param value - a JSON value
+ */
+export function pyRepr(value: unknown): string {
+  let out = ''
+  const todo: unknown[] = [value]
+  while (todo.length > 0) {
+    const next = todo.pop()
+    if (next instanceof Text) {
+      out += next.text
+    } else if (Array.isArray(next)) {
+      out += '['
+      todo.push(CLOSE_LIST)
+      for (let i = next.length - 1; i >= 0; i--) {
+        todo.push(next[i])
+        if (i > 0) todo.push(SEPARATOR)
+      }
+    } else if (typeof next === 'object' && next !== null) {
+      out += '{'
+      todo.push(CLOSE_DICT)
+      const entries = Object.entries(next as Record<string, unknown>)
+      for (let i = entries.length - 1; i >= 0; i--) {
+        todo.push(entries[i][1], new Text(`${pyStr(entries[i][0])}: `))
+        if (i > 0) todo.push(SEPARATOR)
+      }
+    } else {
+      out += scalarRepr(next)
+    }
+  }
+  return out
 }
 
 /**
@@ -159,6 +192,14 @@ export function pydanticErrorText(title: string, errors: readonly PydanticError[
   return `${count} validation error${count === 1 ? '' : 's'} for ${title}\n${lines.join('\n')}`
 }
 
+/**
+ * About where CPython's JSON scanner gives up with `RecursionError` (the interpreter's default
+ * recursion limit, 1000, less the frames below it).
+ */
+const PY_JSON_MAX_DEPTH = 990
+
+class PyRecursionError extends Error {}
+
 class PyJsonError extends Error {
   constructor(
     readonly msg: string,
@@ -171,7 +212,8 @@ class PyJsonError extends Error {
 /**
  * Where and why CPython 3.12's `json.loads` (C scanner, strict) rejects a text, formatted as
  * `JSONDecodeError.__str__`: `Expecting value: line 1 column 1 (char 0)`. Null when it parses.
- * Positions count code points, as Python strings do.
+ * Positions count code points, as Python strings do. Nested deeper than CPython's scanner goes,
+ * the text of the `RecursionError` it raises instead.
  * @param text - the JSON text
  */
 export function pyJsonError(text: string): string | null {
@@ -208,10 +250,16 @@ export function pyJsonError(text: string): string | null {
     }
   }
   const literal = (i: number, word: string) => s.slice(i, i + word.length).join('') === word
-  const scan = (i: number): number => {
+  const scan = (i: number, depth: number): number => {
     if (i >= n) throw new PyJsonError('Expecting value', i)
     const c = s[i]
     if (c === '"') return scanString(i + 1)
+    if ((c === '{' || c === '[') && depth >= PY_JSON_MAX_DEPTH) {
+      const kind = c === '{' ? 'object' : 'array'
+      throw new PyRecursionError(
+        `maximum recursion depth exceeded while decoding a JSON ${kind} from a unicode string`
+      )
+    }
     if (c === '{') {
       let j = ws(i + 1)
       if (j < n && s[j] === '}') return j + 1
@@ -221,7 +269,7 @@ export function pyJsonError(text: string): string | null {
         }
         j = ws(scanString(j + 1))
         if (j >= n || s[j] !== ':') throw new PyJsonError("Expecting ':' delimiter", j)
-        j = ws(scan(ws(j + 1)))
+        j = ws(scan(ws(j + 1), depth + 1))
         if (j < n && s[j] === '}') return j + 1
         if (j >= n || s[j] !== ',') throw new PyJsonError("Expecting ',' delimiter", j)
         j = ws(j + 1)
@@ -231,7 +279,7 @@ export function pyJsonError(text: string): string | null {
       let j = ws(i + 1)
       if (j < n && s[j] === ']') return j + 1
       for (;;) {
-        j = ws(scan(j))
+        j = ws(scan(j, depth + 1))
         if (j < n && s[j] === ']') return j + 1
         if (j >= n || s[j] !== ',') throw new PyJsonError("Expecting ',' delimiter", j)
         j = ws(j + 1)
@@ -245,10 +293,12 @@ export function pyJsonError(text: string): string | null {
     throw new PyJsonError('Expecting value', i)
   }
   try {
-    const end = ws(scan(ws(0)))
+    const end = ws(scan(ws(0), 0))
     if (end !== n) throw new PyJsonError('Extra data', end)
     return null
   } catch (error) {
+    // not a JSONDecodeError in Python either; bounded here so the scan never overflows the stack
+    if (error instanceof PyRecursionError) return error.message
     if (!(error instanceof PyJsonError)) throw error
     const before = s.slice(0, error.pos)
     const lineno = before.filter((c) => c === '\n').length + 1

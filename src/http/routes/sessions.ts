@@ -5,7 +5,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { isUnfinished } from '../../core/items.js'
-import { checkListLimits } from '../../core/limits.js'
+import { checkStoredLimits } from '../../core/limits.js'
 import { newSession, type Session, type SessionKey } from '../../core/session.js'
 import { resolveDialect } from '../../dialects/round.js'
 import { decodeCursor, encodeCursor } from '../../store/cursor.js'
@@ -193,14 +193,15 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       const dialect = resolveDialect(current, body.dialect)
       const checked = dialect.checkList(items)
       if (!checked.ok) throw new ProblemError(422, 'dialect-rule', checked.message)
-      const overLimit = checkListLimits(checked.items, limitsOf(deps))
+      const base = current ?? newSession(key, dialect.name, {}, now)
+      const stored = { items: checked.items, data: base.dialect_state }
+      const overLimit = checkStoredLimits(stored, limitsOf(deps))
       if (overLimit) throw new ProblemError(422, 'limit-exceeded', overLimit)
       if (current?.observed) {
         // an observed Claude session: handed to the model by the next PostToolUse hook reply
         const pending = pendEdit(current, checked.items, now)
         return { value: pending, write: { session: pending, source: 'put' } }
       }
-      const base = current ?? newSession(key, dialect.name, {}, now)
       const next: Session = {
         ...base,
         items: checked.items,
