@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import type { SessionStore } from '../store/types.js'
 import type { KeyTable } from './auth.js'
 import type { Metrics } from './metrics.js'
+import type { WriteHealth } from './store-health.js'
 import { DEFAULT_LIST_LIMITS, type ListLimits } from '../core/limits.js'
 
 export interface AppDeps {
@@ -36,6 +37,8 @@ export interface AppDeps {
   rateLimitPerMinute?: number
   /** Origins allowed to call the API from a browser; none when empty. */
   corsOrigins?: string[]
+  /** Set by createApp: whether the store's last write failed (readiness). */
+  writeHealth?: WriteHealth
 }
 
 export interface ServiceLimits extends ListLimits {

@@ -177,7 +177,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     }))
     const ifMatch = c.req.valid('header')['if-match']
     const now = deps.now()
-    const session = await updateWithinQuota(deps, key, (current) => {
+    const session = await updateWithinQuota(deps, key, (current, { versionFloor }) => {
       if (ifMatch !== undefined && !conditionMatches(ifMatch, current && etagOf(current), false)) {
         throw new ProblemError(
           412,
@@ -192,7 +192,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       if (!checked.ok) throw new ProblemError(422, 'dialect-rule', checked.message)
       const overLimit = checkListLimits(checked.items, limitsOf(deps))
       if (overLimit) throw new ProblemError(422, 'limit-exceeded', overLimit)
-      const base = current ?? newSession(key, dialect.name, {}, now)
+      const base = current ?? newSession(key, dialect.name, {}, now, versionFloor)
       const next: Session = {
         ...base,
         items: checked.items,
