@@ -70,6 +70,7 @@ async function main() {
       maxSessionsPerTenant: config.MAX_SESSIONS_PER_TENANT,
     },
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    readRateLimitPerMinute: config.READ_RATE_LIMIT_PER_MINUTE,
     corsOrigins: config.CORS_ORIGINS?.split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),

@@ -193,9 +193,13 @@ export function createApp(appDeps: AppDeps) {
   // the same keys and tenants for the REST API and MCP
   app.use('/v1/*', authenticate(deps.keys))
   app.use('/mcp', authenticate(deps.keys, { viewerWrites: 'let-route-decide' }))
-  if (deps.rateLimitPerMinute) {
-    // one limiter for both APIs: a tenant has one budget
-    const limiter = tenantRateLimit(deps.rateLimitPerMinute, appDeps.store.counters)
+  // one limiter per budget for both APIs: a tenant has one write budget and one read budget
+  for (const [budget, perMinute] of [
+    ['write', deps.rateLimitPerMinute],
+    ['read', deps.readRateLimitPerMinute],
+  ] as const) {
+    if (!perMinute) continue
+    const limiter = tenantRateLimit(budget, perMinute, appDeps.store.counters)
     app.use('/v1/*', limiter)
     app.use('/mcp', limiter)
   }

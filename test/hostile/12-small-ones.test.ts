@@ -14,3 +14,20 @@ describe('hostile 12: small ones', () => {
     }
   })
 })
+
+describe('hostile 12: a method check is no write', () => {
+  it("Should answer a viewer's OPTIONS as an agent's: 405 with Allow, not 403", async () => {
+    const { parseAuthKeys } = await import('../../src/http/auth.js')
+    const keys = parseAuthKeys('acme:agent:acme-agent-key-1,acme:viewer:acme-viewer-key-1')
+    const t = makeTestApp({ keys })
+    const agent = await t.call('OPTIONS', '/v1/sessions/s1', undefined, {
+      Authorization: 'Bearer acme-agent-key-1',
+    })
+    const viewer = await t.call('OPTIONS', '/v1/sessions/s1', undefined, {
+      Authorization: 'Bearer acme-viewer-key-1',
+    })
+    assert.equal(agent.status, 405)
+    assert.equal(viewer.status, agent.status)
+    assert.equal(viewer.headers.get('allow'), agent.headers.get('allow'))
+  })
+})
