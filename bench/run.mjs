@@ -3,7 +3,7 @@
 // schemas and the ceiling's replies) that tells the fixed stack's share of the gap. Each target is a fresh process on core 0, driven by autocannon in a separate
 // process on core 1: 50 connections, a warm-up, then a measured pass per scenario; targets
 // alternate direction every round; medians over rounds. Writes bench/results.md (its generated
-// section) and bench/results.json (every run).
+// section) and bench/results.json (the latest run, overwritten).
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_ROUNDS (3), BENCH_WARMUP (s per scenario,
 // default 1, after the 1000-round seeding), BENCH_CONNECTIONS (50), BENCH_STORES

@@ -18,13 +18,14 @@ import {
 } from '../store/types.js'
 import { authenticate } from './auth.js'
 import { bodyLimit } from './body-limit.js'
-import type { AppDeps } from './deps.js'
+import { limitsOf, type AppDeps } from './deps.js'
 import { tenantRateLimit } from './rate-limit.js'
 import type { AppEnv } from './env.js'
 import { requestLogger } from './logging.js'
 import { responseHeaders } from './response-headers.js'
 import { watchWrites } from './store-health.js'
 import { createMetrics, instrumentStore } from './metrics.js'
+import { mcpOriginGuard, perMessageRateLimit } from './mcp-guards.js'
 import { invalidInput, problem, ProblemError } from './problem.js'
 import { registerDashboardRoutes } from './routes/dashboard.js'
 import { registerEventRoutes } from './routes/events.js'
@@ -190,6 +191,8 @@ export function createApp(appDeps: AppDeps) {
       })
     )
   }
+  // MCP's guard against DNS rebinding answers before any key is looked at
+  app.use('/mcp', mcpOriginGuard(deps.corsOrigins ?? []))
   // the same keys and tenants for the REST API and MCP
   app.use('/v1/*', authenticate(deps.keys))
   app.use('/mcp', authenticate(deps.keys, { viewerWrites: 'let-route-decide' }))
@@ -201,7 +204,8 @@ export function createApp(appDeps: AppDeps) {
     if (!perMinute) continue
     const limiter = tenantRateLimit(budget, perMinute, appDeps.store.counters)
     app.use('/v1/*', limiter)
-    app.use('/mcp', limiter)
+    // a JSON-RPC batch spends one request per message
+    app.use('/mcp', perMessageRateLimit(limiter, limitsOf(deps).maxToolCalls))
   }
   // not on /events: the middleware would read a never-ending stream to hash it
   for (const path of ETAG_PATHS) app.use(path, etag())

@@ -1,17 +1,29 @@
 /**
- * End to end: `/mcp` through the MCP SDK's own client over real HTTP, against the real server
- * process, sharing state with the rounds API (driven through the typed client).
+ * End to end: `/mcp` through the MCP SDK's own clients over real HTTP, against the real server
+ * process, sharing state with the rounds API (driven through the typed client): the v1 client
+ * (`@modelcontextprotocol/sdk`, 2025 revisions) and the v2 client (`@modelcontextprotocol/client`)
+ * pinned to 2026-07-28, in auto mode, and in its default 2025 mode.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import {
+  Client as ClientV2,
+  ProtocolError,
+  SdkHttpError,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { createAgentTodosClient, type AgentTodosClient } from '../../src/client/index.js'
 import { startServer, type ServerProcess } from './server-process.js'
 
 const ACME_KEY = 'acme-key-123'
 const OTHER_KEY = 'other-key-123'
+const VIEWER_KEY = 'viewer-key-123'
 
 const STEPS = [
   'Create hello.py',
@@ -51,10 +63,12 @@ describe('MCP over Streamable HTTP against the real server', () => {
   let server: ServerProcess
   let acme: AgentTodosClient
   let other: AgentTodosClient
-  const clients: Client[] = []
+  const clients: { close(): Promise<void> }[] = []
 
   before(async () => {
-    server = await startServer({ AUTH_KEYS: `acme:agent:${ACME_KEY},other:agent:${OTHER_KEY}` })
+    server = await startServer({
+      AUTH_KEYS: `acme:agent:${ACME_KEY},other:agent:${OTHER_KEY},acme:viewer:${VIEWER_KEY}`,
+    })
     acme = createAgentTodosClient({ baseUrl: server.url, apiKey: ACME_KEY })
     other = createAgentTodosClient({ baseUrl: server.url, apiKey: OTHER_KEY })
   })
@@ -237,13 +251,13 @@ describe('MCP over Streamable HTTP against the real server', () => {
     })
     assert.equal(view.data!.dialect, 'claude-todowrite')
 
-    const conflicting = await connect({
-      Authorization: `Bearer ${ACME_KEY}`,
-      'X-Session-Id': 'mcp-walk',
-      'X-Dialect': 'claude-todowrite',
-    })
+    // the conflict fails the handshake: a host shows the error, not a server without tools
     await assert.rejects(
-      conflicting.client.callTool({ name: 'TodoWrite', arguments: { todos: [] } }),
+      connect({
+        Authorization: `Bearer ${ACME_KEY}`,
+        'X-Session-Id': 'mcp-walk',
+        'X-Dialect': 'claude-todowrite',
+      }),
       (error: unknown) =>
         error instanceof McpError && error.code === -32600 && /speaks 's03'/.test(error.message)
     )
@@ -280,5 +294,120 @@ describe('MCP over Streamable HTTP against the real server', () => {
     const body = (await malformed.json()) as { jsonrpc: string; error: { code: number } }
     assert.equal(body.jsonrpc, '2.0')
     assert.equal(body.error.code, -32700)
+  })
+  /** A v2 SDK client connected to /mcp, negotiating the era as `mode` says. */
+  const connectV2 = async (
+    headers: Record<string, string>,
+    mode: 'legacy' | 'auto' | { pin: '2026-07-28' }
+  ) => {
+    const client = new ClientV2(
+      { name: 'agent-todos-e2e-v2', version: '1.0.0' },
+      { versionNegotiation: { mode } }
+    )
+    const transport = new TransportV2(new URL(`${server.url}/mcp`), { requestInit: { headers } })
+    await client.connect(transport)
+    clients.push(client)
+    return { client, transport }
+  }
+  const textOfV2 = (result: Awaited<ReturnType<ClientV2['callTool']>>) =>
+    (result.content as { type: string; text: string }[]).map((block) => block.text).join('\n---\n')
+
+  it('Should serve the v2 client pinned to 2026-07-28: discover, the walkthrough, the resource, shared state', async () => {
+    const { client } = await connectV2(
+      { Authorization: `Bearer ${ACME_KEY}`, 'X-Session-Id': 'mcp-2026' },
+      { pin: '2026-07-28' }
+    )
+    assert.equal(client.getProtocolEra(), 'modern')
+    assert.deepEqual(client.getServerVersion(), { name: 'agent-todos', version: '1.0.0' })
+    const { tools } = await client.listTools()
+    const advertised = await acme.GET('/v1/tools', {
+      params: { query: { dialect: 's03', format: 'mcp' } },
+    })
+    assert.deepEqual(
+      tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+      advertised.data!.tools
+    )
+    for (const step of WALKTHROUGH) {
+      const result = await client.callTool({ name: 'todo', arguments: step.input })
+      assert.equal(result.isError, false)
+      assert.equal(textOfV2(result), step.text)
+    }
+    const read = await client.readResource({ uri: 'agent-todos://sessions/mcp-2026/todos' })
+    assert.equal((read.contents[0] as { text: string }).text, WALKTHROUGH[3].text)
+    await assert.rejects(
+      client.readResource({ uri: 'agent-todos://elsewhere' }),
+      (error: unknown) => error instanceof ProtocolError && error.code === -32602
+    )
+    const view = await acme.GET('/v1/sessions/{session_id}', {
+      params: { path: { session_id: 'mcp-2026' } },
+    })
+    assert.equal(view.data!.version, WALKTHROUGH.length)
+    assert.equal(view.data!.rendered, WALKTHROUGH[3].text)
+  })
+
+  it('Should land the v2 client in auto mode on 2026-07-28, and in its default mode on the 2025 handshake', async () => {
+    const auto = await connectV2(
+      { Authorization: `Bearer ${ACME_KEY}`, 'X-Session-Id': 'mcp-auto' },
+      'auto'
+    )
+    assert.equal(auto.client.getProtocolEra(), 'modern')
+    const write = await auto.client.callTool({ name: 'todo', arguments: WALKTHROUGH[0].input })
+    assert.equal(textOfV2(write), WALKTHROUGH[0].text)
+
+    const legacy = await connectV2({ Authorization: `Bearer ${ACME_KEY}` }, 'legacy')
+    assert.equal(legacy.client.getProtocolEra(), 'legacy')
+    const sessionId = legacy.transport.sessionId
+    assert.match(sessionId ?? '', /^mcp-[0-9a-f-]{36}$/)
+    const result = await legacy.client.callTool({ name: 'todo', arguments: WALKTHROUGH[1].input })
+    assert.equal(textOfV2(result), WALKTHROUGH[1].text)
+    const view = await acme.GET('/v1/sessions/{session_id}', {
+      params: { path: { session_id: sessionId! } },
+    })
+    assert.equal(view.data!.rendered, WALKTHROUGH[1].text)
+  })
+
+  it('Should refuse a dialect conflict at connect (2025) or at the first request (2026-07-28), with the reason', async () => {
+    const headers = {
+      Authorization: `Bearer ${ACME_KEY}`,
+      'X-Session-Id': 'mcp-walk',
+      'X-Dialect': 'claude-todowrite',
+    }
+    const speaksS03 = (error: unknown) =>
+      error instanceof ProtocolError && error.code === -32600 && /speaks 's03'/.test(error.message)
+    await assert.rejects(connectV2(headers, 'legacy'), speaksS03)
+    const { client } = await connectV2(headers, { pin: '2026-07-28' })
+    await assert.rejects(client.listTools(), speaksS03)
+  })
+
+  it("Should answer a viewer key's tools/call with HTTP 403 to both SDK clients, and let it list and read", async () => {
+    const headers = { Authorization: `Bearer ${VIEWER_KEY}`, 'X-Session-Id': 'mcp-walk' }
+    const { client } = await connect(headers)
+    assert.deepEqual(
+      (await client.listTools()).tools.map((tool) => tool.name),
+      ['todo']
+    )
+    const read = await client.readResource({ uri: 'agent-todos://sessions/mcp-walk/todos' })
+    assert.equal((read.contents[0] as { text: string }).text, WALKTHROUGH[3].text)
+    await assert.rejects(
+      client.callTool({ name: 'todo', arguments: WALKTHROUGH[0].input }),
+      (error: unknown) =>
+        error instanceof StreamableHTTPError &&
+        error.code === 403 &&
+        /read-only/.test(error.message)
+    )
+    for (const mode of ['legacy', { pin: '2026-07-28' }] as const) {
+      const v2 = await connectV2(headers, mode)
+      await assert.rejects(
+        v2.client.callTool({ name: 'todo', arguments: WALKTHROUGH[0].input }),
+        (error: unknown) =>
+          error instanceof SdkHttpError &&
+          error.data?.status === 403 &&
+          /read-only/.test(error.message)
+      )
+    }
+    const view = await acme.GET('/v1/sessions/{session_id}', {
+      params: { path: { session_id: 'mcp-walk' } },
+    })
+    assert.equal(view.data!.rendered, WALKTHROUGH[3].text)
   })
 })

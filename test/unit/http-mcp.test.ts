@@ -162,8 +162,10 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
     assert.deepEqual(read.body.result.contents, [
       { uri: 'agent-todos://sessions/nobody/todos', mimeType: 'text/plain', text: 'No todos.' },
     ])
+    // the 2025 revisions' Resource not found (2026-07-28 answers -32602; see the 2026 tests)
     const bad = await rpc(t, 'resources/read', { uri: 'file:///etc/passwd' })
-    assert.equal(bad.body.error.code, -32602)
+    assert.equal(bad.body.error.code, -32002)
+    assert.deepEqual(bad.body.error.data, { uri: 'file:///etc/passwd' })
   })
 
   it('Should answer protocol faults with JSON-RPC errors', async () => {
@@ -307,5 +309,203 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
       ),
       { numRuns: 150, seed: 42 }
     )
+  })
+})
+
+/** The per-request `_meta` envelope of protocol revision 2026-07-28. */
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'unit', version: '1.0.0' },
+}
+
+/** One 2026-07-28 request: the envelope in `_meta` and the standard headers (SEP-2243). */
+function modern(
+  t: TestApp,
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {}
+) {
+  const name = typeof params.name === 'string' ? params.name : (params.uri as string | undefined)
+  return t.call(
+    'POST',
+    '/mcp',
+    { jsonrpc: '2.0', id: 11, method, params: { ...params, _meta: ENVELOPE } },
+    {
+      Accept: ACCEPT,
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': method,
+      ...(name === undefined ? {} : { 'Mcp-Name': name }),
+      ...headers,
+    }
+  )
+}
+
+describe('/mcp as hosts speak it in 2026', () => {
+  it('Should answer an unsupported MCP-Protocol-Version with 400, not 404', async () => {
+    const t = makeTestApp()
+    const res = await rpc(t, 'tools/list', {}, { 'MCP-Protocol-Version': '1999-01-01' })
+    assert.equal(res.status, 400)
+    assert.equal(res.body.jsonrpc, '2.0')
+    assert.match(res.body.error.message, /Unsupported protocol version: 1999-01-01/)
+    const known = await rpc(t, 'tools/list', {}, { 'MCP-Protocol-Version': '2025-11-25' })
+    assert.equal(known.status, 200)
+    assert.equal(known.body.result.tools[0].name, 'todo')
+  })
+
+  it('Should answer a notification with 202 and no body', async () => {
+    const t = makeTestApp()
+    const res = await t.call(
+      'POST',
+      '/mcp',
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { Accept: ACCEPT }
+    )
+    assert.equal(res.status, 202)
+    assert.equal(res.text, '')
+  })
+
+  it("Should answer a viewer key's tools/call with HTTP 403, in a batch too, and store nothing", async () => {
+    const keys = new Map([[hashKey('viewer-key-123'), { tenant: 'acme', role: 'viewer' as const }]])
+    const t = makeTestApp({ keys })
+    const headers = { Authorization: 'Bearer viewer-key-123', 'X-Session-Id': 's1' }
+    const single = await callTodo(t, { items: [{ id: '1', text: 'x' }] }, headers)
+    assert.equal(single.status, 403)
+    assert.equal(single.body.id, 7)
+    assert.match(single.body.error.message, /read-only/)
+    const batch = await t.call(
+      'POST',
+      '/mcp',
+      [
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'todo', arguments: {} } },
+      ],
+      { Accept: ACCEPT, ...headers }
+    )
+    assert.equal(batch.status, 403)
+    assert.equal(await t.store.get({ tenant: 'acme', sessionId: 's1' }), null)
+  })
+
+  it('Should fail initialize on a dialect conflict, naming both dialects (2026-07-28: at tools/list)', async () => {
+    const t = makeTestApp()
+    await callTodo(t, { items: [] })
+    const headers = { 'X-Session-Id': 's1', 'X-Dialect': 'claude-todowrite' }
+    const init = await rpc(t, 'initialize', INITIALIZE, headers)
+    assert.equal(init.status, 200)
+    assert.equal(init.body.id, 7)
+    assert.equal(init.body.error.code, -32600)
+    assert.match(init.body.error.message, /speaks 's03'; the request named 'claude-todowrite'/)
+    // server/discover only says what the server speaks: clients read an error there as "no
+    // 2026-07-28" and fall back, so the conflict answers the first request on the session
+    const discover = await modern(t, 'server/discover', {}, headers)
+    assert.deepEqual(discover.body.result.supportedVersions, ['2026-07-28'])
+    const tools = await modern(t, 'tools/list', {}, headers)
+    assert.equal(tools.body.error.code, -32600)
+    assert.match(tools.body.error.message, /speaks 's03'/)
+    const fine = await rpc(t, 'initialize', INITIALIZE, { 'X-Session-Id': 's1' })
+    assert.equal(fine.body.result.protocolVersion, '2025-06-18')
+  })
+
+  it('Should never send an error message that already carries an "MCP error <code>:" prefix', async () => {
+    const t = makeTestApp()
+    const faults = [
+      await rpc(t, 'tools/call', { name: 'todo', arguments: ['a'] }, { 'X-Session-Id': 's1' }),
+      await rpc(t, 'tools/call', {}, { 'X-Session-Id': 's1' }),
+      await rpc(t, 'tools/call', { name: 'nope', arguments: {} }, { 'X-Session-Id': 's1' }),
+      await rpc(t, 'resources/read', {}),
+      await rpc(t, 'resources/read', { uri: 'x://y' }),
+      await rpc(t, 'prompts/list', {}),
+      await callTodo(t, { items: [] }, {}),
+      await modern(t, 'tools/call', { name: 'nope', arguments: {} }, { 'X-Session-Id': 's1' }),
+      await modern(t, 'resources/read', { uri: 'x://y' }),
+      await modern(t, 'initialize', {}),
+    ]
+    for (const res of faults) {
+      assert.equal(typeof res.body.error?.message, 'string', res.text)
+      assert.doesNotMatch(res.body.error.message, /MCP error/, res.text)
+    }
+    assert.match(faults[2].body.error.message, /^Tool nope not found$/)
+    assert.equal(faults[0].body.error.code, -32602)
+    assert.match(faults[3].body.error.message, /^Invalid params: /)
+  })
+
+  it('Should serve 2026-07-28: server/discover, tools/list and tools/call as a round, with resultType', async () => {
+    const t = makeTestApp()
+    const discover = await modern(t, 'server/discover')
+    assert.equal(discover.status, 200)
+    assert.deepEqual(discover.body.result.supportedVersions, ['2026-07-28'])
+    assert.deepEqual(Object.keys(discover.body.result.capabilities).sort(), ['resources', 'tools'])
+    assert.deepEqual(discover.body.result._meta['io.modelcontextprotocol/serverInfo'], {
+      name: 'agent-todos',
+      version: '1.0.0',
+    })
+    const tools = await modern(t, 'tools/list', {}, { 'X-Dialect': 'claude-todowrite' })
+    assert.deepEqual(
+      tools.body.result.tools.map((tool: { name: string }) => tool.name),
+      ['TodoWrite']
+    )
+    assert.equal(tools.body.result.resultType, 'complete')
+
+    const items = [{ id: '1', text: 'Write tests', status: 'pending' }]
+    const call = await modern(
+      t,
+      'tools/call',
+      { name: 'todo', arguments: { items } },
+      { 'X-Session-Id': 'modern' }
+    )
+    assert.equal(call.status, 200)
+    assert.equal(call.body.result.resultType, 'complete')
+    assert.deepEqual(call.body.result.content, [
+      { type: 'text', text: '[ ] #1: Write tests\n\n(0/1 completed)' },
+    ])
+    const view = await t.call('GET', '/v1/sessions/modern')
+    assert.equal(view.body.version, 1)
+    assert.equal(view.body.rendered, '[ ] #1: Write tests\n\n(0/1 completed)')
+
+    const read = await modern(
+      t,
+      'resources/read',
+      { uri: 'agent-todos://sessions/modern/todos' },
+      { 'X-Session-Id': 'modern' }
+    )
+    assert.equal(read.body.result.contents[0].text, '[ ] #1: Write tests\n\n(0/1 completed)')
+  })
+
+  it('Should answer an unknown resource with -32002 on 2025 revisions and -32602 on 2026-07-28, data {uri}', async () => {
+    const t = makeTestApp()
+    const uri = 'test://nonexistent'
+    const legacy = await rpc(t, 'resources/read', { uri })
+    assert.equal(legacy.body.error.code, -32002)
+    assert.deepEqual(legacy.body.error.data, { uri })
+    const current = await modern(t, 'resources/read', { uri })
+    assert.equal(current.body.error.code, -32602)
+    assert.deepEqual(current.body.error.data, { uri })
+    // an ordinary Invalid params keeps its code on every revision
+    const noUri = await rpc(t, 'resources/read', {})
+    assert.equal(noUri.body.error.code, -32602)
+  })
+
+  it('Should refuse the removed handshake and an envelope-less request on 2026-07-28 with the SDK errors', async () => {
+    const t = makeTestApp()
+    const init = await modern(t, 'initialize', {})
+    assert.equal(init.status, 404)
+    assert.equal(init.body.error.code, -32601)
+    const bare = await rpc(t, 'tools/list', {}, { 'MCP-Protocol-Version': '2026-07-28' })
+    assert.equal(bare.status, 400)
+    assert.equal(bare.body.error.code, -32602)
+    const future = await t.call(
+      'POST',
+      '/mcp',
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/list',
+        params: { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+      },
+      { Accept: ACCEPT, 'MCP-Protocol-Version': '2099-01-01', 'Mcp-Method': 'tools/list' }
+    )
+    assert.equal(future.status, 400)
+    assert.equal(future.body.error.code, -32022)
+    assert.deepEqual(future.body.error.data.supported, ['2026-07-28'])
   })
 })

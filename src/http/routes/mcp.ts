@@ -1,29 +1,31 @@
 /**
  * @module http/routes/mcp
- * `/mcp`: a session's dialect tools over MCP Streamable HTTP, stateless per request.
+ * `/mcp`: a session's dialect tools over MCP Streamable HTTP, stateless per request, in both
+ * protocol eras of the MCP TypeScript SDK v2: the 2025 revisions (`initialize`, 2024-11-05 to
+ * 2025-11-25) and 2026-07-28 (`server/discover`, a `_meta` envelope on every request).
  *
- * A `tools/call` is a round holding that one tool call: it runs through `applyRound` inside the
+ * A `tools/call` is a round holding that one tool call: it runs through `runRound` inside the
  * store's update, exactly as `POST /v1/sessions/{id}/rounds` does, so both APIs share state and
  * texts. Nothing lives in process memory between requests: every request gets a fresh MCP server
  * and transport, and the session is read from the store.
  */
 import { randomUUID } from 'node:crypto'
-import { StreamableHTTPTransport } from '@hono/mcp'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
+  createMcpHandler,
+  isLegacyRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
   type CallToolResult,
+  type JSONRPCMessage,
   type Resource,
-  type ServerResult,
+  type Result,
+  type ServerContext,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js'
+} from '@modelcontextprotocol/server'
 import type { Context } from 'hono'
-import { HTTPException } from 'hono/http-exception'
+import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status'
 import { z } from 'zod'
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { SessionKey } from '../../core/session.js'
@@ -31,8 +33,9 @@ import { getDialect } from '../../dialects/registry.js'
 import { DialectConflictError, resolveDialect } from '../../dialects/round.js'
 import type { Dialect } from '../../dialects/types.js'
 import { formatTool } from '../../tools/formats.js'
-import type { AppDeps } from '../deps.js'
+import { limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../env.js'
+import { batchRefusal, mcpBody, type RpcRefusal } from '../mcp-guards.js'
 import { ProblemError } from '../problem.js'
 import { runRound } from '../round-runner.js'
 import { SESSION_ID_PATTERN } from '../schemas.js'
@@ -48,6 +51,9 @@ export const DIALECT_HEADER = 'x-dialect'
 const RESOURCE_PREFIX = 'agent-todos://sessions/'
 const RESOURCE_SUFFIX = '/todos'
 const RESOURCE_PATTERN = /^agent-todos:\/\/sessions\/([^/]+)\/todos$/
+
+/** The 2025 revisions' code for an unknown resource; 2026-07-28 uses Invalid params. */
+const RESOURCE_NOT_FOUND_2025 = -32002
 
 const SERVER_INFO = { name: 'agent-todos', version: '1.0.0' }
 
@@ -71,77 +77,84 @@ interface McpScope {
 export const todosResourceUri = (sessionId: string) =>
   `${RESOURCE_PREFIX}${sessionId}${RESOURCE_SUFFIX}`
 
-function rpcError(c: Context, status: 400 | 405, code: number, message: string, headers = {}) {
-  return c.json({ jsonrpc: '2.0', error: { code, message }, id: null }, status, headers)
+/** A JSON-RPC error envelope answered by the route itself, before any dispatch. */
+function rpcError(
+  c: Context,
+  status: 200 | 400 | 403 | 405,
+  code: number,
+  message: string,
+  id: string | number | null = null,
+  headers: Record<string, string> = {}
+) {
+  return c.json({ jsonrpc: '2.0', error: { code, message }, id }, status, headers)
 }
 
-const isInitialize = (body: unknown) =>
-  (Array.isArray(body) ? body : [body]).some(
-    (message) => (message as { method?: unknown } | null)?.method === 'initialize'
-  )
-
-/**
- * A JSON-RPC error reply. Not the SDK's McpError, whose message already carries an
- * `MCP error <code>:` prefix that clients add once more.
- */
-class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string
-  ) {
-    super(message)
-    this.name = 'RpcError'
-  }
-}
+const refuse = (c: Context, refusal: RpcRefusal, id: string | number | null = null) =>
+  rpcError(c, refusal.status, refusal.code, refusal.message, id)
 
 const protocolError = (error: unknown): never => {
   if (error instanceof DialectConflictError || error instanceof ProblemError) {
-    throw new RpcError(ErrorCode.InvalidRequest, error.message)
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message)
   }
   throw error
 }
 
 function requireSession(scope: McpScope): SessionKey {
   if (scope.sessionId === null) {
-    throw new RpcError(
-      ErrorCode.InvalidRequest,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
       'No session: send an X-Session-Id header, or the Mcp-Session-Id this server issued at initialize.'
     )
   }
   return { tenant: scope.tenant, sessionId: scope.sessionId }
 }
 
-type RequestSchema = z.ZodObject<{ method: z.ZodLiteral<string> }>
-
-/**
- * Registers a handler whose request is checked by `schema` here, so a malformed request gets
- * Invalid params (-32602) rather than the SDK's Internal error (-32603) for a failed parse.
- */
-function handle<S extends RequestSchema>(
-  server: Server,
-  schema: S,
-  handler: (request: z.infer<S>, extra: { requestId: string | number }) => Promise<ServerResult>
-) {
-  const method = schema.shape.method.value
-  server.setRequestHandler(z.looseObject({ method: z.literal(method) }), async (request, extra) => {
-    const parsed = schema.safeParse(request)
-    if (!parsed.success) {
-      throw new RpcError(
-        ErrorCode.InvalidParams,
-        `Invalid params: ${z.prettifyError(parsed.error)}`
-      )
-    }
-    return handler(parsed.data, extra)
-  })
-}
-
-/** The session's dialect, else the requested one, else the default. */
+/** The dialect of the scope's session, else the requested one, else the default. */
 async function dialectOf(deps: AppDeps, scope: McpScope): Promise<Dialect> {
   const current = scope.sessionId === null ? null : await deps.store.get(requireSession(scope))
   try {
     return resolveDialect(current, scope.requested)
   } catch (error) {
     return protocolError(error)
+  }
+}
+
+const Params = z.looseObject({})
+const CallParams = z.looseObject({
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+})
+const ReadParams = z.looseObject({ uri: z.string() })
+
+/**
+ * Registers a handler whose params are checked by `schema` here, so a malformed request gets
+ * Invalid params (-32602) with a readable message rather than the SDK's own wording.
+ */
+function handle<S extends z.ZodType>(
+  server: Server,
+  method: string,
+  schema: S,
+  handler: (params: z.infer<S>, ctx: ServerContext) => Promise<Result>
+) {
+  server.setRequestHandler(method, { params: Params }, async (params, ctx) => {
+    const parsed = schema.safeParse(params)
+    if (!parsed.success) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Invalid params: ${z.prettifyError(parsed.error)}`
+      )
+    }
+    return handler(parsed.data, ctx)
+  })
+}
+
+/** Runs `task` after every task queued before it: the calls of one batch apply in order. */
+function serialize() {
+  let tail: Promise<unknown> = Promise.resolve()
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task)
+    tail = run.catch(() => {})
+    return run
   }
 }
 
@@ -158,43 +171,40 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
     capabilities: { tools: {}, resources: {} },
     instructions: INSTRUCTIONS,
   })
+  const inOrder = serialize()
 
-  handle(server, ListToolsRequestSchema, async () => {
+  handle(server, 'tools/list', Params, async () => {
     const dialect = await dialectOf(deps, scope)
     return { tools: dialect.tools.map((spec) => formatTool(spec, 'mcp') as Tool) }
   })
 
-  handle(server, CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: input } = request.params
-    const key = requireSession(scope)
-    if (scope.readOnly) {
-      throw new RpcError(
-        ErrorCode.InvalidRequest,
-        'This key is read-only (role viewer): it cannot call tools.'
-      )
-    }
-    const call = { id: String(extra.requestId), name, input: input ?? {} }
-    const round = { dialect: scope.requested, tool_calls: [call] }
-    const outcome = await runRound(deps, key, round, (current) => {
-      const dialect = resolveDialect(current, scope.requested)
-      if (!dialect.tools.some((tool) => tool.name === name)) {
-        throw new RpcError(ErrorCode.InvalidParams, `Tool ${name} not found`)
+  handle(server, 'tools/call', CallParams, (params, ctx) =>
+    inOrder(async (): Promise<CallToolResult> => {
+      const { name, arguments: input } = params
+      const key = requireSession(scope)
+      const call = { id: String(ctx.mcpReq.id), name, input: input ?? {} }
+      const round = { dialect: scope.requested, tool_calls: [call] }
+      const outcome = await runRound(deps, key, round, (current) => {
+        const dialect = resolveDialect(current, scope.requested)
+        if (!dialect.tools.some((tool) => tool.name === name)) {
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`)
+        }
+      }).catch(protocolError)
+      const [result] = outcome.results
+      const content: CallToolResult['content'] = [{ type: 'text', text: result.content }]
+      if (outcome.notice) content.push({ type: 'text', text: outcome.notice.text })
+      const structured = result.structured
+      return {
+        content,
+        isError: result.is_error,
+        ...(structured !== null && typeof structured === 'object' && !Array.isArray(structured)
+          ? { structuredContent: structured as Record<string, unknown> }
+          : {}),
       }
-    }).catch(protocolError)
-    const [result] = outcome.results
-    const content: CallToolResult['content'] = [{ type: 'text', text: result.content }]
-    if (outcome.notice) content.push({ type: 'text', text: outcome.notice.text })
-    const structured = result.structured
-    return {
-      content,
-      isError: result.is_error,
-      ...(structured !== null && typeof structured === 'object' && !Array.isArray(structured)
-        ? { structuredContent: structured as Record<string, unknown> }
-        : {}),
-    }
-  })
+    })
+  )
 
-  handle(server, ListResourcesRequestSchema, async () => {
+  handle(server, 'resources/list', Params, async () => {
     if (scope.sessionId === null) return { resources: [] }
     const resource: Resource = {
       uri: todosResourceUri(scope.sessionId),
@@ -206,7 +216,7 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
     return { resources: [resource] }
   })
 
-  handle(server, ListResourceTemplatesRequestSchema, async () => ({
+  handle(server, 'resources/templates/list', Params, async () => ({
     resourceTemplates: [
       {
         uriTemplate: `${RESOURCE_PREFIX}{session_id}${RESOURCE_SUFFIX}`,
@@ -217,11 +227,13 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
     ],
   }))
 
-  handle(server, ReadResourceRequestSchema, async (request) => {
-    const { uri } = request.params
+  handle(server, 'resources/read', ReadParams, async ({ uri }) => {
     const sessionId = RESOURCE_PATTERN.exec(uri)?.[1]
     if (sessionId === undefined || !SESSION_ID_PATTERN.test(sessionId)) {
-      throw new RpcError(ErrorCode.InvalidParams, `Resource ${uri} not found`)
+      // -32602 with data {uri} on the wire; the legacy leg restores the 2025 code (-32002)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource ${uri} not found`, {
+        uri,
+      })
     }
     const session = await deps.store.get({ tenant: scope.tenant, sessionId })
     // An unknown session reads as the empty list it would start as (in this tenant).
@@ -236,16 +248,84 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
 function scopeOf(c: Context<AppEnv>): McpScope | Response {
   const requested = c.req.header(DIALECT_HEADER) ?? c.req.query('dialect')
   if (requested !== undefined && !getDialect(requested)) {
-    return rpcError(c, 400, ErrorCode.InvalidRequest, `Unknown dialect '${requested}'.`)
+    return rpcError(c, 400, ProtocolErrorCode.InvalidRequest, `Unknown dialect '${requested}'.`)
   }
   const named = c.req.header(SESSION_HEADER)
   const sessionId = named ?? c.req.header('mcp-session-id') ?? null
   if (sessionId !== null && !SESSION_ID_PATTERN.test(sessionId)) {
     const header = named === undefined ? 'Mcp-Session-Id' : 'X-Session-Id'
     const message = `${header} must match ${SESSION_ID_PATTERN.source}.`
-    return rpcError(c, 400, ErrorCode.InvalidRequest, message)
+    return rpcError(c, 400, ProtocolErrorCode.InvalidRequest, message)
   }
   return { tenant: c.get('tenant'), readOnly: c.get('role') === 'viewer', sessionId, requested }
+}
+
+/** The JSON-RPC messages of a body: the batch's, the one's, or none when it is not JSON. */
+const messagesOf = (json: unknown): { method?: unknown; id?: unknown }[] =>
+  (Array.isArray(json) ? json : json === undefined ? [] : [json]).map((message) =>
+    message !== null && typeof message === 'object' ? message : {}
+  )
+
+/** The id to echo on an error about a single request; null for a batch or a notification. */
+function singleId(json: unknown): string | number | null {
+  if (Array.isArray(json) || json === null || typeof json !== 'object') return null
+  const { id } = json as { id?: unknown }
+  return typeof id === 'string' || typeof id === 'number' ? id : null
+}
+
+/**
+ * The request to hand to the SDK: the body re-attached (the route has read it), and an Accept
+ * header naming both types the transport insists on. Clients that accept JSON alone are served
+ * anyway, since every reply of this endpoint is JSON.
+ */
+function forwardRequest(c: Context<AppEnv>, text: string): Request {
+  const headers = new Headers(c.req.raw.headers)
+  headers.set('accept', 'application/json, text/event-stream')
+  return new Request(c.req.url, { method: 'POST', headers, body: text })
+}
+
+/**
+ * The SDK's response through the context, so headers set on it before (rate-limit headers,
+ * `Mcp-Session-Id`) are kept.
+ */
+function relay(c: Context<AppEnv>, res: Response): Response {
+  const headers = Object.fromEntries(res.headers)
+  if (!res.body) return c.body(null, res.status as StatusCode, headers)
+  return c.body(res.body, res.status as ContentfulStatusCode, headers)
+}
+
+/** The 2025 revisions' error code for an unknown resource, on one outgoing message. */
+function withLegacyResourceCode(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('error' in message) || message.error.code !== ProtocolErrorCode.InvalidParams) {
+    return message
+  }
+  const data = message.error.data as { uri?: unknown } | undefined
+  if (typeof data?.uri !== 'string' || Object.keys(data).length !== 1) return message
+  return { ...message, error: { ...message.error, code: RESOURCE_NOT_FOUND_2025 } }
+}
+
+/** Serves a 2025-era request: a fresh server and a JSON-replying stateless transport. */
+async function serveLegacy(
+  deps: AppDeps,
+  scope: McpScope,
+  request: Request,
+  parsedBody: unknown,
+  onerror: (error: Error) => void
+): Promise<Response> {
+  const server = createMcpServer(deps, scope)
+  server.onerror = onerror
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  })
+  const send = transport.send.bind(transport)
+  transport.send = (message, options) => send(withLegacyResourceCode(message), options)
+  await server.connect(transport)
+  try {
+    return await transport.handleRequest(request, { parsedBody })
+  } finally {
+    await server.close()
+  }
 }
 
 /**
@@ -255,31 +335,56 @@ function scopeOf(c: Context<AppEnv>): McpScope | Response {
  * @param deps - store, keys, clock
  */
 export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
+  const scopes = new WeakMap<Request, McpScope>()
+  const modern = createMcpHandler(
+    ({ requestInfo }) => {
+      const scope = requestInfo && scopes.get(requestInfo)
+      if (!scope) throw new Error('mcp: a modern request without its scope')
+      return createMcpServer(deps, scope)
+    },
+    { legacy: 'reject', onerror: (err) => deps.logger.debug({ err }, 'mcp request refused') }
+  )
+  deps.shutdownSignal?.addEventListener('abort', () => void modern.close(), { once: true })
+  const { maxToolCalls } = limitsOf(deps)
+
   app.post(MCP_PATH, async (c) => {
     const scope = scopeOf(c)
     if (scope instanceof Response) return scope
-    // The transport parses again (and answers a JSON-RPC parse error) when this fails.
-    const body: unknown = await c.req.json().catch(() => undefined)
-    // Stateless: the issued id only names the todo session of a client that sends no X-Session-Id.
-    if (isInitialize(body)) c.header('Mcp-Session-Id', `mcp-${randomUUID()}`)
-    const server = createMcpServer(deps, scope)
-    server.onerror = (err) => c.get('logger')?.debug({ err }, 'mcp transport error')
-    const transport = new StreamableHTTPTransport({ enableJsonResponse: true })
-    await server.connect(transport)
-    try {
-      return (await transport.handleRequest(c, body)) ?? c.body(null, 202)
-    } catch (error) {
-      if (error instanceof HTTPException && error.res) return error.getResponse()
-      throw error
-    } finally {
-      await server.close()
+    const { text, json } = await mcpBody(c)
+    const messages = messagesOf(json)
+
+    const batch = batchRefusal(json, c.req.header('mcp-protocol-version'), maxToolCalls)
+    if (batch) return refuse(c, batch)
+    if (scope.readOnly && messages.some((message) => message.method === 'tools/call')) {
+      const message = 'This key is read-only (role viewer): it cannot call tools.'
+      return rpcError(c, 403, ProtocolErrorCode.InvalidRequest, message, singleId(json))
     }
+    // A dialect conflict fails the handshake, not the first call: a host then shows the error
+    // instead of a connected server without tools. Not server/discover (2026-07-28): clients
+    // read any error there as "no 2026 support", so the conflict surfaces at tools/list.
+    const opening = messages.find((message) => message.method === 'initialize')
+    if (opening && scope.sessionId !== null) {
+      try {
+        await dialectOf(deps, scope)
+      } catch (error) {
+        if (!(error instanceof ProtocolError)) throw error
+        return rpcError(c, 200, error.code, error.message, singleId(json))
+      }
+    }
+
+    const request = forwardRequest(c, text)
+    const onerror = (err: Error) => c.get('logger')?.debug({ err }, 'mcp transport error')
+    if (await isLegacyRequest(request, json)) {
+      // Stateless: the issued id only names the todo session of a client that sends no X-Session-Id.
+      if (opening) c.header('Mcp-Session-Id', `mcp-${randomUUID()}`)
+      return relay(c, await serveLegacy(deps, scope, request, json, onerror))
+    }
+    scopes.set(request, scope)
+    return relay(c, await modern.fetch(request, { parsedBody: json }))
   })
 
   // No server-initiated stream (GET) and nothing to terminate (DELETE): state lives in the
   // todo session. Every method but POST gets this answer.
   const postOnly = 'Method not allowed: this server answers POST only.'
-  app.all(MCP_PATH, (c) =>
-    rpcError(c, 405, ErrorCode.ConnectionClosed, postOnly, { Allow: 'POST' })
-  )
+  app.all(MCP_PATH, (c) => rpcError(c, 405, -32000, postOnly, null, { Allow: 'POST' }))
 }

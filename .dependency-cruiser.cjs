@@ -1,0 +1,64 @@
+/**
+ * The layering, as rules that fail CI (`npm run lint`): data flows HTTP → ingest/dialects → core
+ * → store, and each layer imports only what is below it.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-is-pure',
+      comment: 'src/core is the pure domain: it imports nothing else of the project.',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { path: '^src/', pathNot: '^src/core/' },
+    },
+    {
+      name: 'dialects-import-only-core',
+      comment:
+        'A dialect never touches HTTP, storage or ingest: it imports only core (and dialects).',
+      severity: 'error',
+      from: { path: '^src/dialects/' },
+      to: { path: '^src/', pathNot: '^src/(core|dialects)/' },
+    },
+    {
+      name: 'store-imports-only-core',
+      comment: 'A store never knows a dialect or HTTP: it imports only core (and store).',
+      severity: 'error',
+      from: { path: '^src/store/' },
+      to: { path: '^src/', pathNot: '^src/(core|store)/' },
+    },
+    {
+      name: 'ingest-imports-only-core-and-dialects',
+      comment: "An agent's event format is parsed without HTTP or storage.",
+      severity: 'error',
+      from: { path: '^src/ingest/' },
+      to: { path: '^src/', pathNot: '^src/(core|dialects|ingest)/' },
+    },
+    {
+      name: 'cli-imports-only-the-client',
+      comment: 'The CLI is a client of the HTTP API like any other: it imports only src/client.',
+      severity: 'error',
+      from: { path: '^src/cli' },
+      to: { path: '^src/', pathNot: '^src/(cli|client)(/|\\.ts$)' },
+    },
+    {
+      name: 'nothing-imports-the-server',
+      comment: 'src/server.ts is the composition root: it starts things, so nothing imports it.',
+      severity: 'error',
+      from: {},
+      to: { path: '^src/server\\.ts$' },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true, dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^(dist|node_modules)/' },
+  },
+}
