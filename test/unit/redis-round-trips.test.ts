@@ -13,7 +13,7 @@ import {
   createRedisStore,
   type RedisSessionStore,
   type RedisStoreOptions,
-} from '../../src/store/redis.js'
+} from '../../src/store/redis/index.js'
 import type { Updater } from '../../src/store/types.js'
 import {
   dropKeys,

@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { openStore } from '../../src/store/index.js'
-import { createRedisStore, isUnavailableError } from '../../src/store/redis.js'
+import { createRedisStore, isUnavailableError } from '../../src/store/redis/index.js'
 import { Redis } from 'ioredis'
 import { makeItem } from '../../src/core/items.js'
 import { newSession, type Session } from '../../src/core/session.js'
