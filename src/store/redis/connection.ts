@@ -145,6 +145,7 @@ export async function connect(options: ConnectOptions): Promise<Connections> {
 
   try {
     await waitForRedis(client, logger, target, options.startupTimeoutMs ?? 0)
+    await requireScriptFlags(client, target)
     await subscriber.subscribe(options.channel)
   } catch (error) {
     client.disconnect()
@@ -163,6 +164,26 @@ export async function connect(options: ConnectOptions): Promise<Connections> {
         )
       await Promise.all([quit(client), quit(subscriber)])
     },
+  }
+}
+
+/**
+ * The scripts' first line flags them (`#!lua`, Redis 7.0), which Redis 6 cannot parse: refuse to
+ * start rather than fail every write. A server that does not tell its version is given the
+ * benefit of the doubt.
+ */
+async function requireScriptFlags(client: Redis | Cluster, target: string): Promise<void> {
+  let info: string
+  try {
+    info = await client.info('server')
+  } catch {
+    return
+  }
+  const version = /^redis_version:(\d+)\.(\d+)/m.exec(info)
+  if (version && Number(version[1]) < 7) {
+    throw new Error(
+      `redis at ${target} is version ${version[1]}.${version[2]}; agent-todos needs Redis 7.0 or later`
+    )
   }
 }
 

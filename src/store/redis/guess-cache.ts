@@ -9,6 +9,8 @@ import type { Session } from '../../core/session.js'
 export interface Base {
   session: Session | null
   token: string | null
+  /** For an absent session: the version its tombstone keeps (0 when none). */
+  floor: number
 }
 
 export interface GuessCache {

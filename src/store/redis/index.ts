@@ -3,10 +3,12 @@
  * The fleet store: any number of stateless instances on one Redis, standalone or Cluster.
  *
  * Every mutation is one Lua script (`lua/`; compare-and-set, write, TTL refresh, history append,
- * change publication and, on standalone Redis, the listing index) registered with ioredis, so it
- * travels as EVALSHA and survives NOSCRIPT. All keys of one session carry the hash tag
- * `{tenant:session}` and share a slot; on Cluster the per-tenant listing index lives in another
- * slot and is updated by a second command.
+ * change publication, the Idempotency-Key's reply and, on standalone Redis, the listing index and
+ * the session cap) registered with ioredis, so it travels as EVALSHA and survives NOSCRIPT. All
+ * keys of one session carry the hash tag `{tenant:session}` and share a slot; on Cluster the
+ * per-tenant listing index lives in another slot and is updated by a second command, and the
+ * session cap holds a seat there before a creation (`seats.ts`). A delete leaves a tombstone
+ * with the last version, so versions never repeat.
  *
  * In the steady state a mutation is one round trip: each instance keeps a bounded cache of the
  * last record it stored or read per session and runs the updater on it as a guess
@@ -14,9 +16,16 @@
  * judged by the store's clock (`exp` field), like the other stores; Redis TTLs only reclaim the
  * memory. See docs/redis.md.
  */
+import { randomBytes } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
 import { changeEvent, createChangeFeed } from '../changes.js'
-import type { ChangeEvent, SessionStore, StoreLogger, StoreOptions } from '../types.js'
+import type {
+  ChangeEvent,
+  SessionStore,
+  SharedCounters,
+  StoreLogger,
+  StoreOptions,
+} from '../types.js'
 import { connect } from './connection.js'
 import { createCounters } from './counters.js'
 import { guarded } from './errors.js'
@@ -25,6 +34,7 @@ import { createIdempotency } from './idempotency.js'
 import { keyLayout } from './keys.js'
 import { createListing } from './listing.js'
 import { createReads } from './reads.js'
+import { createSeats } from './seats.js'
 import { createTurnQueue } from './turn-queue.js'
 import { createUpdate } from './update.js'
 
@@ -33,6 +43,8 @@ export { isUnavailableError } from './errors.js'
 /** The Redis store, with its connection (tests and tools inspect keys through it). */
 export interface RedisSessionStore extends SessionStore {
   readonly client: Redis | Cluster
+  /** The fleet's rate-limit counters. */
+  readonly counters: SharedCounters
 }
 
 export interface RedisStoreOptions extends StoreOptions {
@@ -103,6 +115,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
     now: options.now,
     logger: options.logger ?? consoleLogger,
   })
+  const idempotency = createIdempotency(client, keys, options.now)
   const update = createUpdate({
     client,
     hasCluster,
@@ -111,9 +124,14 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
     queue: createTurnQueue((sessionKey) => cache.forget(sessionKey)),
     reads,
     listing,
+    idempotency,
+    seats: hasCluster
+      ? createSeats({ client, keys, ttlMs: options.ttlMs, now: options.now })
+      : null,
     store: options,
     maxAttempts: options.maxAttempts ?? 100,
   })
+  const probeKey = keys.probe(randomBytes(8).toString('hex'))
 
   return {
     kind: 'redis',
@@ -124,25 +142,31 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
     history: reads.history,
     list: listing.list,
     countSessions: listing.countSessions,
-    ...createIdempotency(client, keys, options.now),
+    claimIdempotency: idempotency.claimIdempotency,
+    releaseIdempotency: idempotency.releaseIdempotency,
 
     async delete(key) {
       const sessionKey = keys.session(key)
+      const scriptKeys = [sessionKey, keys.history(key)]
+      // standalone: the script drops the session from the listing index too
+      if (!hasCluster) scriptKeys.push(keys.index(key.tenant))
       let existed: number
       try {
         existed = await guarded(() =>
           client.atDelete(
-            sessionKey,
-            keys.history(key),
+            scriptKeys.length,
+            ...scriptKeys,
             String(options.now()),
+            String(options.ttlMs),
             keys.channel,
-            JSON.stringify(changeEvent(key, 0, 'delete'))
+            JSON.stringify(changeEvent(key, 0, 'delete')),
+            key.sessionId
           )
         )
       } finally {
         cache.forget(sessionKey)
       }
-      client.zrem(keys.index(key.tenant), key.sessionId).catch(() => undefined)
+      if (hasCluster) client.zrem(keys.index(key.tenant), key.sessionId).catch(() => undefined)
       return existed === 1
     },
 
@@ -150,6 +174,12 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
 
     async ping() {
       await guarded(() => client.ping())
+    },
+
+    async checkWritable() {
+      // SET needs memory: it fails while Redis is out of it, or read-only
+      await guarded(() => client.set(probeKey, '1', 'PX', 10_000))
+      await guarded(() => client.del(probeKey))
     },
 
     close,

@@ -12,14 +12,24 @@ const KEY_PREFIX_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/
 export interface KeyLayout {
   /** The change channel. */
   channel: string
-  /** The session hash: `v`, `exp`, `data`, `t`. */
+  /**
+   * The session hash: `v`, `exp`, `data`, `t`; or, for the TTL after a delete, a tombstone with
+   * `v` and `tomb` (its expiry) only.
+   */
   session(key: SessionKey): string
   /** The history list. */
   history(key: SessionKey): string
   /** The tenant's listing index: member session id, score updated_at. */
   index(tenant: string): string
-  /** An idempotency record. */
+  /** Cluster: the seats of the tenant's creations in flight (quota), by deadline. */
+  seats(tenant: string): string
+  /**
+   * An Idempotency-Key's record. A scope `tenant \0 session \0 key` (the rounds route's) puts it
+   * under the session's hash tag, so the write script can store the reply with the change.
+   */
   idempotency(scope: string): string
+  /** The probe `checkWritable` writes. */
+  probe(instance: string): string
   /** A shared rate-limit counter. */
   counter(key: string): string
 }
@@ -39,12 +49,25 @@ export function keyLayout(prefix: string): KeyLayout {
     session: (key) => `${sessionTag(key)}:s`,
     history: (key) => `${sessionTag(key)}:h`,
     index: (tenant) => `${prefix}:{${tenant}}:sessions`,
-    // the scope is opaque (tenant, session and a client-chosen key): a digest keeps the key tidy
-    idempotency: (scope) => `${prefix}:idem:${createHash('sha256').update(scope).digest('hex')}`,
+    seats: (tenant) => `${prefix}:{${tenant}}:seats`,
+    idempotency(scope) {
+      // a digest of the client-chosen key keeps the key tidy
+      const digest = createHash('sha256').update(scope).digest('hex')
+      const [tenant, sessionId, idempotencyKey] = scope.split('\u0000')
+      if (idempotencyKey === undefined) return `${prefix}:{idem:${digest}}:i`
+      return `${sessionTag({ tenant, sessionId })}:i:${digest}`
+    },
+    probe: (instance) => `${prefix}:probe:${instance}`,
     // keys as in earlier versions, so rate-limit windows survive an upgrade
     counter: (key) => `${prefix}:rl:{${key}}`,
   }
 }
+
+/**
+ * The hash tag part of a key (`{…}`), which decides its Cluster slot.
+ * @param key - a key of the layout
+ */
+export const hashTagOf = (key: string) => /\{[^}]*\}/.exec(key)?.[0] ?? key
 
 /**
  * The session in an `HMGET … exp data` reply, or null when absent or expired by the store's clock.

@@ -12,6 +12,7 @@ import type { ListCursor, ListPage, ListQuery, StoreLogger } from '../types.js'
 import { errorText } from './connection.js'
 import { guarded } from './errors.js'
 import { liveRecord, type KeyLayout } from './keys.js'
+import type { Seat } from './seats.js'
 
 /** Index entries one listing call may examine before it returns a short page with a cursor. */
 const LIST_SCAN_BUDGET = 2000
@@ -21,10 +22,11 @@ export interface Listing {
   countSessions(tenant: string): Promise<number>
   /**
    * Cluster only (the index is in another slot than the session): moves a session in the index
-   * after its write, not awaited. The listing is eventually consistent, and the next command on
-   * this connection (a listing by this instance) still sees it.
+   * after its write, and gives back its creation's seat, not awaited. The listing is eventually
+   * consistent, and the next command on this connection (a listing by this instance) still sees
+   * it.
    */
-  indexAdd(key: SessionKey, updatedAt: number): void
+  indexAdd(key: SessionKey, updatedAt: number, seat?: Seat | null): void
 }
 
 export interface ListingOptions {
@@ -45,9 +47,16 @@ export function createListing({ client, keys, ttlMs, now, logger }: ListingOptio
   }
 
   return {
-    indexAdd(key, updatedAt) {
+    indexAdd(key, updatedAt, seat) {
       client
-        .atIndexAdd(keys.index(key.tenant), String(updatedAt), key.sessionId, String(ttlMs))
+        .atIndexAdd(
+          keys.index(key.tenant),
+          keys.seats(key.tenant),
+          String(updatedAt),
+          key.sessionId,
+          String(ttlMs),
+          seat?.id ?? ''
+        )
         .catch((error: unknown) => {
           logger.warn(
             { err: errorText(error), session_id: key.sessionId },
@@ -57,7 +66,8 @@ export function createListing({ client, keys, ttlMs, now, logger }: ListingOptio
     },
 
     async countSessions(tenant) {
-      return guarded(() => client.zcard(keys.index(tenant)))
+      // every write moves its session to its updated_at, so older members have expired
+      return guarded(() => client.zcount(keys.index(tenant), `(${now() - ttlMs}`, '+inf'))
     },
 
     async list(tenant, query) {

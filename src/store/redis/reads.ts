@@ -10,10 +10,13 @@ import type { Base, GuessCache } from './guess-cache.js'
 import { liveRecord, type KeyLayout } from './keys.js'
 
 export interface Reads {
-  /** The live record and its token, remembered as the session's next guess. */
+  /**
+   * The live record and its token (or, when absent, its tombstone's version), remembered as the
+   * session's next guess. One HMGET.
+   */
   readBase(key: SessionKey): Promise<Base>
   get(key: SessionKey): Promise<Session | null>
-  history(key: SessionKey, limit: number): Promise<HistoryEntry[]>
+  history(key: SessionKey, limit: number, beforeVersion?: number): Promise<HistoryEntry[]>
 }
 
 export interface ReadsOptions {
@@ -24,27 +27,51 @@ export interface ReadsOptions {
 }
 
 /**
+ * The version a tombstone in an `HMGET … v tomb` reply keeps, or 0 when none holds.
+ * @param version - the `v` field
+ * @param tombUntil - the `tomb` field
+ * @param now - the store's clock
+ */
+export const floorOf = (version: string | null, tombUntil: string | null, now: number) =>
+  version !== null && tombUntil !== null && Number(tombUntil) > now ? Number(version) : 0
+
+/**
  * The reads of a store.
  * @param options - connection, key layout, guess cache, clock
  */
 export function createReads({ client, keys, cache, now }: ReadsOptions): Reads {
   const readBase = async (key: SessionKey): Promise<Base> => {
     const sessionKey = keys.session(key)
-    const [exp, data, token] = await guarded(() => client.hmget(sessionKey, 'exp', 'data', 't'))
-    const session = liveRecord([exp, data], now())
-    const base: Base = { session, token: session ? token : null }
+    const [exp, data, token, version, tombUntil] = await guarded(() =>
+      client.hmget(sessionKey, 'exp', 'data', 't', 'v', 'tomb')
+    )
+    const at = now()
+    const session = liveRecord([exp, data], at)
+    const base: Base = session
+      ? { session, token, floor: 0 }
+      : { session: null, token: null, floor: floorOf(version, tombUntil, at) }
     cache.remember(sessionKey, base)
     return base
   }
   return {
     readBase,
     get: async (key) => (await readBase(key)).session,
-    async history(key, limit) {
-      if (limit <= 0) return []
+    async history(key, limit, beforeVersion) {
+      if (limit <= 0 || (beforeVersion !== undefined && beforeVersion <= 1)) return []
       const entries = await guarded(() =>
-        client.atHistory(keys.session(key), keys.history(key), String(now()), String(limit))
+        client.atHistory(
+          keys.session(key),
+          keys.history(key),
+          String(now()),
+          String(limit),
+          String(Math.ceil(beforeVersion ?? 0))
+        )
       )
-      return entries.map((json) => JSON.parse(json) as HistoryEntry)
+      const page = entries.map((json) => JSON.parse(json) as HistoryEntry)
+      // the script finds the page by position; a list with a gap would only make it shorter
+      return beforeVersion === undefined
+        ? page
+        : page.filter((entry) => entry.version < beforeVersion)
     },
   }
 }

@@ -2,7 +2,10 @@
  * @module store/redis/update
  * The update path: one EVALSHA in the steady state. The updater runs on a guess (the guess
  * cache), else on what the turn ahead stored, else on one read; the write script compares the
- * version and the write token, and a refusal carries the winner's record for the retry.
+ * version and the write token (for a new session: the tombstone's version floor), and a refusal
+ * carries the winner's record for the retry. An Idempotency-Key's reply goes into the same
+ * script; so does the session cap on standalone Redis, while on Cluster a creation first takes a
+ * seat (seats.ts).
  */
 import { randomBytes } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
@@ -11,18 +14,24 @@ import { changeEvent } from '../changes.js'
 import {
   assertNextVersion,
   ConflictRetryError,
+  IdempotencyClaimLostError,
+  QuotaExceededError,
+  StoreUnavailableError,
   type StoreOptions,
   type UpdateDecision,
+  type UpdateOptions,
   type Updater,
 } from '../types.js'
 import { guarded } from './errors.js'
 import type { Base, GuessCache } from './guess-cache.js'
-import type { KeyLayout } from './keys.js'
+import type { Idempotency } from './idempotency.js'
+import { hashTagOf, type KeyLayout } from './keys.js'
 import type { Listing } from './listing.js'
 import type { Reads } from './reads.js'
+import { SEAT_MS, type Seat, type Seats } from './seats.js'
 import type { TurnOutcome, TurnQueue } from './turn-queue.js'
 
-export interface UpdateOptions {
+export interface UpdateDeps {
   client: Redis | Cluster
   hasCluster: boolean
   keys: KeyLayout
@@ -30,111 +39,184 @@ export interface UpdateOptions {
   queue: TurnQueue
   reads: Reads
   listing: Listing
+  idempotency: Idempotency
+  /** Cluster only: the session cap's seats. */
+  seats: Seats | null
   store: StoreOptions
   /** Attempts of one update under compare-and-set conflicts. */
   maxAttempts: number
 }
 
+/** What the write script answers besides a refusal with the winner's state (0). */
+const WRITTEN = 1
+const CLAIM_LOST = -1
+const AT_CAP = -2
+const SEAT_LAPSED = -3
+
+/** When a write's outcome is unknown (no reply), the first look at what it did (Cluster). */
+const SETTLE_AFTER_MS = 1000
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * The update of a store.
- * @param options - connection, key layout, cache, queue, reads, listing, store options
+ * @param deps - connection, key layout, cache, queue, reads, listing, idempotency, seats, options
  */
-export function createUpdate(options: UpdateOptions) {
-  const { client, hasCluster, keys, cache, queue, reads, listing, store, maxAttempts } = options
+export function createUpdate(deps: UpdateDeps) {
+  const { client, hasCluster, keys, cache, queue, reads, listing, seats, store } = deps
 
   const instanceId = randomBytes(8).toString('hex')
   let writes = 0
   /** Unique per write across the fleet: the compare-and-set matches it, not only the version. */
   const nextToken = () => `${instanceId}:${(++writes).toString(36)}`
 
+  /**
+   * Cluster: a write without a reply may have committed while its index step did not run. Once
+   * Redis answers, index the session when it is live (giving back its creation's seat); a
+   * creation not seen yet is looked at again after its seat's deadline, when it can no longer
+   * happen.
+   */
+  const settleLater = (key: SessionKey, seat: Seat | null, delayMs = SETTLE_AFTER_MS) => {
+    const timer = setTimeout(() => {
+      reads.readBase(key).then(
+        (base) => {
+          if (base.session) listing.indexAdd(key, base.session.updated_at, seat)
+          else if (seat && delayMs < SEAT_MS) settleLater(key, seat, SEAT_MS)
+        },
+        () => undefined
+      )
+    }, delayMs)
+    timer.unref()
+  }
+
   const writeWithRetries = async <T>(
     key: SessionKey,
     start: Base,
     guessed: boolean,
     fn: Updater<T>,
-    outcome: TurnOutcome
+    outcome: TurnOutcome,
+    options: UpdateOptions<T> | undefined
   ): Promise<T> => {
     const sessionKey = keys.session(key)
     const historyKey = keys.history(key)
+    const claim = options?.idempotency
+    const idempotencyKey = claim && keys.idempotency(claim.scope)
+    if (idempotencyKey && hashTagOf(idempotencyKey) !== hashTagOf(sessionKey)) {
+      throw new Error('the idempotency scope names another session than the update')
+    }
+    const cap = options?.maxSessionsPerTenant ?? 0
+    /** Cluster: the creation's place in the tenant's count, until the index holds it. */
+    let seat: Seat | null = null
     let base = start
-    for (let attempt = 1; ;) {
-      let decision: UpdateDecision<T> | null = null
-      let thrown: { error: unknown } | null = null
-      try {
-        decision = fn(base.session)
-      } catch (error) {
-        thrown = { error }
-      }
-      if (guessed && !decision?.write) {
-        // the compare-and-set verifies a guess only when the updater writes: a decision without
-        // a write, or a refusal thrown, on the cached guess holds only if one read confirms it
-        guessed = false
-        const fresh = await reads.readBase(key)
-        if (fresh.token !== base.token || fresh.session?.version !== base.session?.version) {
-          base = fresh
-          continue
+    try {
+      for (let attempt = 1; ;) {
+        const versionFloor = base.session ? 0 : base.floor
+        let decision: UpdateDecision<T> | null = null
+        let thrown: { error: unknown } | null = null
+        try {
+          decision = fn(base.session, { versionFloor })
+        } catch (error) {
+          thrown = { error }
         }
+        if (guessed && !decision?.write) {
+          // the compare-and-set verifies a guess only when the updater writes: a decision
+          // without a write, or a refusal thrown, on the cached guess holds only if one read
+          // confirms it
+          guessed = false
+          const fresh = await reads.readBase(key)
+          if (fresh.token !== base.token || fresh.session?.version !== base.session?.version) {
+            base = fresh
+            continue
+          }
+        }
+        if (!decision) throw thrown!.error
+        if (!decision.write) {
+          if (claim) await deps.idempotency.storeReply(claim, decision.value)
+          return decision.value
+        }
+        const { session, source } = decision.write
+        assertNextVersion(base.session, session, versionFloor)
+        const create = base.session === null
+        if (create && cap > 0 && seats) seat ??= await seats.reserve(key, cap)
+        const now = store.now()
+        const token = nextToken()
+        const write = JSON.stringify({
+          create,
+          expectedVersion: base.session?.version ?? versionFloor,
+          expectedToken: base.token ?? '',
+          now,
+          version: session.version,
+          token,
+          expiresAt: now + store.ttlMs,
+          ttlMs: store.ttlMs,
+          historyLimit: store.historyLimit,
+          channel: keys.channel,
+          idempotent: claim !== undefined,
+          claimToken: claim?.token,
+          replyExpiresAt: claim && now + claim.ttlMs,
+          replyTtlMs: claim?.ttlMs,
+          indexed: !hasCluster,
+          score: session.updated_at,
+          member: key.sessionId,
+          cap: hasCluster ? 0 : cap,
+          seatDeadline: create ? seat?.deadline : undefined,
+        })
+        const args = [
+          write,
+          JSON.stringify(session),
+          JSON.stringify(historyEntryOf(session, source)),
+          JSON.stringify(changeEvent(key, session.version, source)),
+        ]
+        if (claim) args.push(claim.reply(decision.value))
+        const scriptKeys = [sessionKey, historyKey]
+        if (idempotencyKey) scriptKeys.push(idempotencyKey)
+        if (!hasCluster) scriptKeys.push(keys.index(key.tenant))
+        let reply
+        try {
+          reply = await guarded(() => client.atWrite(scriptKeys.length, ...scriptKeys, ...args))
+        } catch (error) {
+          if (hasCluster && error instanceof StoreUnavailableError) {
+            settleLater(key, create ? seat : null)
+            seat = null
+          }
+          throw error
+        }
+        const [status] = reply
+        if (status === WRITTEN) {
+          const stored: Base = { session, token, floor: 0 }
+          outcome.stored = stored
+          cache.remember(sessionKey, stored)
+          if (hasCluster) listing.indexAdd(key, session.updated_at, create ? seat : null)
+          if (create) seat = null
+          return decision.value
+        }
+        if (status === CLAIM_LOST) throw new IdempotencyClaimLostError()
+        if (status === AT_CAP) throw new QuotaExceededError(cap)
+        if (status === SEAT_LAPSED) {
+          seat = null
+        } else {
+          store.onConflict?.()
+          // the refusal carries the winner's state (and its token), or the floor of an absent
+          // session; it is the next attempt's base
+          base =
+            typeof reply[1] === 'string'
+              ? { session: JSON.parse(reply[1]) as Session, token: reply[2] ?? null, floor: 0 }
+              : { session: null, token: null, floor: Number(reply[3] ?? 0) }
+          guessed = false
+          cache.remember(sessionKey, base)
+        }
+        if (attempt >= deps.maxAttempts) throw new ConflictRetryError()
+        // a little jitter spreads a herd of instances
+        if (attempt > 2) await sleep(Math.random() * Math.min(attempt, 10))
+        attempt++
       }
-      if (!decision) throw thrown!.error
-      if (!decision.write) return decision.value
-      const { session, source } = decision.write
-      assertNextVersion(base.session, session)
-      const now = store.now()
-      const token = nextToken()
-      const write = JSON.stringify({
-        expectedVersion: base.session?.version ?? 0,
-        expectedToken: base.token ?? '',
-        now,
-        version: session.version,
-        token,
-        expiresAt: now + store.ttlMs,
-        ttlMs: store.ttlMs,
-        historyLimit: store.historyLimit,
-        channel: keys.channel,
-        score: session.updated_at,
-        member: key.sessionId,
-      })
-      const record = JSON.stringify(session)
-      const entry = JSON.stringify(historyEntryOf(session, source))
-      const event = JSON.stringify(changeEvent(key, session.version, source))
-      const reply = await guarded(() =>
-        hasCluster
-          ? client.atWrite(sessionKey, historyKey, write, record, entry, event)
-          : client.atWriteIndexed(
-              sessionKey,
-              historyKey,
-              keys.index(key.tenant),
-              write,
-              record,
-              entry,
-              event
-            )
-      )
-      if (reply[0] === 1) {
-        const stored: Base = { session, token }
-        outcome.stored = stored
-        cache.remember(sessionKey, stored)
-        if (hasCluster) listing.indexAdd(key, session.updated_at)
-        return decision.value
-      }
-      store.onConflict?.()
-      // the refusal carries the winner's state (and its token); it is the next attempt's base
-      base =
-        typeof reply[1] === 'string'
-          ? { session: JSON.parse(reply[1]) as Session, token: reply[2] ?? null }
-          : { session: null, token: null }
-      guessed = false
-      cache.remember(sessionKey, base)
-      if (attempt >= maxAttempts) throw new ConflictRetryError()
-      // a little jitter spreads a herd of instances
-      if (attempt > 2) await sleep(Math.random() * Math.min(attempt, 10))
-      attempt++
+    } finally {
+      // a creation that did not happen (refused, thrown, or it turned out to be an update)
+      if (seat) seats?.release(key, seat)
     }
   }
 
-  return <T>(key: SessionKey, fn: Updater<T>): Promise<T> => {
+  return <T>(key: SessionKey, fn: Updater<T>, options?: UpdateOptions<T>): Promise<T> => {
     const sessionKey = keys.session(key)
     return queue.run(sessionKey, async (handed, outcome) => {
       // the cached record (a read or refusal since is newer than what the turn ahead stored),
@@ -143,7 +225,7 @@ export function createUpdate(options: UpdateOptions) {
       const cached = cache.get(sessionKey)
       const start = cached ?? handed ?? (await reads.readBase(key))
       const guessed = cached !== undefined && cached.token !== handed?.token
-      return writeWithRetries(key, start, guessed, fn, outcome)
+      return writeWithRetries(key, start, guessed, fn, outcome, options)
     })
   }
 }

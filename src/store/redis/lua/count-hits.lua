@@ -1,3 +1,4 @@
+#!lua
 --[[
   Counts one hit in a fixed window, which the first hit opens (the fleet's rate limit).
 

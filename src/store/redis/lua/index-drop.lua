@@ -1,5 +1,7 @@
+#!lua flags=allow-oom
 --[[
   Drops a listing index member whose session a listing found gone, unless a write moved it since.
+  It only deletes, so it runs when Redis is out of memory too.
 
   Input:
     KEYS[1] tenant listing index (sorted set)
