@@ -12,6 +12,8 @@ export interface TurnOutcome {
   stored: Base | null
   /** When (performance.now()) a turn of this queue found Redis unreachable. */
   unavailableAt: number | null
+  /** Redis answered but refused the write (out of memory, read-only). */
+  writeOnly?: boolean
 }
 
 export interface TurnQueue {
@@ -46,14 +48,18 @@ export function createTurnQueue(onUnavailable: (sessionKey: string) => void): Tu
         const before = previous && (await previous)
         if (before?.unavailableAt != null && enqueuedAt <= before.unavailableAt) {
           outcome.unavailableAt = before.unavailableAt
+          outcome.writeOnly = before.writeOnly
+          const found = before.writeOnly ? 'refusing writes' : 'unreachable'
           throw new StoreUnavailableError(
-            new Error('an earlier update of this session found Redis unreachable')
+            new Error(`an earlier update of this session found Redis ${found}`),
+            before.writeOnly
           )
         }
         return await turn(before?.stored ?? null, outcome)
       } catch (error) {
         if (error instanceof StoreUnavailableError) {
           outcome.unavailableAt ??= performance.now()
+          outcome.writeOnly ??= error.writeOnly
           onUnavailable(sessionKey)
         }
         throw error
