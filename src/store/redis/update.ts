@@ -175,7 +175,8 @@ export function createUpdate(deps: UpdateDeps) {
         try {
           reply = await guarded(() => client.atWrite(scriptKeys.length, ...scriptKeys, ...args))
         } catch (error) {
-          if (hasCluster && error instanceof StoreUnavailableError) {
+          // no reply: it may have committed (a refusal, write-only, did not)
+          if (hasCluster && error instanceof StoreUnavailableError && !error.writeOnly) {
             settleLater(key, create ? seat : null)
             seat = null
           }
