@@ -95,7 +95,7 @@ if (missing) {
 
       it('Should store exactly the cap among 100 concurrent creations', async () => {
         const cluster = await startRedisCluster()
-        stop = cluster.stop
+        stop = () => cluster.stop()
         await hundredCreations({ clusterNodes: cluster.nodes })
       })
     })

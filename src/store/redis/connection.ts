@@ -28,7 +28,7 @@ export interface Connections {
   client: Redis | Cluster
   hasCluster: boolean
   /** Quits both connections (1 s at most), then drops them. */
-  close(): Promise<void>
+  close: () => Promise<void>
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -75,24 +75,15 @@ export async function connect(options: ConnectOptions): Promise<Connections> {
   }
   const { logger } = options
   const target = safeTarget(options)
-  const nodeOptions: RedisOptions = {
-    // a command while disconnected fails at once (503) instead of waiting in a queue
-    enableOfflineQueue: false,
+  /** What every node connection gets, standalone or in a Cluster. */
+  const redisOptions: RedisOptions = {
     maxRetriesPerRequest: 0,
     commandTimeout: options.commandTimeoutMs ?? 1000,
     connectTimeout: 2000,
-    retryStrategy: reconnectDelay,
-    scripts: SCRIPTS,
   }
   let client: Redis | Cluster
   let subscriber: Redis | Cluster
   if (hasCluster) {
-    const {
-      retryStrategy: _retry,
-      enableOfflineQueue: _queue,
-      scripts: _scripts,
-      ...redisOptions
-    } = nodeOptions
     const clusterOptions: ClusterOptions = {
       enableOfflineQueue: false,
       clusterRetryStrategy: reconnectDelay,
@@ -113,7 +104,13 @@ export async function connect(options: ConnectOptions): Promise<Connections> {
       redisOptions: { ...redisOptions, commandTimeout: undefined },
     })
   } else {
-    client = new Redis(options.url!, nodeOptions)
+    client = new Redis(options.url!, {
+      ...redisOptions,
+      // a command while disconnected fails at once (503) instead of waiting in a queue
+      enableOfflineQueue: false,
+      retryStrategy: reconnectDelay,
+      scripts: SCRIPTS,
+    })
     // the subscriber queues SUBSCRIBE until connected and resubscribes after every reconnect
     subscriber = client.duplicate({ enableOfflineQueue: true, commandTimeout: undefined })
   }

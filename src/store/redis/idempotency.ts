@@ -15,12 +15,14 @@ import {
 import { guarded } from './errors.js'
 import type { KeyLayout } from './keys.js'
 
-export interface Idempotency extends Pick<SessionStore, 'claimIdempotency' | 'releaseIdempotency'> {
+export interface Idempotency {
+  claimIdempotency: SessionStore['claimIdempotency']
+  releaseIdempotency: SessionStore['releaseIdempotency']
   /**
    * Stores the reply of an update that wrote nothing, while the claim holds.
    * @throws IdempotencyClaimLostError when it no longer holds
    */
-  storeReply<T>(claim: IdempotentReply<T>, value: T): Promise<void>
+  storeReply: <T>(claim: IdempotentReply<T>, value: T) => Promise<void>
 }
 
 /**

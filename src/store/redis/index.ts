@@ -170,7 +170,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
       return existed === 1
     },
 
-    subscribe: feed.subscribe,
+    subscribe: (listener) => feed.subscribe(listener),
 
     async ping() {
       await guarded(() => client.ping())

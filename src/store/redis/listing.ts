@@ -8,7 +8,7 @@ import type { Cluster, Redis } from 'ioredis'
 import type { Session, SessionKey } from '../../core/session.js'
 import { isBeforeCursor } from '../cursor.js'
 import { matchesListQuery } from '../filter.js'
-import type { ListCursor, ListPage, ListQuery, StoreLogger } from '../types.js'
+import type { ListCursor, SessionStore, StoreLogger } from '../types.js'
 import { errorText } from './connection.js'
 import { guarded } from './errors.js'
 import { liveRecord, type KeyLayout } from './keys.js'
@@ -18,15 +18,15 @@ import type { Seat } from './seats.js'
 const LIST_SCAN_BUDGET = 2000
 
 export interface Listing {
-  list(tenant: string, query: ListQuery): Promise<ListPage>
-  countSessions(tenant: string): Promise<number>
+  list: SessionStore['list']
+  countSessions: SessionStore['countSessions']
   /**
    * Cluster only (the index is in another slot than the session): moves a session in the index
    * after its write, and gives back its creation's seat, not awaited. The listing is eventually
    * consistent, and the next command on this connection (a listing by this instance) still sees
    * it.
    */
-  indexAdd(key: SessionKey, updatedAt: number, seat?: Seat | null): void
+  indexAdd: (key: SessionKey, updatedAt: number, seat?: Seat | null) => void
 }
 
 export interface ListingOptions {

@@ -4,7 +4,8 @@
  * served.
  */
 import type { Cluster, Redis } from 'ioredis'
-import type { HistoryEntry, Session, SessionKey } from '../../core/session.js'
+import type { HistoryEntry, SessionKey } from '../../core/session.js'
+import type { SessionStore } from '../types.js'
 import { guarded } from './errors.js'
 import type { Base, GuessCache } from './guess-cache.js'
 import { liveRecord, type KeyLayout } from './keys.js'
@@ -14,9 +15,9 @@ export interface Reads {
    * The live record and its token (or, when absent, its tombstone's version), remembered as the
    * session's next guess. One HMGET.
    */
-  readBase(key: SessionKey): Promise<Base>
-  get(key: SessionKey): Promise<Session | null>
-  history(key: SessionKey, limit: number, beforeVersion?: number): Promise<HistoryEntry[]>
+  readBase: (key: SessionKey) => Promise<Base>
+  get: SessionStore['get']
+  history: SessionStore['history']
 }
 
 export interface ReadsOptions {
