@@ -62,18 +62,61 @@ const STATE_SQL: Record<ListQuery['state'], string> = {
   stale: 'ended = 0 AND unfinished > 0 AND updated_at < @staleBefore',
 }
 
+/** A prepared statement bound by one object of named parameters. */
+type Named<Params extends object, Result = unknown> = Database.Statement<[Params], Result>
+
+type TombstoneParams = KeyParams & { version: number; expiresAt: number }
+type HistoryParams = KeyParams & { version: number; at: number; source: string; items: string }
+type ClaimParams = { scope: string; fingerprint: string; token: string; expiresAt: number }
+type CompleteParams = {
+  scope: string
+  token: string
+  reply: string
+  expiresAt: number
+  now: number
+}
+
+export interface Statements {
+  selectSession: Named<KeyParams, SessionRow>
+  /** Whether and until when the session is there, without reading its data. */
+  selectLiveness: Named<KeyParams, { version: number; expires_at: number }>
+  insertSession: Named<SessionParams>
+  updateSession: Named<SessionParams & { expectedVersion: number }>
+  deleteSession: Named<KeyParams>
+  countLive: Named<{ tenant: string; now: number }, number>
+  insertHistory: Named<HistoryParams>
+  pruneHistory: Named<KeyParams & { upTo: number }>
+  deleteHistory: Named<KeyParams>
+  selectHistory: Named<KeyParams & { beforeVersion: number; limit: number }, HistoryRow>
+  selectTombstone: Named<KeyParams, { version: number; expires_at: number }>
+  upsertTombstone: Named<TombstoneParams>
+  deleteTombstone: Named<KeyParams>
+  selectIdempotency: Named<{ scope: string }, IdempotencyRow>
+  claimIdempotency: Named<ClaimParams>
+  /** Stores the reply under a claim that is still this token's and pending; else changes 0. */
+  completeIdempotency: Named<CompleteParams>
+  releaseIdempotency: Named<{ scope: string; token: string }>
+  expiredSessions: Named<{ now: number }, { tenant: string; session_id: string }>
+  sweepIdempotency: Named<{ now: number }>
+  sweepTombstones: Named<{ now: number }>
+  insertProbe: Named<{ at: number }>
+  deleteProbe: Database.Statement<[]>
+  selectOne: Database.Statement<[]>
+  /** One prepared statement per combination of filters, made on first use. */
+  list(query: ListQuery): Named<object, { data: string }>
+}
+
 /**
  * Prepares the store's statements on an open, migrated database.
  * @param db - the database
  */
-export function prepareStatements(db: Database.Database) {
-  const listStatements = new Map<string, Database.Statement<[object], { data: string }>>()
+export function prepareStatements(db: Database.Database): Statements {
+  const listStatements = new Map<string, Named<object, { data: string }>>()
   return {
     selectSession: db.prepare<[KeyParams], SessionRow>(
       `SELECT version, data, expires_at FROM sessions
        WHERE tenant = @tenant AND session_id = @sessionId`
     ),
-    /** Whether and until when the session is there, without reading its data. */
     selectLiveness: db.prepare<[KeyParams], { version: number; expires_at: number }>(
       'SELECT version, expires_at FROM sessions WHERE tenant = @tenant AND session_id = @sessionId'
     ),
@@ -95,9 +138,7 @@ export function prepareStatements(db: Database.Database) {
       )
       .pluck(),
 
-    insertHistory: db.prepare<
-      [KeyParams & { version: number; at: number; source: string; items: string }]
-    >(
+    insertHistory: db.prepare<[HistoryParams]>(
       `INSERT OR REPLACE INTO history (tenant, session_id, version, at, source, items)
        VALUES (@tenant, @sessionId, @version, @at, @source, @items)`
     ),
@@ -114,7 +155,7 @@ export function prepareStatements(db: Database.Database) {
     selectTombstone: db.prepare<[KeyParams], { version: number; expires_at: number }>(
       'SELECT version, expires_at FROM tombstones WHERE tenant = @tenant AND session_id = @sessionId'
     ),
-    upsertTombstone: db.prepare<[KeyParams & { version: number; expiresAt: number }]>(
+    upsertTombstone: db.prepare<[TombstoneParams]>(
       `INSERT INTO tombstones (tenant, session_id, version, expires_at)
        VALUES (@tenant, @sessionId, @version, @expiresAt)
        ON CONFLICT (tenant, session_id) DO UPDATE SET version = excluded.version,
@@ -127,18 +168,13 @@ export function prepareStatements(db: Database.Database) {
     selectIdempotency: db.prepare<[{ scope: string }], IdempotencyRow>(
       'SELECT fingerprint, token, reply, expires_at FROM idempotency WHERE scope = @scope'
     ),
-    claimIdempotency: db.prepare<
-      [{ scope: string; fingerprint: string; token: string; expiresAt: number }]
-    >(
+    claimIdempotency: db.prepare<[ClaimParams]>(
       `INSERT INTO idempotency (scope, fingerprint, token, reply, expires_at)
        VALUES (@scope, @fingerprint, @token, NULL, @expiresAt)
        ON CONFLICT (scope) DO UPDATE SET fingerprint = excluded.fingerprint,
          token = excluded.token, reply = NULL, expires_at = excluded.expires_at`
     ),
-    /** Stores the reply under a claim that is still this token's and pending; else changes 0. */
-    completeIdempotency: db.prepare<
-      [{ scope: string; token: string; reply: string; expiresAt: number; now: number }]
-    >(
+    completeIdempotency: db.prepare<[CompleteParams]>(
       `UPDATE idempotency SET reply = @reply, expires_at = @expiresAt
        WHERE scope = @scope AND token = @token AND reply IS NULL AND expires_at > @now`
     ),
@@ -159,10 +195,9 @@ export function prepareStatements(db: Database.Database) {
     insertProbe: db.prepare<[{ at: number }]>(
       'INSERT OR REPLACE INTO write_probe (id, at) VALUES (1, @at)'
     ),
-    deleteProbe: db.prepare('DELETE FROM write_probe WHERE id = 1'),
-    selectOne: db.prepare('SELECT 1'),
+    deleteProbe: db.prepare<[]>('DELETE FROM write_probe WHERE id = 1'),
+    selectOne: db.prepare<[]>('SELECT 1'),
 
-    /** One prepared statement per combination of filters, made on first use. */
     list(query: ListQuery) {
       const withCursor = query.cursor !== undefined
       const withDialect = query.dialect !== undefined
@@ -186,5 +221,3 @@ export function prepareStatements(db: Database.Database) {
     },
   }
 }
-
-export type Statements = ReturnType<typeof prepareStatements>
