@@ -20,6 +20,7 @@ import {
   type IdempotencyClaim,
   type ListPage,
   type SessionStore,
+  type StoreLogger,
   type StoreOptions,
   type UpdateOptions,
   type Updater,
@@ -27,7 +28,12 @@ import {
 import { asStoreError } from './sqlite/faults.js'
 import { createGroupCommit } from './sqlite/group-commit.js'
 import { migrate } from './sqlite/migrations.js'
-import { prepareStatements, type KeyParams, type SessionRow } from './sqlite/statements.js'
+import {
+  prepareStatements,
+  type SessionParams,
+  type SessionRow,
+  type Statements,
+} from './sqlite/statements.js'
 
 export interface SqliteOptions extends StoreOptions {
   path: string
@@ -35,10 +41,15 @@ export interface SqliteOptions extends StoreOptions {
   synchronous: 'normal' | 'full'
   /** Most mutations in one transaction; the rest wait for the next turn. Default 512. */
   maxBatch?: number
+  /** Where the store says which migration steps it ran. */
+  logger?: StoreLogger
 }
 
-/** Opens the file and brings its schema up to date; a file that cannot be used says why. */
-function openDatabase(options: SqliteOptions): Database.Database {
+/**
+ * Opens the file, brings its schema up to date and prepares the statements; a file that cannot
+ * be used says which and why.
+ */
+function openDatabase(options: SqliteOptions): { db: Database.Database; sql: Statements } {
   let db: Database.Database | undefined
   try {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
@@ -46,8 +57,14 @@ function openDatabase(options: SqliteOptions): Database.Database {
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
     db.pragma('journal_size_limit = 67108864')
-    migrate(db)
-    return db
+    const ran = migrate(db)
+    if (ran.length > 0) {
+      options.logger?.info(
+        { path: options.path, steps: ran.map((m) => `${m.version}: ${m.name}`) },
+        'SQLite schema migrated'
+      )
+    }
+    return { db, sql: prepareStatements(db) }
   } catch (error) {
     if (db?.open) db.close()
     const code = (error as { code?: string }).code
@@ -73,36 +90,33 @@ function reading<T>(read: () => T): T {
  * @throws Error naming the path when the file cannot be opened or migrated
  */
 export function createSqliteStore(options: SqliteOptions): SessionStore {
-  const db = openDatabase(options)
-  const sql = prepareStatements(db)
+  const { db, sql } = openDatabase(options)
   const feed = createChangeFeed()
   const commits = createGroupCommit(db, { maxBatch: options.maxBatch ?? 512, emit: feed.emit })
 
-  const paramsOf = (key: SessionKey): KeyParams => ({
-    tenant: key.tenant,
-    sessionId: key.sessionId,
-  })
-
-  const removeSession = (params: KeyParams) => {
-    sql.deleteHistory.run(params)
-    return sql.deleteSession.run(params).changes > 0
+  // statements take the session key itself as their @tenant and @sessionId
+  const removeSession = (key: SessionKey) => {
+    sql.deleteHistory.run(key)
+    return sql.deleteSession.run(key).changes > 0
   }
 
   /** The version a new session must follow: its unexpired tombstone's, else 0. */
-  const floorOf = (params: KeyParams): number => {
-    const tombstone = sql.selectTombstone.get(params)
+  const floorOf = (key: SessionKey): number => {
+    const tombstone = sql.selectTombstone.get(key)
     return tombstone && tombstone.expires_at > options.now() ? tombstone.version : 0
   }
 
   const write = (
-    params: KeyParams,
+    key: SessionKey,
     existing: SessionRow | undefined,
     session: Session,
     source: string
   ) => {
     const summary = summarize(session)
-    const row = {
-      ...params,
+    // parameter objects as literals of one shape: spreading them cost more than the binding
+    const row: SessionParams = {
+      tenant: key.tenant,
+      sessionId: key.sessionId,
       version: session.version,
       data: JSON.stringify(session),
       total: summary.total,
@@ -110,23 +124,29 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       ended: summary.ended ? 1 : 0,
       updatedAt: session.updated_at,
       expiresAt: options.now() + options.ttlMs,
+      expectedVersion: existing ? existing.version : 0,
     }
     if (existing) {
-      const { changes } = sql.updateSession.run({ ...row, expectedVersion: existing.version })
+      const { changes } = sql.updateSession.run(row)
       // BEGIN IMMEDIATE holds the write lock since the read, so this is a guard, not a race
       if (changes === 0) throw new ConflictRetryError()
     } else {
       sql.insertSession.run(row)
     }
     sql.insertHistory.run({
-      ...params,
+      tenant: key.tenant,
+      sessionId: key.sessionId,
       version: session.version,
       at: session.updated_at,
       source,
       items: JSON.stringify(session.items),
     })
     if (session.version > options.historyLimit) {
-      sql.pruneHistory.run({ ...params, upTo: session.version - options.historyLimit })
+      sql.pruneHistory.run({
+        tenant: key.tenant,
+        sessionId: key.sessionId,
+        upTo: session.version - options.historyLimit,
+      })
     }
   }
 
@@ -153,20 +173,19 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   return {
     kind: 'sqlite',
     async get(key) {
-      const row = reading(() => sql.selectSession.get(paramsOf(key)))
+      const row = reading(() => sql.selectSession.get(key))
       return row && row.expires_at > options.now() ? (JSON.parse(row.data) as Session) : null
     },
     update<T>(key: SessionKey, fn: Updater<T>, updateOptions?: UpdateOptions<T>): Promise<T> {
       return commits.enqueue<T>(() => {
-        const params = paramsOf(key)
         const now = options.now()
-        let row = sql.selectSession.get(params)
+        let row = sql.selectSession.get(key)
         if (row && row.expires_at <= now) {
-          removeSession(params)
+          removeSession(key)
           row = undefined
         }
         const current = row ? (JSON.parse(row.data) as Session) : null
-        const versionFloor = row ? 0 : floorOf(params)
+        const versionFloor = row ? 0 : floorOf(key)
         const decision = fn(current, { versionFloor })
         const claim = updateOptions?.idempotency
         if (claim) {
@@ -188,20 +207,24 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
         if (!row && cap && sql.countLive.get({ tenant: key.tenant, now })! >= cap) {
           throw new QuotaExceededError(cap)
         }
-        write(params, row, session, source)
-        if (versionFloor > 0) sql.deleteTombstone.run(params)
+        write(key, row, session, source)
+        if (versionFloor > 0) sql.deleteTombstone.run(key)
         return { value: decision.value, event: changeEvent(key, session.version, source) }
       })
     },
     delete(key) {
       return commits.enqueue<boolean>(() => {
-        const params = paramsOf(key)
         const now = options.now()
-        const row = sql.selectLiveness.get(params)
+        const row = sql.selectLiveness.get(key)
         const live = row !== undefined && row.expires_at > now
-        removeSession(params)
+        removeSession(key)
         if (!live) return { value: false }
-        sql.upsertTombstone.run({ ...params, version: row.version, expiresAt: now + options.ttlMs })
+        sql.upsertTombstone.run({
+          tenant: key.tenant,
+          sessionId: key.sessionId,
+          version: row.version,
+          expiresAt: now + options.ttlMs,
+        })
         return { value: true, event: changeEvent(key, 0, 'delete') }
       })
     },
@@ -228,12 +251,12 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       return { sessions, next }
     },
     async history(key, limit, beforeVersion) {
-      const params = paramsOf(key)
       const rows = reading(() => {
-        const row = sql.selectLiveness.get(params)
+        const row = sql.selectLiveness.get(key)
         if (!row || row.expires_at <= options.now()) return []
         return sql.selectHistory.all({
-          ...params,
+          tenant: key.tenant,
+          sessionId: key.sessionId,
           beforeVersion: beforeVersion ?? Number.MAX_SAFE_INTEGER,
           limit,
         })

@@ -6,12 +6,11 @@
  * hook, and the WAL is never checkpointed (`test/unit/sqlite-wal.test.ts`).
  */
 import type Database from 'better-sqlite3'
+import type { SessionKey } from '../../core/session.js'
 import type { ListQuery } from '../types.js'
 
-export interface KeyParams {
-  tenant: string
-  sessionId: string
-}
+/** `@tenant` and `@sessionId`: a SessionKey binds as it is. */
+export type KeyParams = SessionKey
 
 export interface SessionRow {
   version: number
@@ -20,6 +19,8 @@ export interface SessionRow {
 }
 
 export interface SessionParams extends KeyParams {
+  /** The version the row must still have (UPDATE only). */
+  expectedVersion: number
   version: number
   data: string
   total: number
@@ -81,7 +82,7 @@ export interface Statements {
   /** Whether and until when the session is there, without reading its data. */
   selectLiveness: Named<KeyParams, { version: number; expires_at: number }>
   insertSession: Named<SessionParams>
-  updateSession: Named<SessionParams & { expectedVersion: number }>
+  updateSession: Named<SessionParams>
   deleteSession: Named<KeyParams>
   countLive: Named<{ tenant: string; now: number }, number>
   insertHistory: Named<HistoryParams>
@@ -124,7 +125,7 @@ export function prepareStatements(db: Database.Database): Statements {
       `INSERT INTO sessions (tenant, session_id, version, data, total, unfinished, ended, updated_at, expires_at)
        VALUES (@tenant, @sessionId, @version, @data, @total, @unfinished, @ended, @updatedAt, @expiresAt)`
     ),
-    updateSession: db.prepare<[SessionParams & { expectedVersion: number }]>(
+    updateSession: db.prepare<[SessionParams]>(
       `UPDATE sessions SET version = @version, data = @data, total = @total, unfinished = @unfinished,
          ended = @ended, updated_at = @updatedAt, expires_at = @expiresAt
        WHERE tenant = @tenant AND session_id = @sessionId AND version = @expectedVersion`
