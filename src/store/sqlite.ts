@@ -75,6 +75,9 @@ function openDatabase(options: SqliteOptions): { db: Database.Database; sql: Sta
   }
 }
 
+/** How much the write probe writes (`checkWritable`). */
+const PROBE_BYTES = 256 * 1024
+
 /** Runs a read; a storage fault becomes StoreUnavailableError. */
 function reading<T>(read: () => T): T {
   try {
@@ -292,9 +295,12 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       reading(() => sql.selectOne.get())
     },
     checkWritable() {
-      // a row in, a row out: the pages it touched still go through COMMIT and the WAL
+      // a row in, a row out: its pages still go through COMMIT and the -wal file. The row is as
+      // large as a large write, because a full disk can still take a small one: a failed
+      // transaction leaves its frames' room at the end of the -wal file, and the next one
+      // reuses it
       return commits.enqueue<void>(() => {
-        sql.insertProbe.run({ at: options.now() })
+        sql.insertProbe.run({ at: options.now(), bytes: PROBE_BYTES })
         sql.deleteProbe.run()
         return { value: undefined }
       })

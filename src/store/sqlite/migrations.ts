@@ -108,7 +108,7 @@ export const MIGRATIONS: readonly Migration[] = [
           PRIMARY KEY (tenant, session_id)) STRICT, WITHOUT ROWID;
         CREATE INDEX tombstones_by_expiry ON tombstones (expires_at);
         ALTER TABLE idempotency ADD COLUMN token TEXT;
-        CREATE TABLE write_probe (id INTEGER PRIMARY KEY, at INTEGER NOT NULL) STRICT;`)
+        CREATE TABLE write_probe (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, pad BLOB NOT NULL) STRICT;`)
     },
   },
 ]

@@ -100,7 +100,7 @@ export interface Statements {
   expiredSessions: Named<{ now: number }, { tenant: string; session_id: string }>
   sweepIdempotency: Named<{ now: number }>
   sweepTombstones: Named<{ now: number }>
-  insertProbe: Named<{ at: number }>
+  insertProbe: Named<{ at: number; bytes: number }>
   deleteProbe: Database.Statement<[]>
   selectOne: Database.Statement<[]>
   /** One prepared statement per combination of filters, made on first use. */
@@ -193,8 +193,8 @@ export function prepareStatements(db: Database.Database): Statements {
       'DELETE FROM tombstones WHERE expires_at <= @now'
     ),
 
-    insertProbe: db.prepare<[{ at: number }]>(
-      'INSERT OR REPLACE INTO write_probe (id, at) VALUES (1, @at)'
+    insertProbe: db.prepare<[{ at: number; bytes: number }]>(
+      'INSERT OR REPLACE INTO write_probe (id, at, pad) VALUES (1, @at, zeroblob(@bytes))'
     ),
     deleteProbe: db.prepare<[]>('DELETE FROM write_probe WHERE id = 1'),
     selectOne: db.prepare<[]>('SELECT 1'),
