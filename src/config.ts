@@ -49,7 +49,8 @@ const EnvSchema = z
         }
       }),
     AUTH_KEYS_FILE: z.string().optional(),
-    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(0),
+    READ_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(0),
     MAX_ITEMS: int(1, LIMIT_CEILINGS.maxItems, DEFAULT_LIMITS.maxItems),
     MAX_CONTENT_LENGTH: int(1, LIMIT_CEILINGS.maxContentLength, DEFAULT_LIMITS.maxContentLength),
     // an item without metadata is 2 levels deep (the item, its `blocks` array)

@@ -67,6 +67,7 @@ async function main() {
     sseHeartbeatMs: 15_000,
     limits: serviceLimits(config),
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    readRateLimitPerMinute: config.READ_RATE_LIMIT_PER_MINUTE,
     corsOrigins: config.CORS_ORIGINS,
     shutdownSignal: shutdownController.signal,
     metrics,

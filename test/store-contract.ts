@@ -5,7 +5,12 @@ import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeItem } from '../src/core/items.js'
 import { newSession, type Session, type SessionKey } from '../src/core/session.js'
-import type { SessionStore, StoreOptions } from '../src/store/types.js'
+import {
+  IdempotencyClaimLostError,
+  QuotaExceededError,
+  type SessionStore,
+  type StoreOptions,
+} from '../src/store/types.js'
 import { newObserved } from '../src/ingest/apply.js'
 
 export interface ContractClock {
@@ -25,8 +30,8 @@ function bump(
   now: number,
   change: (s: Session) => Partial<Session> = () => ({})
 ) {
-  return store.update(key, (current) => {
-    const base = current ?? newSession(key, 's03', {}, now)
+  return store.update(key, (current, { versionFloor }) => {
+    const base = current ?? newSession(key, 's03', {}, now, versionFloor)
     const next: Session = { ...base, ...change(base), version: base.version + 1, updated_at: now }
     return { value: next, write: { session: next, source: 'round' as const } }
   })
@@ -117,8 +122,95 @@ export function storeContract(name: string, factory: StoreFactory) {
       assert.equal(await store.get(key), null)
       assert.deepEqual(await store.history(key, 10), [])
       assert.equal(await store.delete(key), false)
+    })
+
+    it('Should go on from the last version when a deleted session is re-created', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 'again' }
+      await bump(store, key, clock.now)
+      await bump(store, key, clock.now)
+      assert.equal(await store.delete(key), true)
       const again = await bump(store, key, clock.now)
-      assert.equal(again.version, 1, 'a re-created session starts at version 1')
+      assert.equal(again.version, 3, 'a version never names two states of one session id')
+      assert.deepEqual(
+        (await store.history(key, 10)).map((e) => e.version),
+        [3]
+      )
+      assert.equal(await store.delete(key), true)
+      assert.equal((await bump(store, key, clock.now)).version, 4)
+      assert.equal(await store.countSessions(key.tenant), 1, 'tombstones are not sessions')
+      assert.equal(await store.delete(key), true)
+      assert.equal(await store.countSessions(key.tenant), 0)
+      assert.equal(
+        (await store.list(key.tenant, { state: 'all', staleBefore: 0, limit: 10 })).sessions.length,
+        0
+      )
+    })
+
+    it('Should refuse a re-created session that starts below its tombstone', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 'floor' }
+      await bump(store, key, clock.now)
+      await store.delete(key)
+      await assert.rejects(
+        store.update(key, () => {
+          const next = { ...newSession(key, 's03', {}, clock.now), version: 1 }
+          return { value: null, write: { session: next, source: 'round' as const } }
+        })
+      )
+      assert.equal(await store.get(key), null)
+    })
+
+    it('Should create no session beyond maxSessionsPerTenant, even concurrently', async () => {
+      const tenant = uniqueTenant()
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) =>
+          store.update(
+            { tenant, sessionId: `q${i}` },
+            (current, { versionFloor }) => {
+              const base =
+                current ?? newSession({ tenant, sessionId: `q${i}` }, 's03', {}, 0, versionFloor)
+              const next = { ...base, version: base.version + 1, updated_at: clock.now }
+              return { value: next, write: { session: next, source: 'round' as const } }
+            },
+            { maxSessionsPerTenant: 5 }
+          )
+        )
+      )
+      const refused = results.filter((r) => r.status === 'rejected')
+      assert.equal(results.length - refused.length, 5)
+      for (const r of refused) assert.ok(r.reason instanceof QuotaExceededError, String(r.reason))
+      assert.equal(await store.countSessions(tenant), 5)
+      // an existing session still updates at the cap; a deleted one frees a place
+      const first = results.findIndex((r) => r.status === 'fulfilled')
+      const existing = { tenant, sessionId: `q${first}` }
+      const write = () =>
+        store.update(
+          existing,
+          (current, { versionFloor }) => {
+            const base = current ?? newSession(existing, 's03', {}, 0, versionFloor)
+            const next = { ...base, version: base.version + 1, updated_at: clock.now }
+            return { value: next, write: { session: next, source: 'round' as const } }
+          },
+          { maxSessionsPerTenant: 5 }
+        )
+      assert.equal((await write()).version, 2)
+      await store.delete(existing)
+      assert.equal(await store.countSessions(tenant), 4)
+      assert.equal((await write()).version, 3)
+      assert.equal(await store.countSessions(tenant), 5)
+    })
+
+    it('Should page history by version', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 'pages' }
+      for (let i = 0; i < 5; i++) await bump(store, key, clock.now + i)
+      assert.deepEqual(
+        (await store.history(key, 2, 4)).map((e) => e.version),
+        [2, 3]
+      )
+      assert.deepEqual(
+        (await store.history(key, 10, 2)).map((e) => e.version),
+        [1]
+      )
+      assert.deepEqual(await store.history(key, 10, 1), [])
     })
 
     it('Should keep tenants apart', async () => {
@@ -268,27 +360,94 @@ export function storeContract(name: string, factory: StoreFactory) {
       }
     })
 
-    it('Should claim, complete, replay and release idempotency keys', async () => {
+    it('Should claim, replay and release idempotency keys', async () => {
       const scope = `${uniqueTenant()}\u0000s\u0000key-1`
-      assert.deepEqual(await store.claimIdempotency(scope, 'fp', 60_000), { claimed: true })
+      const claim = await store.claimIdempotency(scope, 'fp', 60_000)
+      assert.ok(claim.claimed && typeof claim.token === 'string' && claim.token.length > 0)
       assert.deepEqual(await store.claimIdempotency(scope, 'fp', 60_000), {
         claimed: false,
         record: { fingerprint: 'fp', reply: null },
       })
-      await store.completeIdempotency(scope, 'fp', '{"ok":true}', 60_000)
-      assert.deepEqual(await store.claimIdempotency(scope, 'other', 60_000), {
-        claimed: false,
-        record: { fingerprint: 'fp', reply: '{"ok":true}' },
-      })
-      await store.releaseIdempotency(scope)
-      assert.deepEqual(await store.claimIdempotency(scope, 'fp2', 60_000), { claimed: true })
+      await store.releaseIdempotency(scope, 'not-the-token')
+      assert.equal((await store.claimIdempotency(scope, 'fp', 60_000)).claimed, false)
+      await store.releaseIdempotency(scope, claim.token)
+      const again = await store.claimIdempotency(scope, 'fp2', 60_000)
+      assert.equal(again.claimed, true)
       const saved = clock.now
       clock.now += 60_001
       try {
-        assert.deepEqual(await store.claimIdempotency(scope, 'fp3', 60_000), { claimed: true })
+        assert.equal((await store.claimIdempotency(scope, 'fp3', 60_000)).claimed, true)
       } finally {
         clock.now = saved
       }
+    })
+
+    it('Should store an idempotent reply in the same step as the change', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 'idem' }
+      const scope = `${key.tenant}\u0000idem\u0000k`
+      const claim = await store.claimIdempotency(scope, 'fp', 30_000)
+      assert.ok(claim.claimed)
+      const written = await store.update(
+        key,
+        (current, { versionFloor }) => {
+          const base = current ?? newSession(key, 's03', {}, clock.now, versionFloor)
+          const next = { ...base, version: base.version + 1, updated_at: clock.now }
+          return { value: next, write: { session: next, source: 'round' as const } }
+        },
+        {
+          idempotency: {
+            scope,
+            token: claim.token,
+            ttlMs: 86_400_000,
+            reply: (value) => JSON.stringify({ version: value.version }),
+          },
+        }
+      )
+      assert.equal(written.version, 1)
+      assert.deepEqual(await store.claimIdempotency(scope, 'fp', 30_000), {
+        claimed: false,
+        record: { fingerprint: 'fp', reply: '{"version":1}' },
+      })
+      // kept for the reply's TTL, not the claim's
+      const saved = clock.now
+      clock.now += 60_000
+      try {
+        assert.deepEqual(await store.claimIdempotency(scope, 'fp', 30_000), {
+          claimed: false,
+          record: { fingerprint: 'fp', reply: '{"version":1}' },
+        })
+      } finally {
+        clock.now = saved
+      }
+      // a release after the commit changes nothing
+      await store.releaseIdempotency(scope, claim.token)
+      assert.equal((await store.claimIdempotency(scope, 'fp', 30_000)).claimed, false)
+    })
+
+    it('Should write nothing when the idempotency claim no longer holds', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 'lost' }
+      const scope = `${key.tenant}\u0000lost\u0000k`
+      const claim = await store.claimIdempotency(scope, 'fp', 30_000)
+      assert.ok(claim.claimed)
+      await store.releaseIdempotency(scope, claim.token)
+      await assert.rejects(
+        store.update(
+          key,
+          (current, { versionFloor }) => {
+            const base = current ?? newSession(key, 's03', {}, clock.now, versionFloor)
+            const next = { ...base, version: base.version + 1, updated_at: clock.now }
+            return { value: next, write: { session: next, source: 'round' as const } }
+          },
+          { idempotency: { scope, token: claim.token, ttlMs: 60_000, reply: () => '{}' } }
+        ),
+        IdempotencyClaimLostError
+      )
+      assert.equal(await store.get(key), null)
+      assert.equal((await store.claimIdempotency(scope, 'fp', 30_000)).claimed, true)
+    })
+
+    it('Should prove it can write', async () => {
+      await store.checkWritable()
     })
 
     it('Should tell subscribers about every write and deletion', async () => {

@@ -151,18 +151,21 @@ export interface SessionKey {
  * @param dialect - the dialect fixed by the first write
  * @param settings - reminder overrides
  * @param now - epoch ms
+ * @param versionFloor - the version a deleted predecessor of the same id reached (its first
+ *   write is one more), so a version never names two states
  */
 export function newSession(
   key: SessionKey,
   dialect: string,
   settings: ReminderSettings,
-  now: number
+  now: number,
+  versionFloor = 0
 ): Session {
   return {
     tenant: key.tenant,
     session_id: key.sessionId,
     dialect,
-    version: 0,
+    version: versionFloor,
     items: [],
     round: 0,
     rounds_since_todo: 0,

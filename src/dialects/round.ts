@@ -133,16 +133,18 @@ function callArguments(
  * @param now - epoch ms
  * @param limits - the service's caps; a call whose result would break them fails as a whole and
  *   leaves the state as it was before the call
+ * @param versionFloor - for a new session, the version a deleted predecessor reached
  */
 export function applyRound(
   current: Session | null,
   key: SessionKey,
   request: RoundRequest,
   now: number,
-  limits: ListLimits = DEFAULT_LIST_LIMITS
+  limits: ListLimits = DEFAULT_LIST_LIMITS,
+  versionFloor = 0
 ): RoundOutcome {
   const dialect = resolveDialect(current, request.dialect)
-  const base = current ?? newSession(key, dialect.name, request.settings ?? {}, now)
+  const base = current ?? newSession(key, dialect.name, request.settings ?? {}, now, versionFloor)
   const toolNames = toolNamesOf(dialect)
   let ownCalls = 0
   let resets = false

@@ -10,7 +10,12 @@ import { HTTPException } from 'hono/http-exception'
 import { methodNotAllowed } from 'hono/method-not-allowed'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { DialectConflictError } from '../dialects/round.js'
-import { ConflictRetryError, StoreUnavailableError } from '../store/types.js'
+import {
+  ConflictRetryError,
+  IdempotencyClaimLostError,
+  QuotaExceededError,
+  StoreUnavailableError,
+} from '../store/types.js'
 import { authenticate } from './auth.js'
 import { bodyLimit } from './body-limit.js'
 import { limitsOf, type AppDeps } from './deps.js'
@@ -19,6 +24,7 @@ import { tenantRateLimit } from './rate-limit.js'
 import type { AppEnv } from './env.js'
 import { requestLogger } from './logging.js'
 import { responseHeaders } from './response-headers.js'
+import { watchWrites } from './store-health.js'
 import { createMetrics, instrumentStore } from './metrics.js'
 import { mcpOriginGuard, perMessageRateLimit } from './mcp-guards.js'
 import { invalidInput, problem, ProblemError } from './problem.js'
@@ -59,14 +65,26 @@ function onError(error: Error, c: Context<AppEnv>): Response {
     return problem(c, 409, 'dialect-conflict', error.message)
   }
   if (error instanceof StoreUnavailableError) {
+    const detail = error.writeOnly
+      ? 'The session store cannot write right now (full, read-only or out of memory); nothing was changed. Retry shortly.'
+      : 'The session store is unreachable; retry shortly.'
+    return problem(c, 503, 'store-unavailable', detail, { headers: { 'Retry-After': '1' } })
+  }
+  if (error instanceof QuotaExceededError) {
+    return problem(
+      c,
+      403,
+      'session-quota-exceeded',
+      `Limit exceeded: a tenant may hold at most ${error.cap} live sessions (MAX_SESSIONS_PER_TENANT); delete or end old ones.`
+    )
+  }
+  if (error instanceof IdempotencyClaimLostError) {
     return problem(
       c,
       503,
-      'store-unavailable',
-      'The session store is unreachable; retry shortly.',
-      {
-        headers: { 'Retry-After': '1' },
-      }
+      'idempotency-claim-lost',
+      'The request outlived its Idempotency-Key claim before it could commit; nothing was changed. Retry with the same key.',
+      { headers: { 'Retry-After': '1' } }
     )
   }
   if (error instanceof ConflictRetryError) {
@@ -108,10 +126,12 @@ function onError(error: Error, c: Context<AppEnv>): Response {
  */
 export function createApp(appDeps: AppDeps) {
   const metrics = appDeps.metrics ?? createMetrics()
+  const writes = watchWrites(instrumentStore(appDeps.store, metrics))
   const deps: AppDeps = {
     ...appDeps,
-    store: instrumentStore(appDeps.store, metrics),
+    store: writes.store,
     metrics,
+    writeHealth: writes.health,
   }
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
@@ -179,9 +199,13 @@ export function createApp(appDeps: AppDeps) {
   // the same keys and tenants for the REST API and MCP
   app.use('/v1/*', authenticate(deps.keys))
   app.use('/mcp', authenticate(deps.keys, { viewerWrites: 'let-route-decide' }))
-  if (deps.rateLimitPerMinute) {
-    // one limiter for both APIs: a tenant has one budget
-    const limiter = tenantRateLimit(deps.rateLimitPerMinute, appDeps.store.counters)
+  // one limiter per budget for both APIs: a tenant has one write budget and one read budget
+  for (const [budget, perMinute] of [
+    ['write', deps.rateLimitPerMinute],
+    ['read', deps.readRateLimitPerMinute],
+  ] as const) {
+    if (!perMinute) continue
+    const limiter = tenantRateLimit(budget, perMinute, appDeps.store.counters)
     app.use('/v1/*', limiter)
     // a JSON-RPC batch spends one request per message
     app.use('/mcp', perMessageRateLimit(limiter, limitsOf(deps).maxToolCalls))

@@ -10,6 +10,7 @@ import { bearerAuth } from 'hono/bearer-auth'
 import type { AppEnv } from './env.js'
 import { ProblemError } from './problem.js'
 import { TENANT_PATTERN } from '../core/ids.js'
+import { budgetOf } from './rate-limit.js'
 
 export type Role = 'agent' | 'viewer'
 
@@ -138,7 +139,7 @@ export function authenticate(
   })
   return async function authenticate(c, next) {
     return bearer(c as unknown as Context, async () => {
-      const write = c.req.method !== 'GET' && c.req.method !== 'HEAD'
+      const write = budgetOf(c.req.method) === 'write'
       if (c.get('role') === 'viewer' && write && options.viewerWrites !== 'let-route-decide') {
         throw new ProblemError(403, 'forbidden', 'This key is read-only (role viewer).')
       }

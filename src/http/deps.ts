@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import type { SessionStore } from '../store/types.js'
 import type { KeyTable } from './auth.js'
 import type { Metrics } from './metrics.js'
+import type { WriteHealth } from './store-health.js'
 import { DEFAULT_LIST_LIMITS, type ListLimits } from '../core/limits.js'
 
 export interface AppDeps {
@@ -30,12 +31,17 @@ export interface AppDeps {
   /** Caps on lists, rounds and sessions; defaults when absent. */
   limits?: Partial<ServiceLimits>
   /**
-   * Requests per minute per tenant; 0 turns rate limiting off. The counters are the store's shared
-   * ones when it has them (Redis: one budget for the fleet), else in process.
+   * Writes (every method but GET and HEAD) per minute per tenant; 0 or absent turns the limit
+   * off. The counters are the store's shared ones when it has them (Redis: one budget for the
+   * fleet), else in process.
    */
   rateLimitPerMinute?: number
+  /** Reads (GET, HEAD) per minute per tenant, a budget of their own; 0 or absent: off. */
+  readRateLimitPerMinute?: number
   /** Origins allowed to call the API from a browser; none when empty. */
   corsOrigins?: string[]
+  /** Set by createApp: whether the store's last write failed (readiness). */
+  writeHealth?: WriteHealth
 }
 
 export interface ServiceLimits extends ListLimits {

@@ -4,7 +4,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import { rateLimiter, type Store } from 'hono-rate-limiter'
-import type { SharedCounters } from '../store/types.js'
+import { StoreUnavailableError, type SharedCounters } from '../store/types.js'
 import type { AppEnv } from './env.js'
 import { problem } from './problem.js'
 
@@ -30,22 +30,39 @@ export function sharedCounterStore(counters: SharedCounters): Store<AppEnv> {
   }
 }
 
+/** Which budget a request spends: writes (rounds, edits, ingest, MCP) or reads (views, streams). */
+export type Budget = 'write' | 'read'
+
+/** GET, HEAD and OPTIONS read (a method check is no write); every other method may write. */
+export const budgetOf = (method: string): Budget =>
+  method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? 'read' : 'write'
+
+const ENV_NAME: Record<Budget, string> = {
+  write: 'RATE_LIMIT_PER_MINUTE',
+  read: 'READ_RATE_LIMIT_PER_MINUTE',
+}
+
 /**
- * Limits each tenant to `perMinute` requests per minute, across instances when the counters are
- * shared (Redis). Sends the IETF draft-7 `RateLimit` and `RateLimit-Policy` headers.
+ * Limits each tenant to `perMinute` requests of one budget per minute, across instances when the
+ * counters are shared (Redis). Reads and writes have separate budgets, so a dashboard's polling
+ * never pushes the tenant's agents into 429. Sends the IETF draft-7 `RateLimit` and
+ * `RateLimit-Policy` headers. When the shared counters cannot be reached or written (Redis down
+ * or out of memory), reads go through uncounted; writes get the store's 503.
+ * @param budget - which requests this limiter counts; the others pass untouched
  * @param perMinute - requests per tenant per minute
  * @param counters - the store's shared counters; in process when absent
  */
 export function tenantRateLimit(
+  budget: Budget,
   perMinute: number,
   counters?: SharedCounters
 ): MiddlewareHandler<AppEnv> {
   const store = counters ? sharedCounterStore(counters) : undefined
-  return rateLimiter<AppEnv>({
+  const limiter = rateLimiter<AppEnv>({
     windowMs: 60_000,
     limit: perMinute,
     standardHeaders: 'draft-7',
-    keyGenerator: (c) => `tenant:${c.get('tenant')}`,
+    keyGenerator: (c) => `tenant:${c.get('tenant')}:${budget}`,
     ...(store ? { store } : {}),
     // the limiter has already set RateLimit, RateLimit-Policy and Retry-After on the context
     handler: (c) =>
@@ -53,7 +70,21 @@ export function tenantRateLimit(
         c,
         429,
         'rate-limited',
-        `Tenant request budget exceeded: at most ${perMinute} requests per minute (RATE_LIMIT_PER_MINUTE).`
+        `Tenant ${budget} budget exceeded: at most ${perMinute} ${budget === 'read' ? 'reads' : 'writes'} per minute (${ENV_NAME[budget]}).`
       ) as unknown as void,
   }) as MiddlewareHandler<AppEnv>
+  return async function rateLimit(c, next) {
+    if (budgetOf(c.req.method) !== budget) return next()
+    let passed = false
+    const counted = async () => {
+      passed = true
+      await next()
+    }
+    try {
+      return await limiter(c, counted)
+    } catch (error) {
+      if (passed || budget !== 'read' || !(error instanceof StoreUnavailableError)) throw error
+      return next()
+    }
+  }
 }

@@ -3,7 +3,7 @@
  * Picks the configured backend.
  */
 import { createMemoryStore } from './memory.js'
-import { createRedisStore } from './redis.js'
+import { createRedisStore } from './redis/index.js'
 import { createSqliteStore } from './sqlite.js'
 import type { SessionStore, StoreLogger, StoreOptions } from './types.js'
 

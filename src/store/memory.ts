@@ -12,13 +12,17 @@ import {
 } from '../core/session.js'
 import { matchesListQuery } from './filter.js'
 import { changeEvent, createChangeFeed } from './changes.js'
+import { randomUUID } from 'node:crypto'
 import {
   assertNextVersion,
+  IdempotencyClaimLostError,
+  QuotaExceededError,
   type IdempotencyClaim,
   type ListPage,
   type ListQuery,
   type SessionStore,
   type StoreOptions,
+  type UpdateOptions,
   type Updater,
 } from './types.js'
 import { cursorAfter, isBeforeCursor } from './cursor.js'
@@ -35,10 +39,12 @@ const keyOf = (key: SessionKey) => `${key.tenant}\u0000${key.sessionId}`
 /** Creates a memory store. */
 export function createMemoryStore(options: StoreOptions): SessionStore {
   const sessions = new Map<string, Entry>()
+  /** The last version of deleted sessions, kept for the TTL. */
+  const tombstones = new Map<string, { version: number; expiresAt: number }>()
   const feed = createChangeFeed()
   const idempotency = new Map<
     string,
-    { fingerprint: string; reply: string | null; expiresAt: number }
+    { fingerprint: string; token: string; reply: string | null; expiresAt: number }
   >()
 
   const live = (k: string): Entry | undefined => {
@@ -50,10 +56,33 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
     return entry
   }
 
+  const floorOf = (k: string): number => {
+    const tombstone = tombstones.get(k)
+    if (!tombstone) return 0
+    if (tombstone.expiresAt > options.now()) return tombstone.version
+    tombstones.delete(k)
+    return 0
+  }
+
+  const liveClaim = (scope: string) => {
+    const record = idempotency.get(scope)
+    return record && record.expiresAt > options.now() ? record : undefined
+  }
+
+  const countLive = (tenant: string) => {
+    const now = options.now()
+    let count = 0
+    for (const entry of sessions.values()) {
+      if (entry.expiresAt > now && entry.tenant === tenant) count++
+    }
+    return count
+  }
+
   const sweep = setInterval(() => {
     const now = options.now()
     for (const [k, entry] of sessions) if (entry.expiresAt <= now) sessions.delete(k)
     for (const [k, record] of idempotency) if (record.expiresAt <= now) idempotency.delete(k)
+    for (const [k, record] of tombstones) if (record.expiresAt <= now) tombstones.delete(k)
   }, 60_000)
   sweep.unref()
 
@@ -63,14 +92,21 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
       const entry = live(keyOf(key))
       return entry ? entry.session : null
     },
-    async update<T>(key: SessionKey, fn: Updater<T>) {
+    async update<T>(key: SessionKey, fn: Updater<T>, updateOptions?: UpdateOptions<T>) {
       const k = keyOf(key)
       const entry = live(k)
       const current = entry ? entry.session : null
-      const decision = fn(current)
+      const versionFloor = current ? 0 : floorOf(k)
+      const decision = fn(current, { versionFloor })
+      const claim = updateOptions?.idempotency
+      if (claim && liveClaim(claim.scope)?.token !== claim.token) {
+        throw new IdempotencyClaimLostError()
+      }
       if (decision.write) {
         const { session, source } = decision.write
-        assertNextVersion(current, session)
+        assertNextVersion(current, session, versionFloor)
+        const cap = updateOptions?.maxSessionsPerTenant
+        if (!current && cap && countLive(key.tenant) >= cap) throw new QuotaExceededError(cap)
         const history = entry?.history ?? []
         history.push(historyEntryOf(session, source))
         if (history.length > options.historyLimit)
@@ -81,16 +117,29 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
           expiresAt: options.now() + options.ttlMs,
           history,
         })
-        feed.emit(changeEvent(key, session.version, source))
+        tombstones.delete(k)
+      }
+      if (claim) {
+        const record = liveClaim(claim.scope)!
+        record.reply = claim.reply(decision.value)
+        record.expiresAt = options.now() + claim.ttlMs
+      }
+      if (decision.write) {
+        feed.emit(changeEvent(key, decision.write.session.version, decision.write.source))
       }
       return decision.value
     },
     async delete(key) {
       const k = keyOf(key)
-      const existed = live(k) !== undefined
+      const entry = live(k)
       sessions.delete(k)
-      if (existed) feed.emit(changeEvent(key, 0, 'delete'))
-      return existed
+      if (!entry) return false
+      tombstones.set(k, {
+        version: entry.session.version,
+        expiresAt: options.now() + options.ttlMs,
+      })
+      feed.emit(changeEvent(key, 0, 'delete'))
+      return true
     },
     async list(tenant, query: ListQuery): Promise<ListPage> {
       const now = options.now()
@@ -110,37 +159,36 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
       return { sessions: page, next }
     },
     async countSessions(tenant) {
-      const now = options.now()
-      let count = 0
-      for (const entry of sessions.values()) {
-        if (entry.expiresAt > now && entry.tenant === tenant) count++
-      }
-      return count
+      return countLive(tenant)
     },
-    async history(key, limit) {
+    async history(key, limit, beforeVersion) {
       const entry = live(keyOf(key))
       if (!entry) return []
-      return entry.history.slice(-limit)
+      const older =
+        beforeVersion === undefined
+          ? entry.history
+          : entry.history.filter((h) => h.version < beforeVersion)
+      return older.slice(-limit)
     },
     async claimIdempotency(scope, fingerprint, ttlMs): Promise<IdempotencyClaim> {
-      const existing = idempotency.get(scope)
-      if (existing && existing.expiresAt > options.now()) {
+      const existing = liveClaim(scope)
+      if (existing) {
         return {
           claimed: false,
           record: { fingerprint: existing.fingerprint, reply: existing.reply },
         }
       }
-      idempotency.set(scope, { fingerprint, reply: null, expiresAt: options.now() + ttlMs })
-      return { claimed: true }
+      const token = randomUUID()
+      idempotency.set(scope, { fingerprint, token, reply: null, expiresAt: options.now() + ttlMs })
+      return { claimed: true, token }
     },
-    async completeIdempotency(scope, fingerprint, reply, ttlMs) {
-      idempotency.set(scope, { fingerprint, reply, expiresAt: options.now() + ttlMs })
-    },
-    async releaseIdempotency(scope) {
-      idempotency.delete(scope)
+    async releaseIdempotency(scope, token) {
+      const record = idempotency.get(scope)
+      if (record && record.token === token && record.reply === null) idempotency.delete(scope)
     },
     subscribe: feed.subscribe,
     async ping() {},
+    async checkWritable() {},
     async close() {
       clearInterval(sweep)
     },

@@ -1,15 +1,11 @@
 /**
  * @module store/sqlite
- * The embedded default: better-sqlite3 in WAL mode, with group commit. Every mutation is queued;
- * the queue is flushed on `setImmediate` in one `BEGIN IMMEDIATE … COMMIT`, each mutation inside
- * its own SAVEPOINT, so an updater that throws undoes only its own writes. Callers hear back (and
- * the change feed speaks) only after COMMIT: nothing is acknowledged that is not committed. One
- * transaction per event-loop turn instead of one per request is what makes `synchronous=FULL`
- * affordable, and BEGIN IMMEDIATE keeps several processes on one file serialised.
- *
- * No statement uses RETURNING with `.get()`: that commits inside `sqlite3_reset()`, skips the WAL
- * hook, and the WAL is never checkpointed (`reference/perf-baseline.md`).
+ * The embedded default: better-sqlite3 in WAL mode, with group commit (`sqlite/group-commit.ts`).
+ * The schema comes from numbered migrations (`sqlite/migrations.ts`), the statements from
+ * `sqlite/statements.ts`. Storage faults (disk full, read-only, corrupt file, I/O errors) are
+ * StoreUnavailableError, never a bare SQLite error.
  */
+import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
@@ -19,14 +15,25 @@ import { cursorAfter } from './cursor.js'
 import {
   assertNextVersion,
   ConflictRetryError,
-  type ChangeEvent,
+  IdempotencyClaimLostError,
+  QuotaExceededError,
   type IdempotencyClaim,
   type ListPage,
-  type ListQuery,
   type SessionStore,
+  type StoreLogger,
   type StoreOptions,
+  type UpdateOptions,
   type Updater,
 } from './types.js'
+import { asStoreError } from './sqlite/faults.js'
+import { createGroupCommit } from './sqlite/group-commit.js'
+import { migrate } from './sqlite/migrations.js'
+import {
+  prepareStatements,
+  type SessionParams,
+  type SessionRow,
+  type Statements,
+} from './sqlite/statements.js'
 
 export interface SqliteOptions extends StoreOptions {
   path: string
@@ -34,216 +41,72 @@ export interface SqliteOptions extends StoreOptions {
   synchronous: 'normal' | 'full'
   /** Most mutations in one transaction; the rest wait for the next turn. Default 512. */
   maxBatch?: number
+  /** Where the store says which migration steps it ran. */
+  logger?: StoreLogger
 }
 
-// Rowid tables: a session row (~1.4 KB of JSON) and a history row (~1 KB) are larger than what
-// a WITHOUT ROWID b-tree keeps on its page (about 1 KB of 4 KB), so there every write also
-// rewrote overflow pages: 3× the CPU per write and 3× the file (bench/results.md).
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS sessions (
-  tenant TEXT NOT NULL, session_id TEXT NOT NULL, version INTEGER NOT NULL, data TEXT NOT NULL,
-  total INTEGER NOT NULL, unfinished INTEGER NOT NULL, ended INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
-  PRIMARY KEY (tenant, session_id)) STRICT;
-CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions (tenant, updated_at DESC, session_id DESC);
-CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions (expires_at);
-CREATE TABLE IF NOT EXISTS history (
-  tenant TEXT NOT NULL, session_id TEXT NOT NULL, version INTEGER NOT NULL, at INTEGER NOT NULL,
-  source TEXT NOT NULL, items TEXT NOT NULL,
-  PRIMARY KEY (tenant, session_id, version)) STRICT;
-CREATE TABLE IF NOT EXISTS idempotency (
-  scope TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, reply TEXT, expires_at INTEGER NOT NULL
-) STRICT;
-CREATE INDEX IF NOT EXISTS idempotency_by_expiry ON idempotency (expires_at);
-`
-
-const TABLES = ['sessions', 'history', 'idempotency']
-const INDEXES = ['sessions_by_update', 'sessions_by_expiry', 'idempotency_by_expiry']
-
 /**
- * Creates the schema, first moving the rows of tables an earlier version made WITHOUT ROWID into
- * rowid tables. One IMMEDIATE transaction: another process opening the file waits, then finds the
- * work done.
+ * Opens the file, brings its schema up to date and prepares the statements; a file that cannot
+ * be used says which and why.
  */
-function prepareSchema(db: Database.Database) {
-  const legacyTables = () =>
-    db
-      .prepare<[], string>(
-        `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'history', 'idempotency')
-           AND sql LIKE '%WITHOUT ROWID%'`
-      )
-      .pluck()
-      .all()
-  if (legacyTables().length === 0) {
-    db.exec(SCHEMA)
-    return
-  }
-  db.transaction(() => {
-    const legacy = legacyTables()
-    for (const index of INDEXES) db.exec(`DROP INDEX IF EXISTS ${index}`)
-    for (const table of legacy) db.exec(`ALTER TABLE ${table} RENAME TO ${table}_without_rowid`)
-    db.exec(SCHEMA)
-    for (const table of TABLES.filter((name) => legacy.includes(name))) {
-      db.exec(
-        `INSERT INTO ${table} SELECT * FROM ${table}_without_rowid; DROP TABLE ${table}_without_rowid`
+function openDatabase(options: SqliteOptions): { db: Database.Database; sql: Statements } {
+  let db: Database.Database | undefined
+  try {
+    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
+    db = new Database(options.path, { timeout: 5000 })
+    db.pragma('journal_mode = WAL')
+    db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
+    db.pragma('journal_size_limit = 67108864')
+    const ran = migrate(db)
+    if (ran.length > 0) {
+      options.logger?.info(
+        { path: options.path, steps: ran.map((m) => `${m.version}: ${m.name}`) },
+        'SQLite schema migrated'
       )
     }
-  }).immediate()
+    return { db, sql: prepareStatements(db) }
+  } catch (error) {
+    if (db?.open) db.close()
+    const code = (error as { code?: string }).code
+    throw new Error(
+      `cannot open the SQLite store at ${options.path} (SQLITE_PATH): ${(error as Error).message}${code ? ` (${code})` : ''}`,
+      { cause: error }
+    )
+  }
 }
 
-/** Listing filters per state, over the indexed summary columns. */
-const STATE_SQL: Record<ListQuery['state'], string> = {
-  all: '1',
-  ended: 'ended = 1',
-  active: 'ended = 0 AND (unfinished > 0 OR total = 0)',
-  done: 'ended = 0 AND total > 0 AND unfinished = 0',
-  // an observed agent waiting for a person is not stale (no column yet: read from the JSON)
-  stale:
-    "ended = 0 AND unfinished > 0 AND updated_at < @staleBefore AND json_extract(data, '$.observed.waiting') IS NULL",
-}
+/** How much the write probe writes (`checkWritable`). */
+const PROBE_BYTES = 256 * 1024
 
-interface SessionRow {
-  version: number
-  data: string
-  expires_at: number
-}
-
-/** A mutation waiting for the next group commit. */
-interface QueuedOp {
-  /** Runs inside the batch's transaction; throws to undo only itself. */
-  run: () => OpResult
-  resolve: (value: unknown) => void
-  reject: (error: unknown) => void
-}
-
-interface OpResult {
-  value: unknown
-  /** Emitted after COMMIT. */
-  event?: ChangeEvent
-}
-
-class StoreClosedError extends Error {
-  constructor() {
-    super('the SQLite store is closed')
-    this.name = 'StoreClosedError'
+/** Runs a read; a storage fault becomes StoreUnavailableError. */
+function reading<T>(read: () => T): T {
+  try {
+    return read()
+  } catch (error) {
+    throw asStoreError(error, false)
   }
 }
 
 /**
- * Opens (creating if needed) the SQLite store.
+ * Opens (creating or migrating if needed) the SQLite store.
  * @param options - path, durability, TTL and history bound
+ * @throws Error naming the path when the file cannot be opened or migrated
  */
 export function createSqliteStore(options: SqliteOptions): SessionStore {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
-  const db = new Database(options.path, { timeout: 5000 })
-  db.pragma('journal_mode = WAL')
-  db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
-  db.pragma('journal_size_limit = 67108864')
-  prepareSchema(db)
-  const maxBatch = options.maxBatch ?? 512
+  const { db, sql } = openDatabase(options)
+  const feed = createChangeFeed()
+  const commits = createGroupCommit(db, { maxBatch: options.maxBatch ?? 512, emit: feed.emit })
 
-  const selectSession = db.prepare<[string, string], SessionRow>(
-    'SELECT version, data, expires_at FROM sessions WHERE tenant = ? AND session_id = ?'
-  )
-  const insertSession = db.prepare<
-    [string, string, number, string, number, number, number, number, number]
-  >(
-    `INSERT INTO sessions (tenant, session_id, version, data, total, unfinished, ended, updated_at, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
-  )
-  const updateSession = db.prepare<
-    [number, string, number, number, number, number, number, string, string, number]
-  >(
-    `UPDATE sessions SET version = ?, data = ?, total = ?, unfinished = ?, ended = ?, updated_at = ?,
-       expires_at = ?
-     WHERE tenant = ? AND session_id = ? AND version = ?`
-  )
-  const deleteSession = db.prepare('DELETE FROM sessions WHERE tenant = ? AND session_id = ?')
-  const deleteHistory = db.prepare('DELETE FROM history WHERE tenant = ? AND session_id = ?')
-  const insertHistory = db.prepare(
-    'INSERT OR REPLACE INTO history (tenant, session_id, version, at, source, items) VALUES (?, ?, ?, ?, ?, ?)'
-  )
-  const pruneHistory = db.prepare(
-    'DELETE FROM history WHERE tenant = ? AND session_id = ? AND version <= ?'
-  )
-  const selectExpiry = db
-    .prepare<[string, string], number>(
-      'SELECT expires_at FROM sessions WHERE tenant = ? AND session_id = ?'
-    )
-    .pluck()
-  const selectHistory = db.prepare<
-    [string, string, number],
-    { version: number; at: number; source: string; items: string }
-  >(
-    `SELECT version, at, source, items FROM
-       (SELECT * FROM history WHERE tenant = ? AND session_id = ? ORDER BY version DESC LIMIT ?)
-     ORDER BY version ASC`
-  )
-  const countSessions = db.prepare<[string, number], { n: number }>(
-    'SELECT COUNT(*) AS n FROM sessions WHERE tenant = ? AND expires_at > ?'
-  )
-  const listStatements = new Map<string, Database.Statement>()
-  /** One prepared statement per combination of filters, made on first use. */
-  const listStatement = (query: ListQuery) => {
-    const withCursor = query.cursor !== undefined
-    const withDialect = query.dialect !== undefined
-    const withSince = query.updatedSince !== undefined
-    const withSource = query.source !== undefined
-    const name = `${query.state}:${withCursor}:${withDialect}:${withSince}:${withSource}`
-    let statement = listStatements.get(name)
-    if (!statement) {
-      const cursorSql = withCursor
-        ? 'AND (updated_at < @cursorAt OR (updated_at = @cursorAt AND session_id < @cursorId))'
-        : ''
-      const dialectSql = withDialect ? "AND json_extract(data, '$.dialect') = @dialect" : ''
-      const sinceSql = withSince ? 'AND updated_at >= @updatedSince' : ''
-      // no column yet: sessions fed by rounds have no `observed` in their JSON
-      const sourceSql = withSource
-        ? "AND coalesce(json_extract(data, '$.observed.source'), 'rounds') = @source"
-        : ''
-      statement = db.prepare(
-        `SELECT data FROM sessions WHERE tenant = @tenant AND expires_at > @now AND ${STATE_SQL[query.state]}
-         ${cursorSql} ${dialectSql} ${sinceSql} ${sourceSql}
-         ORDER BY updated_at DESC, session_id DESC LIMIT @limit`
-      )
-      listStatements.set(name, statement)
-    }
-    return statement
-  }
-  const selectIdempotency = db.prepare<
-    [string],
-    { fingerprint: string; reply: string | null; expires_at: number }
-  >('SELECT fingerprint, reply, expires_at FROM idempotency WHERE scope = ?')
-  const upsertIdempotency = db.prepare(
-    `INSERT INTO idempotency (scope, fingerprint, reply, expires_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT (scope) DO UPDATE SET fingerprint = excluded.fingerprint, reply = excluded.reply,
-       expires_at = excluded.expires_at`
-  )
-  const deleteIdempotency = db.prepare('DELETE FROM idempotency WHERE scope = ?')
-  const expiredSessions = db.prepare<[number], { tenant: string; session_id: string }>(
-    'SELECT tenant, session_id FROM sessions WHERE expires_at <= ? LIMIT 500'
-  )
-  const sweepIdempotency = db.prepare('DELETE FROM idempotency WHERE expires_at <= ?')
-  const selectOne = db.prepare('SELECT 1')
-  const begin = db.prepare('BEGIN IMMEDIATE')
-  const commit = db.prepare('COMMIT')
-  const rollback = db.prepare('ROLLBACK')
-  const savepoint = db.prepare('SAVEPOINT op')
-  const release = db.prepare('RELEASE op')
-  const rollbackTo = db.prepare('ROLLBACK TO op')
-
-  const liveRow = (key: SessionKey): SessionRow | undefined => {
-    const row = selectSession.get(key.tenant, key.sessionId)
-    return row && row.expires_at > options.now() ? row : undefined
-  }
-
-  /** Whether the session is there and unexpired, without reading its data. */
-  const isLive = (key: SessionKey): boolean =>
-    (selectExpiry.get(key.tenant, key.sessionId) ?? 0) > options.now()
-
+  // statements take the session key itself as their @tenant and @sessionId
   const removeSession = (key: SessionKey) => {
-    deleteHistory.run(key.tenant, key.sessionId)
-    return deleteSession.run(key.tenant, key.sessionId).changes > 0
+    sql.deleteHistory.run(key)
+    return sql.deleteSession.run(key).changes > 0
+  }
+
+  /** The version a new session must follow: its unexpired tombstone's, else 0. */
+  const floorOf = (key: SessionKey): number => {
+    const tombstone = sql.selectTombstone.get(key)
+    return tombstone && tombstone.expires_at > options.now() ? tombstone.version : 0
   }
 
   const write = (
@@ -253,203 +116,156 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     source: string
   ) => {
     const summary = summarize(session)
-    const data = JSON.stringify(session)
-    const ended = summary.ended ? 1 : 0
-    const expiresAt = options.now() + options.ttlMs
+    // parameter objects as literals of one shape: spreading them cost more than the binding
+    const row: SessionParams = {
+      tenant: key.tenant,
+      sessionId: key.sessionId,
+      version: session.version,
+      data: JSON.stringify(session),
+      total: summary.total,
+      unfinished: summary.unfinished,
+      ended: summary.ended ? 1 : 0,
+      updatedAt: session.updated_at,
+      expiresAt: options.now() + options.ttlMs,
+      expectedVersion: existing ? existing.version : 0,
+    }
     if (existing) {
-      const { changes } = updateSession.run(
-        session.version,
-        data,
-        summary.total,
-        summary.unfinished,
-        ended,
-        session.updated_at,
-        expiresAt,
-        key.tenant,
-        key.sessionId,
-        existing.version
-      )
+      const { changes } = sql.updateSession.run(row)
       // BEGIN IMMEDIATE holds the write lock since the read, so this is a guard, not a race
       if (changes === 0) throw new ConflictRetryError()
     } else {
-      insertSession.run(
-        key.tenant,
-        key.sessionId,
-        session.version,
-        data,
-        summary.total,
-        summary.unfinished,
-        ended,
-        session.updated_at,
-        expiresAt
-      )
+      sql.insertSession.run(row)
     }
-    insertHistory.run(
-      key.tenant,
-      key.sessionId,
-      session.version,
-      session.updated_at,
+    sql.insertHistory.run({
+      tenant: key.tenant,
+      sessionId: key.sessionId,
+      version: session.version,
+      at: session.updated_at,
       source,
-      JSON.stringify(session.items)
-    )
-    if (session.version > options.historyLimit) {
-      pruneHistory.run(key.tenant, key.sessionId, session.version - options.historyLimit)
-    }
-  }
-
-  const feed = createChangeFeed()
-  let queue: QueuedOp[] = []
-  let scheduled = false
-  let closed = false
-
-  const schedule = () => {
-    if (scheduled) return
-    scheduled = true
-    setImmediate(flush)
-  }
-
-  /** Runs one batch of queued mutations in one transaction; settles each after COMMIT. */
-  function flush() {
-    scheduled = false
-    if (queue.length === 0) return
-    let batch = queue
-    if (queue.length > maxBatch) {
-      batch = queue.slice(0, maxBatch)
-      queue = queue.slice(maxBatch)
-      schedule()
-    } else {
-      queue = []
-    }
-    if (!db.open) {
-      for (const op of batch) op.reject(new StoreClosedError())
-      return
-    }
-    const results: (OpResult | undefined)[] = new Array(batch.length)
-    const errors: unknown[] = new Array(batch.length)
-    try {
-      begin.run()
-      for (let i = 0; i < batch.length; i++) {
-        savepoint.run()
-        try {
-          results[i] = batch[i].run()
-          release.run()
-        } catch (error) {
-          errors[i] = error
-          // an error that ended the whole transaction (e.g. disk full) fails the batch below
-          if (!db.inTransaction) throw error
-          rollbackTo.run()
-          release.run()
-        }
-      }
-      commit.run()
-    } catch (error) {
-      if (db.inTransaction) {
-        try {
-          rollback.run()
-        } catch {
-          // the transaction is gone either way
-        }
-      }
-      for (let i = 0; i < batch.length; i++) batch[i].reject(errors[i] ?? error)
-      return
-    }
-    for (let i = 0; i < batch.length; i++) {
-      const result = results[i]
-      if (result?.event) feed.emit(result.event)
-    }
-    for (let i = 0; i < batch.length; i++) {
-      const result = results[i]
-      if (result) batch[i].resolve(result.value)
-      else batch[i].reject(errors[i])
-    }
-  }
-
-  /** Queues a mutation for the next group commit. */
-  const enqueue = <T>(run: () => OpResult): Promise<T> => {
-    if (closed) return Promise.reject(new StoreClosedError())
-    return new Promise<T>((resolve, reject) => {
-      queue.push({ run, resolve: resolve as (value: unknown) => void, reject })
-      schedule()
+      items: JSON.stringify(session.items),
     })
+    if (session.version > options.historyLimit) {
+      sql.pruneHistory.run({
+        tenant: key.tenant,
+        sessionId: key.sessionId,
+        upTo: session.version - options.historyLimit,
+      })
+    }
   }
 
   const runSweep = () => {
     const now = options.now()
     db.transaction(() => {
-      for (const expired of expiredSessions.all(now)) {
+      for (const expired of sql.expiredSessions.all({ now })) {
         removeSession({ tenant: expired.tenant, sessionId: expired.session_id })
       }
-      sweepIdempotency.run(now)
+      sql.sweepIdempotency.run({ now })
+      sql.sweepTombstones.run({ now })
     }).immediate()
   }
   const sweep = setInterval(() => {
     try {
       runSweep()
     } catch {
-      // a busy database skips one sweep; the next one catches up
+      // a busy (or full) database skips one sweep; the next one catches up
     }
   }, 60_000)
   sweep.unref()
 
+  let closed = false
   return {
     kind: 'sqlite',
     async get(key) {
-      const row = liveRow(key)
-      return row ? (JSON.parse(row.data) as Session) : null
+      const row = reading(() => sql.selectSession.get(key))
+      return row && row.expires_at > options.now() ? (JSON.parse(row.data) as Session) : null
     },
-    update<T>(key: SessionKey, fn: Updater<T>): Promise<T> {
-      return enqueue<T>(() => {
-        let row = selectSession.get(key.tenant, key.sessionId)
-        if (row && row.expires_at <= options.now()) {
+    update<T>(key: SessionKey, fn: Updater<T>, updateOptions?: UpdateOptions<T>): Promise<T> {
+      return commits.enqueue<T>(() => {
+        const now = options.now()
+        let row = sql.selectSession.get(key)
+        if (row && row.expires_at <= now) {
           removeSession(key)
           row = undefined
         }
         const current = row ? (JSON.parse(row.data) as Session) : null
-        const decision = fn(current)
+        const versionFloor = row ? 0 : floorOf(key)
+        const decision = fn(current, { versionFloor })
+        const claim = updateOptions?.idempotency
+        if (claim) {
+          // the reply goes in with the change, or neither does (the savepoint)
+          const { changes } = sql.completeIdempotency.run({
+            scope: claim.scope,
+            token: claim.token,
+            reply: claim.reply(decision.value),
+            expiresAt: now + claim.ttlMs,
+            now,
+          })
+          if (changes === 0) throw new IdempotencyClaimLostError()
+        }
         if (!decision.write) return { value: decision.value }
         const { session, source } = decision.write
-        assertNextVersion(current, session)
-        write(key, row, session, source)
-        return {
-          value: decision.value,
-          event: changeEvent(key, session.version, source),
+        assertNextVersion(current, session, versionFloor)
+        const cap = updateOptions?.maxSessionsPerTenant
+        // under BEGIN IMMEDIATE: no other writer, here or in another process, counts meanwhile
+        if (!row && cap && sql.countLive.get({ tenant: key.tenant, now })! >= cap) {
+          throw new QuotaExceededError(cap)
         }
+        write(key, row, session, source)
+        if (versionFloor > 0) sql.deleteTombstone.run(key)
+        return { value: decision.value, event: changeEvent(key, session.version, source) }
       })
     },
     delete(key) {
-      return enqueue<boolean>(() => {
-        const live = isLive(key)
+      return commits.enqueue<boolean>(() => {
+        const now = options.now()
+        const row = sql.selectLiveness.get(key)
+        const live = row !== undefined && row.expires_at > now
         removeSession(key)
-        return {
-          value: live,
-          event: live ? changeEvent(key, 0, 'delete') : undefined,
-        }
+        if (!live) return { value: false }
+        sql.upsertTombstone.run({
+          tenant: key.tenant,
+          sessionId: key.sessionId,
+          version: row.version,
+          expiresAt: now + options.ttlMs,
+        })
+        return { value: true, event: changeEvent(key, 0, 'delete') }
       })
     },
     subscribe: feed.subscribe,
     async countSessions(tenant) {
-      return countSessions.get(tenant, options.now())!.n
+      return reading(() => sql.countLive.get({ tenant, now: options.now() })!)
     },
     async list(tenant, query): Promise<ListPage> {
-      const rows = listStatement(query).all({
-        tenant,
-        now: options.now(),
-        staleBefore: query.staleBefore,
-        cursorAt: query.cursor?.updatedAt,
-        cursorId: query.cursor?.sessionId,
-        dialect: query.dialect,
-        updatedSince: query.updatedSince,
-        source: query.source,
-        limit: query.limit + 1,
-      }) as { data: string }[]
+      const rows = reading(() =>
+        sql.list(query).all({
+          tenant,
+          now: options.now(),
+          staleBefore: query.staleBefore,
+          cursorAt: query.cursor?.updatedAt,
+          cursorId: query.cursor?.sessionId,
+          dialect: query.dialect,
+          updatedSince: query.updatedSince,
+          source: query.source,
+          limit: query.limit + 1,
+        })
+      )
       const sessions = rows.slice(0, query.limit).map((row) => JSON.parse(row.data) as Session)
       const last = sessions[sessions.length - 1]
       const next = rows.length > query.limit && last ? cursorAfter(last) : null
       return { sessions, next }
     },
-    async history(key, limit) {
-      if (!isLive(key)) return []
-      return selectHistory.all(key.tenant, key.sessionId, limit).map((row): HistoryEntry => ({
+    async history(key, limit, beforeVersion) {
+      const rows = reading(() => {
+        const row = sql.selectLiveness.get(key)
+        if (!row || row.expires_at <= options.now()) return []
+        return sql.selectHistory.all({
+          tenant: key.tenant,
+          sessionId: key.sessionId,
+          beforeVersion: beforeVersion ?? Number.MAX_SAFE_INTEGER,
+          limit,
+        })
+      })
+      return rows.map((row): HistoryEntry => ({
         version: row.version,
         at: row.at,
         source: row.source as HistoryEntry['source'],
@@ -457,38 +273,45 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       }))
     },
     claimIdempotency(scope, fingerprint, ttlMs) {
-      return enqueue<IdempotencyClaim>(() => {
-        const row = selectIdempotency.get(scope)
-        if (row && row.expires_at > options.now()) {
+      return commits.enqueue<IdempotencyClaim>(() => {
+        const now = options.now()
+        const row = sql.selectIdempotency.get({ scope })
+        if (row && row.expires_at > now) {
           return {
             value: { claimed: false, record: { fingerprint: row.fingerprint, reply: row.reply } },
           }
         }
-        upsertIdempotency.run(scope, fingerprint, null, options.now() + ttlMs)
-        return { value: { claimed: true } }
+        const token = randomUUID()
+        sql.claimIdempotency.run({ scope, fingerprint, token, expiresAt: now + ttlMs })
+        return { value: { claimed: true, token } }
       })
     },
-    completeIdempotency(scope, fingerprint, reply, ttlMs) {
-      return enqueue<void>(() => {
-        upsertIdempotency.run(scope, fingerprint, reply, options.now() + ttlMs)
-        return { value: undefined }
-      })
-    },
-    releaseIdempotency(scope) {
-      return enqueue<void>(() => {
-        deleteIdempotency.run(scope)
+    releaseIdempotency(scope, token) {
+      return commits.enqueue<void>(() => {
+        sql.releaseIdempotency.run({ scope, token })
         return { value: undefined }
       })
     },
     async ping() {
-      selectOne.get()
+      reading(() => sql.selectOne.get())
+    },
+    checkWritable() {
+      // a row in, a row out: its pages still go through COMMIT and the -wal file. The row is as
+      // large as a large write, because a full disk can still take a small one: a failed
+      // transaction leaves its frames' room at the end of the -wal file, and the next one
+      // reuses it
+      return commits.enqueue<void>(() => {
+        sql.insertProbe.run({ at: options.now(), bytes: PROBE_BYTES })
+        sql.deleteProbe.run()
+        return { value: undefined }
+      })
     },
     async close() {
       if (closed) return
       closed = true
       clearInterval(sweep)
       // what was queued before close is committed (and answered) before the file closes
-      while (queue.length > 0) flush()
+      commits.close()
       if (db.open) db.close()
     },
   }

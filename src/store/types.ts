@@ -11,11 +11,43 @@ export interface UpdateDecision<T> {
   write?: { session: Session; source: ChangeSource }
 }
 
+/** What a store tells an updater besides the current state. */
+export interface UpdateContext {
+  /**
+   * The version a new session must follow: the last version of a deleted session of the same id
+   * whose tombstone has not expired (0 when none), so that a version never names two states.
+   */
+  versionFloor: number
+}
+
 /**
  * A pure function of the current state (null when absent or expired). A store may call it more
  * than once when a concurrent writer wins the compare-and-set; it must not have side effects.
  */
-export type Updater<T> = (current: Session | null) => UpdateDecision<T>
+export type Updater<T> = (current: Session | null, context: UpdateContext) => UpdateDecision<T>
+
+/** An Idempotency-Key's reply, stored in the same atomic step as the change it answers. */
+export interface IdempotentReply<T> {
+  /** The key's scope (tenant, session, key). */
+  scope: string
+  /** The token `claimIdempotency` returned: the write happens only while this claim holds. */
+  token: string
+  /** How long the reply is kept. */
+  ttlMs: number
+  /** The reply body for the update's value. */
+  reply: (value: T) => string
+}
+
+export interface UpdateOptions<T> {
+  /**
+   * Refuse to create a session when the tenant already holds this many live ones (tombstones of
+   * deleted sessions do not count); the count and the creation are one atomic step. 0 or absent:
+   * no cap.
+   */
+  maxSessionsPerTenant?: number
+  /** Store this reply with the change, atomically (see `claimIdempotency`). */
+  idempotency?: IdempotentReply<T>
+}
 
 export interface ListCursor {
   updatedAt: number
@@ -48,7 +80,9 @@ export interface IdempotencyRecord {
   reply: string | null
 }
 
-export type IdempotencyClaim = { claimed: true } | { claimed: false; record: IdempotencyRecord }
+export type IdempotencyClaim =
+  | { claimed: true; token: string }
+  | { claimed: false; record: IdempotencyRecord }
 
 export interface StoreOptions {
   /** Idle sessions expire this long after their last change. */
@@ -99,27 +133,35 @@ export interface SessionStore {
   /**
    * Atomic read-modify-write with compare-and-set on `version`: concurrent updates of one
    * session from any number of clients and instances lose nothing.
+   * @throws QuotaExceededError when `options.maxSessionsPerTenant` refuses a creation
+   * @throws IdempotencyClaimLostError when `options.idempotency`'s claim no longer holds
    */
-  update<T>(key: SessionKey, fn: Updater<T>): Promise<T>
-  /** Removes a session and its history; false when there was none. */
+  update<T>(key: SessionKey, fn: Updater<T>, options?: UpdateOptions<T>): Promise<T>
+  /**
+   * Removes a session and its history; false when there was none. A tombstone keeps its last
+   * version for the session TTL, so a re-created session goes on from there.
+   */
   delete(key: SessionKey): Promise<boolean>
   /** A tenant's sessions, newest change first. */
   list(tenant: string, query: ListQuery): Promise<ListPage>
   /** How many live sessions a tenant has (Redis: may count a few expired ones until listed). */
   countSessions(tenant: string): Promise<number>
-  /** The last `limit` versions, oldest first. */
-  history(key: SessionKey, limit: number): Promise<HistoryEntry[]>
-  /** Claims an idempotency key, or returns what is stored under it. */
+  /**
+   * The newest `limit` stored versions older than `beforeVersion` (all when absent), oldest
+   * first.
+   */
+  history(key: SessionKey, limit: number, beforeVersion?: number): Promise<HistoryEntry[]>
+  /**
+   * Claims an idempotency key for `ttlMs` (the in-flight window), or returns what is stored
+   * under it. The claim's token goes into `update`'s `idempotency` option, which stores the
+   * reply with the change in one atomic step: a retry always finds out whether it committed.
+   */
   claimIdempotency(scope: string, fingerprint: string, ttlMs: number): Promise<IdempotencyClaim>
-  /** Stores the reply of a claimed key. */
-  completeIdempotency(
-    scope: string,
-    fingerprint: string,
-    reply: string,
-    ttlMs: number
-  ): Promise<void>
-  /** Drops a claim whose request did not succeed, so a retry runs again. */
-  releaseIdempotency(scope: string): Promise<void>
+  /**
+   * Drops a claim whose request did not commit, so a retry runs again; a no-op when the claim is
+   * no longer this token's or its reply is stored.
+   */
+  releaseIdempotency(scope: string, token: string): Promise<void>
   /**
    * Hears every change of every session after it is stored, from this instance and (on Redis)
    * every other one. Returns the unsubscribe function.
@@ -127,6 +169,11 @@ export interface SessionStore {
   subscribe(listener: ChangeListener): () => void
   /** Throws when the backend is unreachable. */
   ping(): Promise<void>
+  /**
+   * Writes and removes a probe record: throws StoreUnavailableError while the backend cannot
+   * write (disk full, read-only, out of memory). Readiness uses it after a failed write.
+   */
+  checkWritable(): Promise<void>
   close(): Promise<void>
 }
 
@@ -138,20 +185,52 @@ export class ConflictRetryError extends Error {
   }
 }
 
-/** The storage backend cannot be reached. */
+/**
+ * The storage backend cannot be reached, or cannot write (disk full, read-only or corrupt file,
+ * out of memory): the request may be retried later.
+ */
 export class StoreUnavailableError extends Error {
-  constructor(cause?: unknown) {
-    super('the session store is unavailable', { cause })
+  constructor(
+    cause?: unknown,
+    /** True when reads may still work and only writes fail. */
+    readonly writeOnly = false
+  ) {
+    super(
+      writeOnly ? 'the session store cannot write' : 'the session store is unavailable',
+      { cause }
+    )
     this.name = 'StoreUnavailableError'
+  }
+}
+
+/** A creation refused by `UpdateOptions.maxSessionsPerTenant`. */
+export class QuotaExceededError extends Error {
+  constructor(readonly cap: number) {
+    super(`the tenant holds ${cap} live sessions already`)
+    this.name = 'QuotaExceededError'
+  }
+}
+
+/**
+ * The idempotency claim an update was made under expired, was released or was taken over:
+ * nothing was written.
+ */
+export class IdempotencyClaimLostError extends Error {
+  constructor() {
+    super('the Idempotency-Key claim no longer holds')
+    this.name = 'IdempotencyClaimLostError'
   }
 }
 
 /**
  * Checks that an updater's new state follows the current one, so no store writes a version
  * twice or skips one.
+ * @param current - the stored session, or null
+ * @param next - what the updater returned
+ * @param versionFloor - for a new session, the version its deleted predecessor reached
  */
-export function assertNextVersion(current: Session | null, next: Session): void {
-  const expected = (current?.version ?? 0) + 1
+export function assertNextVersion(current: Session | null, next: Session, versionFloor = 0): void {
+  const expected = (current?.version ?? versionFloor) + 1
   if (next.version !== expected) {
     throw new Error(`updater returned version ${next.version}, expected ${expected}`)
   }

@@ -5,7 +5,7 @@
 import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { createRedisStore } from '../../src/store/redis.js'
+import { createRedisStore } from '../../src/store/redis/index.js'
 import { fanOutSuite } from '../redis-fanout.js'
 import {
   missingRedis,

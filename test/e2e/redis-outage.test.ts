@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { createRedisStore } from '../../src/store/redis.js'
+import { createRedisStore } from '../../src/store/redis/index.js'
 import type { ChangeEvent, SessionStore } from '../../src/store/types.js'
 import { request, startServer, type ServerProcess } from './server-process.js'
 import {

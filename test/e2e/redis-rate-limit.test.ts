@@ -23,7 +23,7 @@ if (unreachable) {
       STORE: 'redis',
       REDIS_URL: TEST_REDIS_URL,
       REDIS_KEY_PREFIX: prefix,
-      RATE_LIMIT_PER_MINUTE: '6',
+      READ_RATE_LIMIT_PER_MINUTE: '6',
       AUTH_KEYS: 'acme:agent:acme-key-0001,globex:agent:globex-key-0001',
     }
     let a: ServerProcess

@@ -246,7 +246,7 @@ describe('Security: limits', () => {
   })
 
   it('Should rate-limit per tenant with a 429 problem and RateLimit headers', async () => {
-    const t = makeTestApp({ keys, rateLimitPerMinute: 3 })
+    const t = makeTestApp({ keys, readRateLimitPerMinute: 3 })
     for (let i = 0; i < 3; i++) {
       const ok = await t.call('GET', '/v1/dialects', undefined, bearer(AGENT))
       assert.equal(ok.status, 200)

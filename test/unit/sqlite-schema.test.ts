@@ -1,6 +1,7 @@
 /**
- * The SQLite schema: rowid tables, and files made by earlier versions (WITHOUT ROWID tables)
- * migrated in place with their rows.
+ * The SQLite schema: numbered migrations over `PRAGMA user_version`, each step in its own
+ * transaction; files made by earlier versions (WITHOUT ROWID tables up to 0.1.0, unversioned rowid
+ * tables after it) migrated in place with their rows.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,6 +12,8 @@ import Database from 'better-sqlite3'
 import { makeItem } from '../../src/core/items.js'
 import { newSession, type Session } from '../../src/core/session.js'
 import { createSqliteStore } from '../../src/store/sqlite.js'
+import { migrate, MIGRATIONS, SCHEMA_VERSION } from '../../src/store/sqlite/migrations.js'
+import { HISTORY_PAGE_SQL } from '../../src/store/sqlite/statements.js'
 
 // the schema as versions up to 0.1.0 created it
 const LEGACY_SCHEMA = `
@@ -31,6 +34,28 @@ CREATE TABLE idempotency (
 CREATE INDEX idempotency_by_expiry ON idempotency (expires_at);
 `
 
+// the schema as the store created it before migrations were numbered (git show
+// 5bddad5:src/store/sqlite.ts): rowid tables, user_version 0
+const UNVERSIONED_SCHEMA = `
+CREATE TABLE IF NOT EXISTS sessions (
+  tenant TEXT NOT NULL, session_id TEXT NOT NULL, version INTEGER NOT NULL, data TEXT NOT NULL,
+  total INTEGER NOT NULL, unfinished INTEGER NOT NULL, ended INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+  PRIMARY KEY (tenant, session_id)) STRICT;
+CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions (tenant, updated_at DESC, session_id DESC);
+CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions (expires_at);
+CREATE TABLE IF NOT EXISTS history (
+  tenant TEXT NOT NULL, session_id TEXT NOT NULL, version INTEGER NOT NULL, at INTEGER NOT NULL,
+  source TEXT NOT NULL, items TEXT NOT NULL,
+  PRIMARY KEY (tenant, session_id, version)) STRICT;
+CREATE TABLE IF NOT EXISTS idempotency (
+  scope TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, reply TEXT, expires_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS idempotency_by_expiry ON idempotency (expires_at);
+`
+
+const TABLES = ['history', 'idempotency', 'sessions', 'tombstones', 'write_probe']
+
 const NOW = Date.parse('2026-11-30T12:00:00Z')
 const open = (path: string) =>
   createSqliteStore({
@@ -41,16 +66,123 @@ const open = (path: string) =>
     now: () => NOW,
   })
 
-const tableSql = (path: string) => {
+const inspect = <T>(path: string, read: (db: Database.Database) => T): T => {
   const db = new Database(path, { readonly: true })
   try {
-    return db
+    return read(db)
+  } finally {
+    db.close()
+  }
+}
+
+const tableSql = (path: string) =>
+  inspect(path, (db) =>
+    db
       .prepare<[], { name: string; sql: string }>(
         "SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name"
       )
       .all()
+  )
+
+/** Every table and index, its SQL with whitespace runs collapsed. */
+const schemaOf = (path: string) =>
+  inspect(path, (db) =>
+    db
+      .prepare<[], { type: string; name: string; sql: string | null }>(
+        'SELECT type, name, sql FROM sqlite_master ORDER BY type, name'
+      )
+      .all()
+      .map((o) => ({ ...o, sql: o.sql?.replace(/\s+/g, ' ').replace(/\( /g, '(') ?? null }))
+  )
+
+const userVersion = (path: string) =>
+  inspect(path, (db) => db.pragma('user_version', { simple: true }) as number)
+
+/** A session of two versions, as the earlier stores wrote it, with two history rows. */
+function writeOldRows(db: Database.Database) {
+  const key = { tenant: 't', sessionId: 'kept' }
+  const items = [makeItem({ id: '1', content: 'Write the migration', status: 'in_progress' })]
+  const session: Session = {
+    ...newSession(key, 's03', {}, NOW),
+    items,
+    version: 2,
+    updated_at: NOW,
+  }
+  db.prepare('INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+    't',
+    'kept',
+    2,
+    JSON.stringify(session),
+    1,
+    1,
+    0,
+    NOW,
+    NOW + 3_600_000
+  )
+  const history = db.prepare('INSERT INTO history VALUES (?, ?, ?, ?, ?, ?)')
+  history.run('t', 'kept', 1, NOW - 1, 'round', '[]')
+  history.run('t', 'kept', 2, NOW, 'put', JSON.stringify(items))
+  db.prepare('INSERT INTO idempotency VALUES (?, ?, ?, ?)').run(
+    'scope-1',
+    'fp',
+    '{"ok":true}',
+    NOW + 60_000
+  )
+  return { key, session }
+}
+
+function makeOldFile(path: string, schema: string) {
+  const db = new Database(path)
+  db.pragma('journal_mode = WAL')
+  db.exec(schema)
+  const written = writeOldRows(db)
+  db.close()
+  return written
+}
+
+/** What a migrated file must still serve, and how it goes on. */
+async function assertKept(
+  path: string,
+  key: { tenant: string; sessionId: string },
+  session: Session
+) {
+  const store = open(path)
+  try {
+    assert.deepEqual(await store.get(key), session)
+    assert.deepEqual(
+      (await store.history(key, 10)).map((e) => [e.version, e.source, e.items.length]),
+      [
+        [1, 'round', 0],
+        [2, 'put', 1],
+      ]
+    )
+    assert.deepEqual(await store.claimIdempotency('scope-1', 'fp', 60_000), {
+      claimed: false,
+      record: { fingerprint: 'fp', reply: '{"ok":true}' },
+    })
+    assert.deepEqual(
+      (await store.list('t', { state: 'active', staleBefore: 0, limit: 10 })).sessions.map(
+        (s) => s.session_id
+      ),
+      ['kept']
+    )
+    const next = await store.update(key, (current) => {
+      const written = { ...current!, version: current!.version + 1 }
+      return { value: written, write: { session: written, source: 'round' as const } }
+    })
+    assert.equal(next.version, 3)
+    // what the new steps added works on the old rows
+    assert.equal(await store.delete(key), true)
+    const again = await store.update(key, (current, { versionFloor }) => {
+      const written = {
+        ...newSession(key, 's03', {}, NOW, versionFloor),
+        version: versionFloor + 1,
+      }
+      return { value: written, write: { session: written, source: 'round' as const } }
+    })
+    assert.equal(again.version, 4, 'the tombstone keeps the old version')
   } finally {
-    db.close()
+    await store.close()
   }
 }
 
@@ -64,70 +196,125 @@ describe('SQLite schema', () => {
     const tables = tableSql(path)
     assert.deepEqual(
       tables.map((t) => t.name),
-      ['history', 'idempotency', 'sessions']
+      TABLES
     )
-    for (const table of tables) assert.doesNotMatch(table.sql, /WITHOUT ROWID/, table.name)
+    for (const table of tables.filter((t) => t.name !== 'tombstones')) {
+      assert.doesNotMatch(table.sql, /WITHOUT ROWID/, table.name)
+    }
+    assert.equal(userVersion(path), SCHEMA_VERSION)
+    assert.equal(SCHEMA_VERSION, MIGRATIONS.length, 'steps are numbered 1, 2, 3, …')
+    MIGRATIONS.forEach((m, i) => assert.equal(m.version, i + 1, m.name))
   })
 
   it('Should migrate a file made WITHOUT ROWID, keeping sessions, history and idempotency records', async () => {
     const path = join(dir, 'legacy.db')
-    const key = { tenant: 't', sessionId: 'kept' }
-    const items = [makeItem({ id: '1', content: 'Write the migration', status: 'in_progress' })]
-    const session: Session = {
-      ...newSession(key, 's03', {}, NOW),
-      items,
-      version: 2,
-      updated_at: NOW,
-    }
-    const legacy = new Database(path)
-    legacy.pragma('journal_mode = WAL')
-    legacy.exec(LEGACY_SCHEMA)
-    legacy
-      .prepare('INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run('t', 'kept', 2, JSON.stringify(session), 1, 1, 0, NOW, NOW + 3_600_000)
-    const history = legacy.prepare('INSERT INTO history VALUES (?, ?, ?, ?, ?, ?)')
-    history.run('t', 'kept', 1, NOW - 1, 'round', '[]')
-    history.run('t', 'kept', 2, NOW, 'put', JSON.stringify(items))
-    legacy
-      .prepare('INSERT INTO idempotency VALUES (?, ?, ?, ?)')
-      .run('scope-1', 'fp', '{"ok":true}', NOW + 60_000)
-    legacy.close()
-
-    const store = open(path)
-    try {
-      assert.deepEqual(await store.get(key), session)
-      assert.deepEqual(
-        (await store.history(key, 10)).map((e) => [e.version, e.source, e.items.length]),
-        [
-          [1, 'round', 0],
-          [2, 'put', 1],
-        ]
-      )
-      assert.deepEqual(await store.claimIdempotency('scope-1', 'fp', 60_000), {
-        claimed: false,
-        record: { fingerprint: 'fp', reply: '{"ok":true}' },
-      })
-      assert.deepEqual(
-        (await store.list('t', { state: 'active', staleBefore: 0, limit: 10 })).sessions.map(
-          (s) => s.session_id
-        ),
-        ['kept']
-      )
-      const next = await store.update(key, (current) => {
-        const written = { ...current!, version: current!.version + 1 }
-        return { value: written, write: { session: written, source: 'round' as const } }
-      })
-      assert.equal(next.version, 3)
-    } finally {
-      await store.close()
-    }
+    const { key, session } = makeOldFile(path, LEGACY_SCHEMA)
+    await assertKept(path, key, session)
     const tables = tableSql(path)
     assert.deepEqual(
       tables.map((t) => t.name),
-      ['history', 'idempotency', 'sessions']
+      TABLES
     )
-    for (const table of tables) assert.doesNotMatch(table.sql, /WITHOUT ROWID/, table.name)
+    for (const table of tables.filter((t) => t.name !== 'tombstones')) {
+      assert.doesNotMatch(table.sql, /WITHOUT ROWID/, table.name)
+    }
     // a second open finds nothing left to migrate
     await open(path).close()
+    assert.equal(userVersion(path), SCHEMA_VERSION)
+  })
+
+  it('Should migrate a file the store made before migrations were numbered, without loss', async () => {
+    const path = join(dir, 'unversioned.db')
+    const { key, session } = makeOldFile(path, UNVERSIONED_SCHEMA)
+    assert.equal(userVersion(path), 0)
+    await assertKept(path, key, session)
+    assert.equal(userVersion(path), SCHEMA_VERSION)
+  })
+
+  it('Should give a migrated file exactly the schema of a fresh one', async () => {
+    const fresh = join(dir, 'same-fresh.db')
+    await open(fresh).close()
+    for (const [name, schema] of [
+      ['without-rowid', LEGACY_SCHEMA],
+      ['unversioned', UNVERSIONED_SCHEMA],
+    ]) {
+      const path = join(dir, `same-${name}.db`)
+      makeOldFile(path, schema)
+      await open(path).close()
+      assert.deepEqual(schemaOf(path), schemaOf(fresh), name)
+    }
+  })
+
+  it('Should run each step in its own transaction: a failing step leaves the file as the step before left it', () => {
+    const path = join(dir, 'failing-step.db')
+    const db = new Database(path)
+    try {
+      const failing = {
+        version: SCHEMA_VERSION + 1,
+        name: 'a step that fails half-way',
+        up(d: Database.Database) {
+          d.exec('CREATE TABLE half_done (x INTEGER) STRICT')
+          d.exec("INSERT INTO tombstones VALUES ('t', 's', 3, 4)")
+          throw new Error('step failed')
+        },
+      }
+      assert.throws(() => migrate(db, [...MIGRATIONS, failing]), /step failed/)
+      assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION)
+      assert.equal(
+        db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'half_done'").pluck().get(),
+        0
+      )
+      assert.equal(db.prepare('SELECT COUNT(*) FROM tombstones').pluck().get(), 0)
+      assert.equal(db.inTransaction, false)
+      // the steps before it went through: running the list again starts at the failed one
+      assert.deepEqual(migrate(db), [])
+    } finally {
+      db.close()
+    }
+  })
+
+  it('Should refuse a file from a newer version, naming the path', () => {
+    const path = join(dir, 'newer.db')
+    const db = new Database(path)
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`)
+    db.close()
+    assert.throws(
+      () => open(path),
+      (error: Error) =>
+        error.message.includes(path) &&
+        error.message.includes('SQLITE_PATH') &&
+        /newer than this release knows/.test(error.message)
+    )
+  })
+
+  it('Should only read a file that is up to date, so a read-only file opens', async () => {
+    const path = join(dir, 'read-only.db')
+    await open(path).close()
+    const db = new Database(path, { readonly: true })
+    try {
+      assert.deepEqual(migrate(db), [])
+    } finally {
+      db.close()
+    }
+  })
+
+  it('Should page history by version along the primary key', async () => {
+    const path = join(dir, 'plan.db')
+    await open(path).close()
+    const plan = inspect(path, (db) =>
+      db
+        .prepare<[object], { detail: string }>(`EXPLAIN QUERY PLAN ${HISTORY_PAGE_SQL}`)
+        .all({ tenant: 't', sessionId: 's', beforeVersion: 10, limit: 5 })
+        .map((row) => row.detail)
+    )
+    assert.ok(
+      plan.some((d) =>
+        /SEARCH history USING (INDEX|PRIMARY KEY).*tenant=\? AND session_id=\? AND version<\?/.test(
+          d
+        )
+      ),
+      plan.join('\n')
+    )
+    assert.ok(!plan.some((d) => /SCAN history/.test(d)), plan.join('\n'))
   })
 })

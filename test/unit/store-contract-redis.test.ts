@@ -5,7 +5,8 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { openStore } from '../../src/store/index.js'
-import { createRedisStore, isUnavailableError } from '../../src/store/redis.js'
+import { createRedisStore, isUnavailableError } from '../../src/store/redis/index.js'
+import { guarded, isWriteRefusal } from '../../src/store/redis/errors.js'
 import { Redis } from 'ioredis'
 import { makeItem } from '../../src/core/items.js'
 import { newSession, type Session } from '../../src/core/session.js'
@@ -200,6 +201,27 @@ if (unreachable) {
         false
       )
       assert.equal(isUnavailableError(new Error('WRONGTYPE Operation against a key')), false)
+    })
+
+    it('Should take out-of-memory and read-only replies for refused writes, reads still served', async () => {
+      for (const message of [
+        "OOM command not allowed when used memory > 'maxmemory'.",
+        "READONLY You can't write against a read only replica.",
+        'MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.',
+        'NOREPLICAS Not enough good replicas to write.',
+      ]) {
+        assert.equal(isWriteRefusal(new Error(message)), true, message)
+        assert.equal(isUnavailableError(new Error(message)), true, message)
+        await assert.rejects(
+          guarded(() => Promise.reject(new Error(message))),
+          (error) => error instanceof StoreUnavailableError && error.writeOnly
+        )
+      }
+      await assert.rejects(
+        guarded(() => Promise.reject(new Error('Command timed out'))),
+        (error) => error instanceof StoreUnavailableError && !error.writeOnly
+      )
+      assert.equal(isWriteRefusal(new Error('ERR Error running script')), false)
     })
   })
 }

@@ -201,7 +201,7 @@ async function applyDelivery(
   const limits = limitsOf(deps)
   const keepAliveMs = deps.staleAfterMs / 2
   const apply = (key: SessionKey, group: Group, agents: string[], events = group.events) =>
-    updateWithinQuota(deps, key, (current) => {
+    updateWithinQuota(deps, key, (current, { versionFloor }) => {
       let result: ApplyResult
       try {
         result = applyObserved(current, events, {
@@ -213,6 +213,7 @@ async function applyDelivery(
           limits,
           deliverEdit: replyId === group.id,
           agents,
+          versionFloor,
         })
       } catch (error) {
         if (error instanceof NotObservedError) {

@@ -66,6 +66,17 @@ export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, docum
         headers: { 'Cache-Control': 'no-store', 'Retry-After': '1' },
       })
     }
+    if (deps.writeHealth?.failing()) {
+      try {
+        await withTimeout(deps.store.checkWritable(), READY_TIMEOUT_MS)
+        deps.writeHealth.recovered()
+      } catch (error) {
+        c.get('logger').warn({ err: error }, 'readiness: store cannot write')
+        return problem(c, 503, 'store-unavailable', `The ${deps.store.kind} store cannot write.`, {
+          headers: { 'Cache-Control': 'no-store', 'Retry-After': '1' },
+        })
+      }
+    }
     return c.json({ status: 'ready', store: deps.store.kind }, 200, { 'Cache-Control': 'no-store' })
   })
 
@@ -81,7 +92,8 @@ export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, docum
     const file = c.req.param('file')
     if (file === 'init.js')
       return c.body(DOCS_INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' })
-    const type = DOCS_ASSETS[file]
+    // own properties only: 'constructor' or '__proto__' name no asset
+    const type = Object.hasOwn(DOCS_ASSETS, file) ? DOCS_ASSETS[file] : undefined
     if (!type) return problem(c, 404, 'not-found', `No asset '${file}'.`)
     let content = assets.get(file)
     if (!content) {

@@ -75,10 +75,9 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
       ])
     }
 
-    const run = async () => JSON.stringify(roundReply(await runRound(deps, key, body)))
-
     if (idempotencyKey === undefined) {
-      return c.body(await run(), 200, { 'Content-Type': 'application/json' })
+      const reply = JSON.stringify(roundReply(await runRound(deps, key, body)))
+      return c.body(reply, 200, { 'Content-Type': 'application/json' })
     }
     const scope = `${key.tenant}\u0000${sessionId}\u0000${idempotencyKey}`
     const print = fingerprint(body)
@@ -100,12 +99,22 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
       }
       return replay(c, claim.record.reply)
     }
+    // the reply is stored in the same atomic step as the round: a retry after a timeout or a
+    // crash finds it, or finds that nothing committed
+    let stored: string | undefined
     try {
-      const reply = await run()
-      await deps.store.completeIdempotency(scope, print, reply, deps.idempotencyTtlMs)
-      return c.body(reply, 200, { 'Content-Type': 'application/json' })
+      const outcome = await runRound(deps, key, body, undefined, {
+        scope,
+        token: claim.token,
+        ttlMs: deps.idempotencyTtlMs,
+        reply: (value) => (stored = JSON.stringify(roundReply(value))),
+      })
+      return c.body(stored ?? JSON.stringify(roundReply(outcome)), 200, {
+        'Content-Type': 'application/json',
+      })
     } catch (error) {
-      await deps.store.releaseIdempotency(scope).catch(() => undefined)
+      // only when nothing committed: the release is a no-op once the reply is stored
+      await deps.store.releaseIdempotency(scope, claim.token).catch(() => undefined)
       throw error
     }
   })

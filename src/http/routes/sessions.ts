@@ -178,7 +178,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     }))
     const ifMatch = c.req.valid('header')['if-match']
     const now = deps.now()
-    const session = await updateWithinQuota(deps, key, (current) => {
+    const session = await updateWithinQuota(deps, key, (current, { versionFloor }) => {
       if (ifMatch !== undefined && !conditionMatches(ifMatch, current && etagOf(current), false)) {
         throw new ProblemError(
           412,
@@ -193,7 +193,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       const dialect = resolveDialect(current, body.dialect)
       const checked = dialect.checkList(items)
       if (!checked.ok) throw new ProblemError(422, 'dialect-rule', checked.message)
-      const base = current ?? newSession(key, dialect.name, {}, now)
+      const base = current ?? newSession(key, dialect.name, {}, now, versionFloor)
       const stored = { items: checked.items, data: base.dialect_state }
       const overLimit = checkStoredLimits(stored, limitsOf(deps))
       if (overLimit) throw new ProblemError(422, 'limit-exceeded', overLimit)

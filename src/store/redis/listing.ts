@@ -1,0 +1,146 @@
+/**
+ * @module store/redis/listing
+ * A tenant's sessions without KEYS or SCAN: its sorted set (member session id, score updated_at)
+ * walked from newest to oldest, each member's record read and filtered in process; members whose
+ * session is gone are dropped when a listing meets them.
+ */
+import type { Cluster, Redis } from 'ioredis'
+import type { Session, SessionKey } from '../../core/session.js'
+import { isBeforeCursor } from '../cursor.js'
+import { matchesListQuery } from '../filter.js'
+import type { ListCursor, SessionStore, StoreLogger } from '../types.js'
+import { errorText } from './connection.js'
+import { guarded } from './errors.js'
+import { liveRecord, type KeyLayout } from './keys.js'
+import type { Seat } from './seats.js'
+
+/** Index entries one listing call may examine before it returns a short page with a cursor. */
+const LIST_SCAN_BUDGET = 2000
+
+export interface Listing {
+  list: SessionStore['list']
+  countSessions: SessionStore['countSessions']
+  /**
+   * Cluster only (the index is in another slot than the session): moves a session in the index
+   * after its write, and gives back its creation's seat, not awaited. The listing is eventually
+   * consistent, and the next command on this connection (a listing by this instance) still sees
+   * it.
+   */
+  indexAdd: (key: SessionKey, updatedAt: number, seat?: Seat | null) => void
+}
+
+export interface ListingOptions {
+  client: Redis | Cluster
+  keys: KeyLayout
+  ttlMs: number
+  now: () => number
+  logger: StoreLogger
+}
+
+/**
+ * The listing of a store.
+ * @param options - connection, key layout, TTL, clock, logger
+ */
+export function createListing({ client, keys, ttlMs, now, logger }: ListingOptions): Listing {
+  const dropFromIndex = (tenant: string, sessionId: string, score: number) => {
+    client.atIndexDrop(keys.index(tenant), sessionId, String(score)).catch(() => undefined)
+  }
+
+  return {
+    indexAdd(key, updatedAt, seat) {
+      client
+        .atIndexAdd(
+          keys.index(key.tenant),
+          keys.seats(key.tenant),
+          String(updatedAt),
+          key.sessionId,
+          String(ttlMs),
+          seat?.id ?? ''
+        )
+        .catch((error: unknown) => {
+          logger.warn(
+            { err: errorText(error), session_id: key.sessionId },
+            'session index not updated'
+          )
+        })
+    },
+
+    async countSessions(tenant) {
+      // every write moves its session to its updated_at, so older members have expired
+      return guarded(() => client.zcount(keys.index(tenant), `(${now() - ttlMs}`, '+inf'))
+    },
+
+    async list(tenant, query) {
+      const index = keys.index(tenant)
+      const want = query.limit + 1
+      const filtered =
+        query.state !== 'all' || query.dialect !== undefined || query.source !== undefined
+      const batchSize = !filtered ? want : Math.min(Math.max(want * 2, 50), 500)
+      let max = query.cursor ? String(query.cursor.updatedAt) : '+inf'
+      if (
+        query.state === 'stale' &&
+        (!query.cursor || query.cursor.updatedAt >= query.staleBefore)
+      ) {
+        max = `(${query.staleBefore}`
+      }
+      const found: { session: Session; position: ListCursor }[] = []
+      let lastExamined: ListCursor | null = null
+      let offset = 0
+      let scanned = 0
+      let exhausted = false
+      while (found.length < want && !exhausted && scanned < LIST_SCAN_BUDGET) {
+        const flat = await guarded(() =>
+          client.zrange(
+            index,
+            max,
+            query.updatedSince === undefined ? '-inf' : String(query.updatedSince),
+            'BYSCORE',
+            'REV',
+            'LIMIT',
+            offset,
+            batchSize,
+            'WITHSCORES'
+          )
+        )
+        offset += flat.length / 2
+        exhausted = flat.length / 2 < batchSize
+        const candidates: ListCursor[] = []
+        for (let i = 0; i < flat.length; i += 2) {
+          const position = { sessionId: flat[i], updatedAt: Number(flat[i + 1]) }
+          if (
+            !query.cursor ||
+            isBeforeCursor(position.updatedAt, position.sessionId, query.cursor)
+          ) {
+            candidates.push(position)
+          }
+        }
+        const at = now()
+        const records = await Promise.all(
+          candidates.map((position) =>
+            guarded(() =>
+              client.hmget(keys.session({ tenant, sessionId: position.sessionId }), 'exp', 'data')
+            )
+          )
+        )
+        for (let i = 0; i < candidates.length && found.length < want; i++) {
+          const position = candidates[i]
+          scanned++
+          lastExamined = position
+          const session = liveRecord(records[i], at)
+          if (!session) {
+            dropFromIndex(tenant, position.sessionId, position.updatedAt)
+            continue
+          }
+          if (matchesListQuery(session, query)) {
+            found.push({ session, position })
+          }
+        }
+      }
+      const page = found.slice(0, query.limit)
+      let next: ListCursor | null = null
+      if (found.length > query.limit) next = page[page.length - 1].position
+      else if (!exhausted && found.length < want && lastExamined) next = lastExamined
+      return { sessions: page.map((entry) => entry.session), next }
+    },
+  }
+}

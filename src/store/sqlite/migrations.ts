@@ -1,0 +1,152 @@
+/**
+ * @module store/sqlite/migrations
+ * The SQLite schema as numbered steps. `PRAGMA user_version` holds the last step a file went
+ * through; opening a file runs the steps after it, each in its own IMMEDIATE transaction that
+ * also sets `user_version`, so a step happens whole or not at all, and another process opening
+ * the file at the same time waits and then finds it done. Files made before the steps were
+ * numbered say 0; step 1 and 2 are written so that they fit every such file.
+ */
+import type Database from 'better-sqlite3'
+
+export interface Migration {
+  /** The `user_version` a file has after this step. */
+  version: number
+  /** What the step does, for the log and the errors. */
+  name: string
+  up(db: Database.Database): void
+}
+
+/** The tables of step 1, in the order step 2 rebuilds them. */
+const FIRST_TABLES = ['sessions', 'history', 'idempotency'] as const
+
+/** The indexes step 1 made; step 2 drops and remakes them with their tables. */
+const FIRST_INDEXES = ['sessions_by_update', 'sessions_by_expiry', 'idempotency_by_expiry']
+
+// Rowid tables: a session row (~1.4 KB of JSON) and a history row (~1 KB) are larger than what
+// a WITHOUT ROWID b-tree keeps on its page (about 1 KB of 4 KB), so there every write also
+// rewrote overflow pages: 3× the CPU per write and 3× the file (bench/results.md).
+const ROWID_TABLES: Record<(typeof FIRST_TABLES)[number], string> = {
+  sessions: `
+    CREATE TABLE sessions (
+      tenant TEXT NOT NULL, session_id TEXT NOT NULL, version INTEGER NOT NULL, data TEXT NOT NULL,
+      total INTEGER NOT NULL, unfinished INTEGER NOT NULL, ended INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+      PRIMARY KEY (tenant, session_id)) STRICT;`,
+  history: `
+    CREATE TABLE history (
+      tenant TEXT NOT NULL, session_id TEXT NOT NULL, version INTEGER NOT NULL, at INTEGER NOT NULL,
+      source TEXT NOT NULL, items TEXT NOT NULL,
+      PRIMARY KEY (tenant, session_id, version)) STRICT;`,
+  idempotency: `
+    CREATE TABLE idempotency (
+      scope TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, reply TEXT, expires_at INTEGER NOT NULL
+    ) STRICT;`,
+}
+
+const FIRST_INDEX_SQL = `
+  CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions (tenant, updated_at DESC, session_id DESC);
+  CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions (expires_at);
+  CREATE INDEX IF NOT EXISTS idempotency_by_expiry ON idempotency (expires_at);`
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'sessions, history and idempotency records',
+    // the schema as 0.1.0 released it; IF NOT EXISTS because an unversioned file may hold it
+    // (or step 2's form of it) already
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS sessions (
+          tenant TEXT NOT NULL, session_id TEXT NOT NULL, version INTEGER NOT NULL, data TEXT NOT NULL,
+          total INTEGER NOT NULL, unfinished INTEGER NOT NULL, ended INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+          PRIMARY KEY (tenant, session_id)) STRICT, WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS history (
+          tenant TEXT NOT NULL, session_id TEXT NOT NULL, version INTEGER NOT NULL, at INTEGER NOT NULL,
+          source TEXT NOT NULL, items TEXT NOT NULL,
+          PRIMARY KEY (tenant, session_id, version)) STRICT, WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS idempotency (
+          scope TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, reply TEXT, expires_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        ${FIRST_INDEX_SQL}`)
+    },
+  },
+  {
+    version: 2,
+    name: 'rowid tables',
+    // unversioned files made after 0.1.0 have rowid tables already: only the tables still
+    // WITHOUT ROWID are rebuilt, with their rows
+    up(db) {
+      const legacy = db
+        .prepare<[], string>(
+          `SELECT name FROM sqlite_master WHERE type = 'table'
+             AND name IN ('sessions', 'history', 'idempotency') AND sql LIKE '%WITHOUT ROWID%'`
+        )
+        .pluck()
+        .all()
+      if (legacy.length === 0) return
+      for (const index of FIRST_INDEXES) db.exec(`DROP INDEX IF EXISTS ${index}`)
+      for (const table of FIRST_TABLES.filter((name) => legacy.includes(name))) {
+        db.exec(`ALTER TABLE ${table} RENAME TO ${table}_without_rowid`)
+        db.exec(ROWID_TABLES[table])
+        db.exec(`INSERT INTO ${table} SELECT * FROM ${table}_without_rowid`)
+        db.exec(`DROP TABLE ${table}_without_rowid`)
+      }
+      db.exec(FIRST_INDEX_SQL)
+    },
+  },
+  {
+    version: 3,
+    name: 'tombstones, idempotency claim tokens and the write probe',
+    up(db) {
+      // the last version of a deleted session, for the session TTL, so a re-created session
+      // goes on from it; small rows, so WITHOUT ROWID fits them on the page
+      db.exec(`
+        CREATE TABLE tombstones (
+          tenant TEXT NOT NULL, session_id TEXT NOT NULL, version INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL,
+          PRIMARY KEY (tenant, session_id)) STRICT, WITHOUT ROWID;
+        CREATE INDEX tombstones_by_expiry ON tombstones (expires_at);
+        ALTER TABLE idempotency ADD COLUMN token TEXT;
+        CREATE TABLE write_probe (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, pad BLOB NOT NULL) STRICT;`)
+    },
+  },
+]
+
+/** The `user_version` of a file that went through every step. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version
+
+const userVersion = (db: Database.Database) => db.pragma('user_version', { simple: true }) as number
+
+/**
+ * Brings a file up to the last step. A file already there is only read, so a read-only file
+ * opens.
+ * @param db - the open database
+ * @param migrations - the steps, in order (tests pass others)
+ * @returns the steps that ran
+ * @throws Error when the file comes from a newer version (a `user_version` beyond the last step)
+ */
+export function migrate(
+  db: Database.Database,
+  migrations: readonly Migration[] = MIGRATIONS
+): Migration[] {
+  const latest = migrations[migrations.length - 1]?.version ?? 0
+  const found = userVersion(db)
+  if (found > latest) {
+    throw new Error(
+      `the database is at schema version ${found}, newer than this release knows (${latest}): run a newer agent-todos, or restore a backup`
+    )
+  }
+  const ran: Migration[] = []
+  for (const migration of migrations) {
+    if (migration.version <= found) continue
+    db.transaction(() => {
+      // read again under the write lock: another process may have run the step meanwhile
+      if (userVersion(db) >= migration.version) return
+      migration.up(db)
+      db.pragma(`user_version = ${migration.version}`)
+      ran.push(migration)
+    }).immediate()
+  }
+  return ran
+}

@@ -1,0 +1,230 @@
+/**
+ * @module store/sqlite/statements
+ * Every statement the SQLite store runs, prepared once, with named parameters.
+ *
+ * No statement uses RETURNING with `.get()`: that commits inside `sqlite3_reset()`, skips the WAL
+ * hook, and the WAL is never checkpointed (`test/unit/sqlite-wal.test.ts`).
+ */
+import type Database from 'better-sqlite3'
+import type { SessionKey } from '../../core/session.js'
+import type { ListQuery } from '../types.js'
+
+/** `@tenant` and `@sessionId`: a SessionKey binds as it is. */
+export type KeyParams = SessionKey
+
+export interface SessionRow {
+  version: number
+  data: string
+  expires_at: number
+}
+
+export interface SessionParams extends KeyParams {
+  /** The version the row must still have (UPDATE only). */
+  expectedVersion: number
+  version: number
+  data: string
+  total: number
+  unfinished: number
+  ended: number
+  updatedAt: number
+  expiresAt: number
+}
+
+export interface HistoryRow {
+  version: number
+  at: number
+  source: string
+  items: string
+}
+
+export interface IdempotencyRow {
+  fingerprint: string
+  token: string | null
+  reply: string | null
+  expires_at: number
+}
+
+/**
+ * The newest `limit` history rows below a version, oldest first. The inner query is a range
+ * scan of the primary key `(tenant, session_id, version)` (`test/unit/sqlite-schema.test.ts`).
+ */
+export const HISTORY_PAGE_SQL = `SELECT version, at, source, items FROM
+  (SELECT version, at, source, items FROM history
+     WHERE tenant = @tenant AND session_id = @sessionId AND version < @beforeVersion
+     ORDER BY version DESC LIMIT @limit)
+  ORDER BY version ASC`
+
+/** Listing filters per state, over the indexed summary columns. */
+const STATE_SQL: Record<ListQuery['state'], string> = {
+  all: '1',
+  ended: 'ended = 1',
+  active: 'ended = 0 AND (unfinished > 0 OR total = 0)',
+  done: 'ended = 0 AND total > 0 AND unfinished = 0',
+  // an observed agent waiting for a person is not stale (no column yet: read from the JSON)
+  stale:
+    "ended = 0 AND unfinished > 0 AND updated_at < @staleBefore AND json_extract(data, '$.observed.waiting') IS NULL",
+}
+
+/** A prepared statement bound by one object of named parameters. */
+type Named<Params extends object, Result = unknown> = Database.Statement<[Params], Result>
+
+type TombstoneParams = KeyParams & { version: number; expiresAt: number }
+type HistoryParams = KeyParams & { version: number; at: number; source: string; items: string }
+type ClaimParams = { scope: string; fingerprint: string; token: string; expiresAt: number }
+type CompleteParams = {
+  scope: string
+  token: string
+  reply: string
+  expiresAt: number
+  now: number
+}
+
+export interface Statements {
+  selectSession: Named<KeyParams, SessionRow>
+  /** Whether and until when the session is there, without reading its data. */
+  selectLiveness: Named<KeyParams, { version: number; expires_at: number }>
+  insertSession: Named<SessionParams>
+  updateSession: Named<SessionParams>
+  deleteSession: Named<KeyParams>
+  countLive: Named<{ tenant: string; now: number }, number>
+  insertHistory: Named<HistoryParams>
+  pruneHistory: Named<KeyParams & { upTo: number }>
+  deleteHistory: Named<KeyParams>
+  selectHistory: Named<KeyParams & { beforeVersion: number; limit: number }, HistoryRow>
+  selectTombstone: Named<KeyParams, { version: number; expires_at: number }>
+  upsertTombstone: Named<TombstoneParams>
+  deleteTombstone: Named<KeyParams>
+  selectIdempotency: Named<{ scope: string }, IdempotencyRow>
+  claimIdempotency: Named<ClaimParams>
+  /** Stores the reply under a claim that is still this token's and pending; else changes 0. */
+  completeIdempotency: Named<CompleteParams>
+  releaseIdempotency: Named<{ scope: string; token: string }>
+  expiredSessions: Named<{ now: number }, { tenant: string; session_id: string }>
+  sweepIdempotency: Named<{ now: number }>
+  sweepTombstones: Named<{ now: number }>
+  insertProbe: Named<{ at: number; bytes: number }>
+  deleteProbe: Database.Statement<[]>
+  selectOne: Database.Statement<[]>
+  /** One prepared statement per combination of filters, made on first use. */
+  list(query: ListQuery): Named<object, { data: string }>
+}
+
+/**
+ * Prepares the store's statements on an open, migrated database.
+ * @param db - the database
+ */
+export function prepareStatements(db: Database.Database): Statements {
+  const listStatements = new Map<string, Named<object, { data: string }>>()
+  return {
+    selectSession: db.prepare<[KeyParams], SessionRow>(
+      `SELECT version, data, expires_at FROM sessions
+       WHERE tenant = @tenant AND session_id = @sessionId`
+    ),
+    selectLiveness: db.prepare<[KeyParams], { version: number; expires_at: number }>(
+      'SELECT version, expires_at FROM sessions WHERE tenant = @tenant AND session_id = @sessionId'
+    ),
+    insertSession: db.prepare<[SessionParams]>(
+      `INSERT INTO sessions (tenant, session_id, version, data, total, unfinished, ended, updated_at, expires_at)
+       VALUES (@tenant, @sessionId, @version, @data, @total, @unfinished, @ended, @updatedAt, @expiresAt)`
+    ),
+    updateSession: db.prepare<[SessionParams]>(
+      `UPDATE sessions SET version = @version, data = @data, total = @total, unfinished = @unfinished,
+         ended = @ended, updated_at = @updatedAt, expires_at = @expiresAt
+       WHERE tenant = @tenant AND session_id = @sessionId AND version = @expectedVersion`
+    ),
+    deleteSession: db.prepare<[KeyParams]>(
+      'DELETE FROM sessions WHERE tenant = @tenant AND session_id = @sessionId'
+    ),
+    countLive: db
+      .prepare<[{ tenant: string; now: number }], number>(
+        'SELECT COUNT(*) FROM sessions WHERE tenant = @tenant AND expires_at > @now'
+      )
+      .pluck(),
+
+    insertHistory: db.prepare<[HistoryParams]>(
+      `INSERT OR REPLACE INTO history (tenant, session_id, version, at, source, items)
+       VALUES (@tenant, @sessionId, @version, @at, @source, @items)`
+    ),
+    pruneHistory: db.prepare<[KeyParams & { upTo: number }]>(
+      'DELETE FROM history WHERE tenant = @tenant AND session_id = @sessionId AND version <= @upTo'
+    ),
+    deleteHistory: db.prepare<[KeyParams]>(
+      'DELETE FROM history WHERE tenant = @tenant AND session_id = @sessionId'
+    ),
+    selectHistory: db.prepare<[KeyParams & { beforeVersion: number; limit: number }], HistoryRow>(
+      HISTORY_PAGE_SQL
+    ),
+
+    selectTombstone: db.prepare<[KeyParams], { version: number; expires_at: number }>(
+      'SELECT version, expires_at FROM tombstones WHERE tenant = @tenant AND session_id = @sessionId'
+    ),
+    upsertTombstone: db.prepare<[TombstoneParams]>(
+      `INSERT INTO tombstones (tenant, session_id, version, expires_at)
+       VALUES (@tenant, @sessionId, @version, @expiresAt)
+       ON CONFLICT (tenant, session_id) DO UPDATE SET version = excluded.version,
+         expires_at = excluded.expires_at`
+    ),
+    deleteTombstone: db.prepare<[KeyParams]>(
+      'DELETE FROM tombstones WHERE tenant = @tenant AND session_id = @sessionId'
+    ),
+
+    selectIdempotency: db.prepare<[{ scope: string }], IdempotencyRow>(
+      'SELECT fingerprint, token, reply, expires_at FROM idempotency WHERE scope = @scope'
+    ),
+    claimIdempotency: db.prepare<[ClaimParams]>(
+      `INSERT INTO idempotency (scope, fingerprint, token, reply, expires_at)
+       VALUES (@scope, @fingerprint, @token, NULL, @expiresAt)
+       ON CONFLICT (scope) DO UPDATE SET fingerprint = excluded.fingerprint,
+         token = excluded.token, reply = NULL, expires_at = excluded.expires_at`
+    ),
+    completeIdempotency: db.prepare<[CompleteParams]>(
+      `UPDATE idempotency SET reply = @reply, expires_at = @expiresAt
+       WHERE scope = @scope AND token = @token AND reply IS NULL AND expires_at > @now`
+    ),
+    releaseIdempotency: db.prepare<[{ scope: string; token: string }]>(
+      'DELETE FROM idempotency WHERE scope = @scope AND token = @token AND reply IS NULL'
+    ),
+
+    expiredSessions: db.prepare<[{ now: number }], { tenant: string; session_id: string }>(
+      'SELECT tenant, session_id FROM sessions WHERE expires_at <= @now LIMIT 500'
+    ),
+    sweepIdempotency: db.prepare<[{ now: number }]>(
+      'DELETE FROM idempotency WHERE expires_at <= @now'
+    ),
+    sweepTombstones: db.prepare<[{ now: number }]>(
+      'DELETE FROM tombstones WHERE expires_at <= @now'
+    ),
+
+    insertProbe: db.prepare<[{ at: number; bytes: number }]>(
+      'INSERT OR REPLACE INTO write_probe (id, at, pad) VALUES (1, @at, zeroblob(@bytes))'
+    ),
+    deleteProbe: db.prepare<[]>('DELETE FROM write_probe WHERE id = 1'),
+    selectOne: db.prepare<[]>('SELECT 1'),
+
+    list(query: ListQuery) {
+      const withCursor = query.cursor !== undefined
+      const withDialect = query.dialect !== undefined
+      const withSince = query.updatedSince !== undefined
+      const withSource = query.source !== undefined
+      const name = `${query.state}:${withCursor}:${withDialect}:${withSince}:${withSource}`
+      let statement = listStatements.get(name)
+      if (!statement) {
+        const cursorSql = withCursor
+          ? 'AND (updated_at < @cursorAt OR (updated_at = @cursorAt AND session_id < @cursorId))'
+          : ''
+        const dialectSql = withDialect ? "AND json_extract(data, '$.dialect') = @dialect" : ''
+        const sinceSql = withSince ? 'AND updated_at >= @updatedSince' : ''
+        const sourceSql = withSource
+          ? "AND coalesce(json_extract(data, '$.observed.source'), 'rounds') = @source"
+          : ''
+        statement = db.prepare(
+          `SELECT data FROM sessions WHERE tenant = @tenant AND expires_at > @now AND ${STATE_SQL[query.state]}
+           ${cursorSql} ${dialectSql} ${sinceSql} ${sourceSql}
+           ORDER BY updated_at DESC, session_id DESC LIMIT @limit`
+        )
+        listStatements.set(name, statement)
+      }
+      return statement
+    },
+  }
+}
