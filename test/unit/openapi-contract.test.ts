@@ -92,7 +92,12 @@ describe('The OpenAPI document against the server', () => {
 
   it('Should describe the auth, rate-limit, body-limit and draining problems', async () => {
     const keys = parseAuthKeys('acme:agent:agent-key-1,acme:viewer:viewer-key-1')
-    const limited = makeTestApp({ keys, rateLimitPerMinute: 2, bodyLimitBytes: 64 })
+    const limited = makeTestApp({
+      keys,
+      rateLimitPerMinute: 2,
+      readRateLimitPerMinute: 2,
+      bodyLimitBytes: 64,
+    })
     const agent = { Authorization: 'Bearer agent-key-1' }
     await checked(limited, 'GET', '/v1/sessions')
     await checked(limited, 'GET', '/v1/sessions', undefined, { Authorization: 'Basic x' })
