@@ -25,6 +25,8 @@ const EnvSchema = z.object({
   MAX_CONTENT_LENGTH: positiveInt(10_000),
   MAX_TOOL_CALLS: z.coerce.number().int().min(1).max(128).default(128),
   MAX_SESSIONS_PER_TENANT: z.coerce.number().int().min(0).default(0),
+  MAX_STREAMS_PER_TENANT: z.coerce.number().int().min(0).default(100),
+  MAX_STREAM_BACKLOG_BYTES: z.coerce.number().int().min(65_536).default(4_194_304),
   CORS_ORIGINS: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SESSION_TTL_SECONDS: positiveInt(604_800),

@@ -68,6 +68,8 @@ async function main() {
       maxContentLength: config.MAX_CONTENT_LENGTH,
       maxToolCalls: config.MAX_TOOL_CALLS,
       maxSessionsPerTenant: config.MAX_SESSIONS_PER_TENANT,
+      maxStreamsPerTenant: config.MAX_STREAMS_PER_TENANT,
+      maxStreamBacklogBytes: config.MAX_STREAM_BACKLOG_BYTES,
     },
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     corsOrigins: config.CORS_ORIGINS?.split(',')

@@ -106,6 +106,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's tenant and role */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Who the key is */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Whoami"];
+                    };
+                };
+                /** @description Unauthorized */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{session_id}/rounds": {
         parameters: {
             query?: never;
@@ -626,7 +671,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's sessions, newest change first */
+        /**
+         * The tenant's sessions, newest change first
+         * @description Pages of at most `limit` sessions and 2 MiB, ordered by last change (newest first), then by id. A session that changes while you page moves to the front, so a later page does not hold it: to see every session once, page to the end, then list again with `updated_since` = the time you began.
+         */
         get: {
             parameters: {
                 query?: {
@@ -694,11 +742,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The last versions of the list, oldest first */
+        /**
+         * The last versions of the list, in pages
+         * @description The newest page first: at most `limit` entries (default and cap HISTORY_LIMIT) and 2 MiB, oldest first within the page. `next_cursor` names the page of older entries, null when none remain.
+         */
         get: {
             parameters: {
                 query?: {
+                    /** @description Entries per page (at most HISTORY_LIMIT, its default); a page also stops at 2 MiB */
                     limit?: number;
+                    /** @description The previous page's next_cursor: the entries older than that page */
+                    cursor?: string;
                 };
                 header?: never;
                 path: {
@@ -711,6 +765,8 @@ export interface paths {
                 /** @description History */
                 200: {
                     headers: {
+                        /** @description "<version>" */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -818,6 +874,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["ProblemDetails"];
                     };
                 };
+                /** @description Too Many Requests */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
                 /** @description Service Unavailable */
                 503: {
                     headers: {
@@ -865,6 +930,15 @@ export interface paths {
                 };
                 /** @description Unauthorized */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["ProblemDetails"];
+                    };
+                };
+                /** @description Too Many Requests */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -924,6 +998,14 @@ export interface components {
             tools: {
                 [key: string]: unknown;
             }[];
+        };
+        Whoami: {
+            tenant: string;
+            /**
+             * @description agent reads and writes; viewer reads. Open access (no keys configured): agent
+             * @enum {string}
+             */
+            role: "agent" | "viewer";
         };
         RoundReply: {
             session_id: string;
@@ -999,6 +1081,7 @@ export interface components {
             session_id: string;
             dialect: components["schemas"]["DialectName"];
             version: number;
+            state: components["schemas"]["SessionState"];
             items: components["schemas"]["Item"][];
             rendered: string;
             progress: components["schemas"]["Progress"];
@@ -1011,6 +1094,11 @@ export interface components {
             created_at: string;
             updated_at: string;
         };
+        /**
+         * @description ended: its run was ended; done: every item completed or cancelled; stale: some item unfinished and no change for STALE_AFTER_SECONDS; active: otherwise. More states may be added: show an unknown one as it is named.
+         * @enum {string}
+         */
+        SessionState: "active" | "done" | "stale" | "ended";
         Ended: {
             /** @enum {string} */
             outcome: "completed" | "max_turns" | "error" | "cancelled";
@@ -1044,22 +1132,28 @@ export interface components {
         };
         SessionList: {
             sessions: components["schemas"]["SessionSummary"][];
+            /** @description Present when more sessions follow (a page ends at limit or at 2 MiB). Pages follow the last change, newest first: a session that changes during the iteration moves to the front and is not on a later page; list again with updated_since = the time the iteration began to catch those. */
             next_cursor: string | null;
         };
         SessionSummary: {
             session_id: string;
             dialect: components["schemas"]["DialectName"];
             version: number;
+            state: components["schemas"]["SessionState"];
             progress: components["schemas"]["Progress"];
             current: components["schemas"]["Item"] & (Record<string, never> | null);
             round: number;
             reminder_due: boolean;
             ended: components["schemas"]["Ended"];
+            /** @description state is 'stale' */
             stale: boolean;
             updated_at: string;
         };
         History: {
+            /** @description Oldest first within the page */
             entries: components["schemas"]["HistoryEntry"][];
+            /** @description Present when older entries remain: pass it as cursor for the page before */
+            next_cursor: string | null;
         };
         HistoryEntry: {
             version: number;

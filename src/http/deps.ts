@@ -46,12 +46,18 @@ export interface ServiceLimits extends ListLimits {
   maxToolCalls: number
   /** Live sessions per tenant; 0 for no cap. */
   maxSessionsPerTenant: number
+  /** Open event streams per tenant on one instance; 0 for no cap. */
+  maxStreamsPerTenant: number
+  /** Bytes an event stream's client may leave unread before it is dropped. */
+  maxStreamBacklogBytes: number
 }
 
 export const DEFAULT_LIMITS: ServiceLimits = {
   ...DEFAULT_LIST_LIMITS,
   maxToolCalls: 128,
   maxSessionsPerTenant: 0,
+  maxStreamsPerTenant: 100,
+  maxStreamBacklogBytes: 4 * 1024 * 1024,
 }
 
 /**
