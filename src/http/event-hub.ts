@@ -8,11 +8,11 @@
  * needs no write: an unfinished session turning stale.
  */
 import type { Logger } from 'pino'
-import type { SessionKey, SessionState } from '../core/session.js'
+import type { Session, SessionKey, SessionState } from '../core/session.js'
 import type { ChangeEvent, SessionStore } from '../store/types.js'
 import type { Metrics } from './metrics.js'
 import { encodeMessage, HEARTBEAT, SseStream } from './sse.js'
-import { jsonArrayWithin, PAGE_BYTES } from './json-parts.js'
+import { jsonArrayWithin, PAGE_BYTES, yieldToLoop } from './json-parts.js'
 import { historicalView, sessionSummary, sessionView, stateOf } from './views.js'
 
 export interface EventHubOptions {
@@ -35,6 +35,8 @@ export interface EventHubOptions {
 export const TENANT_SNAPSHOT_LIMIT = 200
 /** How many recently sent versions a tenant topic remembers, to skip repeats. */
 const SENT_MEMORY = 10_000
+/** History entries read per call while a replay is assembled. */
+const REPLAY_BATCH = 8
 
 /** Refused: the tenant has `cap` streams open on this instance. */
 export class StreamCapError extends Error {
@@ -356,40 +358,30 @@ class SessionTopic extends Topic {
       return frame
     }
     const behind = joins.filter(
-      (j) => j.lastEventId !== undefined && j.lastEventId < version - 1 && j.lastEventId >= 0
+      (j) => j.lastEventId !== undefined && j.lastEventId >= 0 && j.lastEventId < version - 1
     )
-    let missed: Map<number, Uint8Array> | undefined
-    let oldestKept = version
-    if (behind.length) {
-      const from = Math.min(...behind.map((j) => j.lastEventId!))
-      const entries = (await store.history(this.key, historyLimit, version)).filter(
-        (entry) => entry.version > from
-      )
-      missed = new Map(
-        entries.map((entry) => [
-          entry.version,
-          encodeMessage({
-            event: 'update',
-            id: String(entry.version),
-            data: JSON.stringify(historicalView(session, entry, staleBefore)),
-          }),
-        ])
-      )
-      oldestKept = entries.length ? entries[0].version : version
-    }
+    const replay = behind.length
+      ? await this.replayFrames(
+          Math.min(...behind.map((j) => j.lastEventId!)),
+          session,
+          staleBefore,
+          current('update').byteLength
+        )
+      : null
     for (const { stream, lastEventId } of joins) {
       if (!stream.open) continue
       if (lastEventId === undefined || lastEventId > version) {
         stream.send(current('snapshot'))
+      } else if (lastEventId === version - 1) {
+        stream.send(current('update'))
       } else if (lastEventId < version) {
-        if (lastEventId + 1 < oldestKept || (lastEventId < version - 1 && !missed)) {
-          // the gap is older than the kept history: start over from the current state
+        const bytes = replay?.bytesFrom(lastEventId + 1)
+        if (bytes === undefined || stream.backlog + bytes > this.hub.options.maxBacklogBytes) {
+          // the gap is older than the kept history, or replaying it would overflow the
+          // client's backlog: start over from the current state
           stream.send(current('snapshot'))
         } else {
-          for (let v = lastEventId + 1; v < version; v++) {
-            const frame = missed?.get(v)
-            if (frame) stream.send(frame)
-          }
+          for (let v = lastEventId + 1; v < version; v++) stream.send(replay!.frames.get(v)!)
           stream.send(current('update'))
         }
       }
@@ -397,6 +389,51 @@ class SessionTopic extends Topic {
     }
     if (!this.last || version >= this.last.version) {
       this.last = { version, state: stateOf(session, staleBefore) }
+    }
+  }
+
+  /**
+   * The frames of the versions after `from` and before the session's current one, from
+   * history, built newest first and only while they fit in a client's backlog with the current
+   * view (`currentBytes`): a larger gap is answered with a snapshot, so the work stays bounded.
+   * `bytesFrom(v)` is the size of the replay from version v on (with the current view), or
+   * undefined when those versions are not all at hand.
+   */
+  private async replayFrames(
+    from: number,
+    session: Session,
+    staleBefore: number,
+    currentBytes: number
+  ) {
+    const { store, historyLimit, maxBacklogBytes } = this.hub.options
+    const frames = new Map<number, Uint8Array>()
+    const suffix = new Map<number, number>()
+    let bytes = currentBytes
+    let before = session.version
+    let wanted = Math.min(historyLimit, session.version - 1 - from)
+    reading: while (wanted > 0 && bytes <= maxBacklogBytes) {
+      const batch = await store.history(this.key, Math.min(REPLAY_BATCH, wanted), before)
+      if (!batch.length) break
+      for (let i = batch.length - 1; i >= 0; i--) {
+        const entry = batch[i]
+        if (entry.version !== before - 1) break reading // history has a gap here
+        const frame = encodeMessage({
+          event: 'update',
+          id: String(entry.version),
+          data: JSON.stringify(historicalView(session, entry, staleBefore)),
+        })
+        bytes += frame.byteLength
+        if (bytes > maxBacklogBytes) break reading
+        frames.set(entry.version, frame)
+        suffix.set(entry.version, bytes)
+        before = entry.version
+        wanted--
+        await yieldToLoop()
+      }
+    }
+    return {
+      frames,
+      bytesFrom: (v: number) => (v >= session.version ? currentBytes : suffix.get(v)),
     }
   }
 
