@@ -24,6 +24,8 @@ export interface AppDeps {
   openapiDocument: string | null
   /** Heartbeat comments on event streams, every this many ms. */
   sseHeartbeatMs: number
+  /** Event streams gather changes this long before sending them (default 100 ms). */
+  sseFlushMs?: number
   /** Aborted at shutdown: event streams close. */
   shutdownSignal?: AbortSignal
   /** Where metrics go; a fresh registry when absent. */

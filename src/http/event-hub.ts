@@ -1,18 +1,19 @@
 /**
  * @module http/event-hub
  * The per-process fan-out behind the event streams. One store subscription for the whole app;
- * one topic per tenant stream and per session stream that has subscribers. A topic reads a
- * changed session once per version (changes that arrive while a read is under way are coalesced),
- * serialises the event once, and queues the same bytes on every subscriber's stream, so the cost
- * of a write no longer grows with the number of viewers. It also pushes the one change that
- * needs no write: an unfinished session turning stale.
+ * one topic per tenant stream and per session stream that has subscribers. A topic gathers the
+ * changes of a short window, reads each changed session once, serialises each event once, and
+ * queues the same bytes (one chunk per window) on every subscriber's stream: the cost of a write
+ * no longer grows with the number of viewers, and a viewer's socket sees one write per window,
+ * not one per change. It also pushes the one change that needs no write: an unfinished session
+ * turning stale.
  */
 import type { Logger } from 'pino'
 import type { Session, SessionKey, SessionState } from '../core/session.js'
 import type { ChangeEvent, SessionStore } from '../store/types.js'
+import { jsonArrayWithin, PAGE_BYTES, yieldToLoop } from './json-parts.js'
 import type { Metrics } from './metrics.js'
 import { encodeMessage, HEARTBEAT, SseStream } from './sse.js'
-import { jsonArrayWithin, PAGE_BYTES, yieldToLoop } from './json-parts.js'
 import { historicalView, sessionSummary, sessionView, stateOf } from './views.js'
 
 export interface EventHubOptions {
@@ -23,6 +24,12 @@ export interface EventHubOptions {
   staleAfterMs: number
   historyLimit: number
   heartbeatMs: number
+  /**
+   * Changes are gathered this long before they go out: a session that changed several times
+   * in a window is read once (a tenant stream sends its latest summary; a session stream every
+   * version), and each stream gets one chunk. Default 100 ms.
+   */
+  flushMs?: number
   /** Open streams per tenant on this instance; 0 for no cap. */
   maxStreamsPerTenant: number
   /** Unsent bytes per stream before its client is dropped. */
@@ -37,6 +44,10 @@ export const TENANT_SNAPSHOT_LIMIT = 200
 const SENT_MEMORY = 10_000
 /** History entries read per call while a replay is assembled. */
 const REPLAY_BATCH = 8
+/** Sessions of a tenant window read concurrently. */
+const READ_CONCURRENCY = 16
+/** After a failed store read, the topic tries again this much later. */
+const RETRY_MS = 1000
 
 /** Refused: the tenant has `cap` streams open on this instance. */
 export class StreamCapError extends Error {
@@ -51,14 +62,63 @@ const keyOf = (key: SessionKey) => `${key.tenant}\u0000${key.sessionId}`
 const deleteFrame = (sessionId: string) =>
   encodeMessage({ event: 'delete', data: JSON.stringify({ session_id: sessionId }) })
 
-/** Runs queued work one step at a time; `kick` starts it when idle. */
+interface HubContext {
+  options: EventHubOptions
+  flushMs: number
+  staleCheckMs: number
+  staleBefore(): number
+}
+
+/**
+ * The frames each stream gets from one window, delivered as one chunk per stream: streams with
+ * the same frames share one concatenation.
+ */
+class Outbox {
+  private readonly lists = new Map<SseStream, Uint8Array[]>()
+
+  add(stream: SseStream, frame: Uint8Array) {
+    const list = this.lists.get(stream)
+    if (list) list.push(frame)
+    else this.lists.set(stream, [frame])
+  }
+
+  deliver() {
+    const ids = new Map<Uint8Array, number>()
+    const idOf = (frame: Uint8Array) => {
+      let id = ids.get(frame)
+      if (id === undefined) ids.set(frame, (id = ids.size))
+      return id
+    }
+    const chunks = new Map<string, Uint8Array>()
+    for (const [stream, frames] of this.lists) {
+      if (frames.length === 1) {
+        stream.send(frames[0])
+        continue
+      }
+      const key = frames.map(idOf).join(',')
+      let chunk = chunks.get(key)
+      if (!chunk) chunks.set(key, (chunk = Buffer.concat(frames)))
+      stream.send(chunk)
+    }
+    this.lists.clear()
+  }
+}
+
+/**
+ * Queued work, run one step at a time: joins at once, changes after the window, the stale
+ * check on its timer.
+ */
 abstract class Topic {
   readonly streams = new Set<SseStream>()
-  /** Set by the stale timer; the next step checks for sessions that turned stale. */
+  /** Set when the window closed (or the stale timer fired): the next step handles it. */
+  protected flushDue = false
   protected staleDue = false
   private running = false
-  private heartbeat: NodeJS.Timeout
-  private staleTimer: NodeJS.Timeout
+  private window: NodeJS.Timeout | null = null
+  private retry: NodeJS.Timeout | null = null
+  private readonly heartbeat: NodeJS.Timeout
+  private readonly staleTimer: NodeJS.Timeout
+  private stopped = false
 
   constructor(protected readonly hub: HubContext) {
     this.heartbeat = setInterval(() => this.broadcast(HEARTBEAT), hub.options.heartbeatMs)
@@ -73,28 +133,40 @@ abstract class Topic {
   abstract onChange(event: ChangeEvent): void
   /** One unit of queued work; false when there is none. */
   protected abstract step(): Promise<boolean>
-  /** Called when the last subscriber left or the topic ended. */
+  /** Called once, when the last subscriber left or the topic ended. */
   protected abstract forget(): void
 
   protected broadcast(frame: Uint8Array) {
     for (const stream of this.streams) stream.send(frame)
   }
 
+  /** Runs the queued work after the window (a burst of changes waits for one window). */
+  protected later() {
+    if (this.window || this.stopped) return
+    this.window = setTimeout(() => {
+      this.window = null
+      this.flushDue = true
+      this.kick()
+    }, this.hub.flushMs)
+  }
+
   protected kick() {
-    if (this.running) return
+    if (this.running || this.stopped) return
     this.running = true
     void (async () => {
       try {
-        for (;;) {
-          let more: boolean
-          try {
-            more = await this.step()
-          } catch (error) {
-            this.hub.options.logger.warn({ err: error }, 'event stream: store read failed')
-            more = true
-          }
-          if (!more || this.streams.size === 0) break
+        while (this.streams.size && (await this.step())) {
+          // one step at a time, in order
         }
+      } catch (error) {
+        // the store failed (unreachable, say): what was due is kept and tried again
+        this.hub.options.logger.warn({ err: error }, 'event stream: store read failed')
+        this.flushDue = true
+        this.retry ??= setTimeout(() => {
+          this.retry = null
+          this.kick()
+        }, RETRY_MS)
+        this.retry.unref()
       } finally {
         this.running = false
       }
@@ -113,30 +185,25 @@ abstract class Topic {
   }
 
   private stop() {
+    if (this.stopped) return
+    this.stopped = true
     clearInterval(this.heartbeat)
     clearInterval(this.staleTimer)
+    if (this.window) clearTimeout(this.window)
+    if (this.retry) clearTimeout(this.retry)
     this.forget()
   }
 }
 
-interface HubContext {
-  options: EventHubOptions
-  staleCheckMs: number
-  staleBefore(): number
-}
-
-interface TenantJoin {
-  stream: SseStream
-}
-
 /** Every session of one tenant: summaries. */
 class TenantTopic extends Topic {
-  /** The version last broadcast per session (insertion order: oldest first, bounded). */
+  /** The version last sent per session (insertion order: oldest first, bounded). */
   private readonly sent = new Map<string, number>()
   /** The snapshot each subscriber started from: versions it must not receive again. */
   private readonly snapshots = new WeakMap<SseStream, ReadonlyMap<string, number>>()
-  private readonly pending = new Map<string, ChangeEvent>()
-  private joins: TenantJoin[] = []
+  /** Sessions changed in the window, with their newest event. */
+  private pending = new Map<string, ChangeEvent>()
+  private joins: SseStream[] = []
   /** Sessions unchanged since before this were checked for staleness already. */
   private staleFrom: number
 
@@ -151,7 +218,7 @@ class TenantTopic extends Topic {
 
   join(stream: SseStream) {
     this.streams.add(stream)
-    this.joins.push({ stream })
+    this.joins.push(stream)
     this.kick()
   }
 
@@ -160,7 +227,7 @@ class TenantTopic extends Topic {
     // the newest event of a session stands for the ones before it
     this.pending.delete(event.session_id)
     this.pending.set(event.session_id, event)
-    this.kick()
+    this.later()
   }
 
   protected async step(): Promise<boolean> {
@@ -168,11 +235,9 @@ class TenantTopic extends Topic {
       await this.snapshot(this.joins.splice(0))
       return true
     }
-    const next = this.pending.entries().next()
-    if (!next.done) {
-      const [sessionId, event] = next.value
-      this.pending.delete(sessionId)
-      await this.publish(sessionId, event)
+    if (this.flushDue) {
+      this.flushDue = false
+      await this.flush()
       return true
     }
     if (this.staleDue) {
@@ -184,13 +249,20 @@ class TenantTopic extends Topic {
   }
 
   /** One snapshot for every subscriber that joined meanwhile. */
-  private async snapshot(joins: TenantJoin[]) {
+  private async snapshot(joins: SseStream[]) {
     const staleBefore = this.hub.staleBefore()
-    const page = await this.hub.options.store.list(this.tenant, {
-      state: 'all',
-      limit: TENANT_SNAPSHOT_LIMIT,
-      staleBefore,
-    })
+    let page
+    try {
+      page = await this.hub.options.store.list(this.tenant, {
+        state: 'all',
+        limit: TENANT_SNAPSHOT_LIMIT,
+        staleBefore,
+      })
+    } catch (error) {
+      // these clients reconnect and ask again
+      for (const stream of joins) stream.close()
+      throw error
+    }
     const { json, taken } = await jsonArrayWithin(
       page.sessions,
       (session) => JSON.stringify(sessionSummary(session, staleBefore)),
@@ -198,7 +270,7 @@ class TenantTopic extends Topic {
     )
     const versions = new Map(page.sessions.slice(0, taken).map((s) => [s.session_id, s.version]))
     const frame = encodeMessage({ event: 'snapshot', data: `{"sessions":${json}}` })
-    for (const { stream } of joins) {
+    for (const stream of joins) {
       this.snapshots.set(stream, versions)
       stream.send(frame)
     }
@@ -210,24 +282,59 @@ class TenantTopic extends Topic {
     if (this.sent.size > SENT_MEMORY) this.sent.delete(this.sent.keys().next().value!)
   }
 
-  private async publish(sessionId: string, event: ChangeEvent) {
-    if (event.source === 'delete') {
-      this.sent.delete(sessionId)
-      this.broadcast(deleteFrame(sessionId))
-      return
+  /** The window's changes: each session read once, its latest summary sent once. */
+  private async flush() {
+    const changes = [...this.pending.values()]
+    this.pending = new Map()
+    const staleBefore = this.hub.staleBefore()
+    const frames: { sessionId: string; version: number; frame: Uint8Array }[] = []
+    try {
+      for (let i = 0; i < changes.length; i += READ_CONCURRENCY) {
+        const batch = changes.slice(i, i + READ_CONCURRENCY)
+        const sessions = await Promise.all(
+          batch.map((event) =>
+            event.source === 'delete'
+              ? null
+              : this.hub.options.store.get({ tenant: this.tenant, sessionId: event.session_id })
+          )
+        )
+        batch.forEach((event, j) => {
+          const sessionId = event.session_id
+          const session = sessions[j]
+          if (event.source === 'delete') {
+            this.sent.delete(sessionId)
+            frames.push({ sessionId, version: 0, frame: deleteFrame(sessionId) })
+            return
+          }
+          if (!session || session.version <= (this.sent.get(sessionId) ?? 0)) return
+          this.remember(sessionId, session.version)
+          frames.push({
+            sessionId,
+            version: session.version,
+            frame: encodeMessage({
+              event: 'update',
+              id: String(session.version),
+              data: JSON.stringify(sessionSummary(session, staleBefore)),
+            }),
+          })
+        })
+        if (i + READ_CONCURRENCY < changes.length) await yieldToLoop()
+      }
+    } catch (error) {
+      // read again next time: what this window did not send
+      for (const event of changes)
+        if (!this.pending.has(event.session_id)) this.pending.set(event.session_id, event)
+      throw error
     }
-    if (event.version <= (this.sent.get(sessionId) ?? 0)) return
-    const session = await this.hub.options.store.get({ tenant: this.tenant, sessionId })
-    if (!session || session.version <= (this.sent.get(sessionId) ?? 0)) return
-    this.remember(sessionId, session.version)
-    const frame = encodeMessage({
-      event: 'update',
-      id: String(session.version),
-      data: JSON.stringify(sessionSummary(session, this.hub.staleBefore())),
-    })
+    const outbox = new Outbox()
     for (const stream of this.streams) {
-      if ((this.snapshots.get(stream)?.get(sessionId) ?? 0) < session.version) stream.send(frame)
+      const snapshot = this.snapshots.get(stream)
+      for (const { sessionId, version, frame } of frames) {
+        if (version && (snapshot?.get(sessionId) ?? 0) >= version) continue
+        outbox.add(stream, frame)
+      }
     }
+    outbox.deliver()
   }
 
   /** Sessions that turned stale since the last check, as updates (same version, new state). */
@@ -235,6 +342,7 @@ class TenantTopic extends Topic {
     const staleBefore = this.hub.staleBefore()
     const updatedSince = this.staleFrom
     if (staleBefore <= updatedSince) return
+    const outbox = new Outbox()
     let cursor
     for (let pages = 0; pages < 5; pages++) {
       const page = await this.hub.options.store.list(this.tenant, {
@@ -246,18 +354,18 @@ class TenantTopic extends Topic {
       })
       for (const session of page.sessions) {
         if (session.version < (this.sent.get(session.session_id) ?? 0)) continue
-        this.broadcast(
-          encodeMessage({
-            event: 'update',
-            id: String(session.version),
-            data: JSON.stringify(sessionSummary(session, staleBefore)),
-          })
-        )
+        const frame = encodeMessage({
+          event: 'update',
+          id: String(session.version),
+          data: JSON.stringify(sessionSummary(session, staleBefore)),
+        })
+        for (const stream of this.streams) outbox.add(stream, frame)
       }
       if (!page.next) break
       cursor = page.next
     }
     this.staleFrom = staleBefore
+    outbox.deliver()
   }
 
   protected forget() {
@@ -270,6 +378,8 @@ interface SessionJoin {
   /** The client's Last-Event-ID, when it resumes. */
   lastEventId: number | undefined
 }
+
+type Sink = (stream: SseStream, frame: Uint8Array) => void
 
 /** One session: full views, every version in order. */
 class SessionTopic extends Topic {
@@ -302,15 +412,22 @@ class SessionTopic extends Topic {
   onChange(event: ChangeEvent) {
     if (event.source !== 'delete' && this.last && event.version <= this.last.version) return
     if (this.pending?.source !== 'delete') this.pending = event
-    this.kick()
+    this.later()
   }
 
   protected async step(): Promise<boolean> {
     if (this.joins.length) {
-      await this.catchUp(this.joins.splice(0))
+      const joins = this.joins.splice(0)
+      try {
+        await this.catchUp(joins, (stream, frame) => stream.send(frame))
+      } catch (error) {
+        for (const { stream } of joins) stream.close()
+        throw error
+      }
       return true
     }
-    if (this.pending) {
+    if (this.flushDue && this.pending) {
+      this.flushDue = false
       const event = this.pending
       this.pending = null
       if (event.source === 'delete') {
@@ -318,9 +435,20 @@ class SessionTopic extends Topic {
         this.closeAll()
         return false
       }
-      await this.catchUp([...this.sentTo].map(([stream, sent]) => ({ stream, lastEventId: sent })))
+      const outbox = new Outbox()
+      try {
+        await this.catchUp(
+          [...this.sentTo].map(([stream, sent]) => ({ stream, lastEventId: sent })),
+          (stream, frame) => outbox.add(stream, frame)
+        )
+      } catch (error) {
+        this.pending ??= event
+        throw error
+      }
+      outbox.deliver()
       return true
     }
+    this.flushDue = false
     if (this.staleDue) {
       this.staleDue = false
       await this.restate()
@@ -331,12 +459,12 @@ class SessionTopic extends Topic {
 
   /**
    * Brings each stream up to the current version: a snapshot for a new client (or one whose
-   * Last-Event-ID is unknown or older than the kept history), else every missed version from
-   * history, then the current view. Each frame is built once for all the streams that need it.
+   * Last-Event-ID is unknown, older than the kept history, or too far behind for its backlog
+   * bound), else every missed version from history, then the current view. Each frame is built
+   * once for all the streams that need it.
    */
-  private async catchUp(joins: SessionJoin[]) {
-    const { store, historyLimit } = this.hub.options
-    const session = await store.get(this.key)
+  private async catchUp(joins: SessionJoin[], sink: Sink) {
+    const session = await this.hub.options.store.get(this.key)
     if (!session) {
       for (const { stream } of joins) {
         stream.send(deleteFrame(this.key.sessionId))
@@ -371,18 +499,18 @@ class SessionTopic extends Topic {
     for (const { stream, lastEventId } of joins) {
       if (!stream.open) continue
       if (lastEventId === undefined || lastEventId > version) {
-        stream.send(current('snapshot'))
+        sink(stream, current('snapshot'))
       } else if (lastEventId === version - 1) {
-        stream.send(current('update'))
+        sink(stream, current('update'))
       } else if (lastEventId < version) {
         const bytes = replay?.bytesFrom(lastEventId + 1)
         if (bytes === undefined || stream.backlog + bytes > this.hub.options.maxBacklogBytes) {
           // the gap is older than the kept history, or replaying it would overflow the
           // client's backlog: start over from the current state
-          stream.send(current('snapshot'))
+          sink(stream, current('snapshot'))
         } else {
-          for (let v = lastEventId + 1; v < version; v++) stream.send(replay!.frames.get(v)!)
-          stream.send(current('update'))
+          for (let v = lastEventId + 1; v < version; v++) sink(stream, replay!.frames.get(v)!)
+          sink(stream, current('update'))
         }
       }
       this.sentTo.set(stream, version)
@@ -472,7 +600,7 @@ export interface EventHub {
    * @throws StreamCapError when the tenant is at its cap
    */
   openSession(key: SessionKey, lastEventId: number | undefined): SseStream
-  /** Open streams per tenant (tests, metrics). */
+  /** Open streams of a tenant on this instance. */
   openStreams(tenant: string): number
 }
 
@@ -486,6 +614,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
   const open = new Map<string, number>()
   const hub: HubContext = {
     options,
+    flushMs: options.flushMs ?? 100,
     staleCheckMs: Math.min(15_000, Math.max(250, Math.floor(options.staleAfterMs / 4))),
     staleBefore: () => options.now() - options.staleAfterMs,
   }
@@ -547,7 +676,6 @@ export function createEventHub(options: EventHubOptions): EventHub {
         tenants.set(tenant, created)
       }
       topic.join(stream)
-      if (options.shutdownSignal?.aborted) stream.close()
       return stream
     },
     openSession(key, lastEventId) {
@@ -565,7 +693,6 @@ export function createEventHub(options: EventHubOptions): EventHub {
         sessions.set(k, created)
       }
       topic.join(stream, lastEventId)
-      if (options.shutdownSignal?.aborted) stream.close()
       return stream
     },
     openStreams: (tenant) => open.get(tenant) ?? 0,

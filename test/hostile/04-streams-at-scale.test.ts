@@ -6,6 +6,7 @@
  * bound, and resumes with Last-Event-ID.
  */
 import { getEventListeners } from 'node:events'
+import { createParser } from 'eventsource-parser'
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { parseAuthKeys } from '../../src/http/auth.js'
@@ -67,6 +68,40 @@ describe('hostile 04: event streams at scale', () => {
     await Promise.all(streams.map((sse) => sse.cancel()))
   })
 
+  it('Should send a burst of changes to each stream as one chunk per window, one summary per session', async () => {
+    const { store, reads } = countingStore()
+    const t = makeTestApp({ store })
+    for (let i = 0; i < 10; i++) await round(t, `s${i}`, [todo('x')])
+    const readers = []
+    for (let i = 0; i < 40; i++) {
+      const res = await t.app.request('/v1/events')
+      const reader = res.body!.getReader()
+      assert.match(new TextDecoder().decode((await reader.read()).value), /event: snapshot/)
+      readers.push(reader)
+    }
+    const before = reads.get
+    // 50 rounds over 10 sessions, well inside one 100 ms window
+    for (let n = 0; n < 50; n++) await round(t, `s${n % 10}`, [todo(`v${n}`)])
+    const chunks = await Promise.all(readers.map((reader) => reader.read()))
+    assert.ok(reads.get - before <= 20, `${reads.get - before} reads for 50 changes of 10 sessions`)
+    for (const chunk of chunks) {
+      const events: { id?: string; data: string }[] = []
+      createParser({ onEvent: (event) => events.push(event) }).feed(
+        new TextDecoder().decode(chunk.value)
+      )
+      const latest = new Map<string, number>()
+      for (const event of events) {
+        const summary = JSON.parse(event.data)
+        latest.set(summary.session_id, summary.version)
+      }
+      // the latest summary of every session that changed, however many times it changed
+      assert.ok(events.length <= 20, `${events.length} events in one chunk`)
+      assert.equal(latest.size, 10)
+    }
+    assert.equal(new Set(chunks.map((c) => Buffer.from(c.value!).toString('base64'))).size, 1)
+    await Promise.all(readers.map((reader) => reader.cancel()))
+  })
+
   it('Should read each version once for 60 streams of one session', async () => {
     const { store, reads } = countingStore()
     const t = makeTestApp({ store })
@@ -118,7 +153,8 @@ describe('hostile 04: event streams at scale', () => {
   })
 
   it('Should drop a client that stops reading once its backlog passes the bound; it resumes with Last-Event-ID', async () => {
-    const t = makeTestApp({ limits: { maxStreamBacklogBytes: 256 * 1024 } })
+    // a short window, so that each version goes out on its own
+    const t = makeTestApp({ sseFlushMs: 5, limits: { maxStreamBacklogBytes: 256 * 1024 } })
     const big = 'y'.repeat(9000)
     const items = (v: number) =>
       Array.from({ length: 5 }, (_, i) => ({
@@ -132,8 +168,15 @@ describe('hostile 04: event streams at scale', () => {
     const first = await reader.read()
     assert.match(new TextDecoder().decode(first.value), /event: snapshot/)
     // the client reads nothing more while versions of ~90 KB each pile up
-    for (let v = 2; v <= 10; v++) await t.call('PUT', '/v1/sessions/s1/todos', { items: items(v) })
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    for (let v = 2; v <= 10; v++) {
+      await t.call('PUT', '/v1/sessions/s1/todos', { items: items(v) })
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    // changes go out once per window (100 ms): wait for it
+    for (let waited = 0; waited < 3000; waited += 20) {
+      if ((await metric(t, 'agent_todos_sse_evicted_total{stream="session"}')) > 0) break
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
     assert.equal(await metric(t, 'agent_todos_sse_evicted_total{stream="session"}'), 1)
     assert.equal(await metric(t, 'agent_todos_sse_clients{stream="session"}'), 0)
     await assert.rejects(async () => {

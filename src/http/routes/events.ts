@@ -95,6 +95,7 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
     staleAfterMs: deps.staleAfterMs,
     historyLimit: deps.historyLimit,
     heartbeatMs: deps.sseHeartbeatMs,
+    flushMs: deps.sseFlushMs,
     maxStreamsPerTenant: limits.maxStreamsPerTenant,
     maxBacklogBytes: limits.maxStreamBacklogBytes,
     shutdownSignal: deps.shutdownSignal,
