@@ -11,7 +11,7 @@
 import type { Logger } from 'pino'
 import type { Session, SessionKey, SessionState } from '../core/session.js'
 import type { ChangeEvent, SessionStore } from '../store/types.js'
-import { jsonArrayWithin, PAGE_BYTES, yieldToLoop } from './json-parts.js'
+import { jsonArrayWithin, PAGE_BYTES, stringifySliced, yieldToLoop } from './json-parts.js'
 import type { Metrics } from './metrics.js'
 import { encodeMessage, HEARTBEAT, SseStream } from './sse.js'
 import { historicalView, sessionSummary, sessionView, stateOf } from './views.js'
@@ -474,13 +474,12 @@ class SessionTopic extends Topic {
     }
     const staleBefore = this.hub.staleBefore()
     const version = session.version
-    let view: string | undefined
-    const viewJson = () => (view ??= JSON.stringify(sessionView(session, staleBefore)))
+    const view = await stringifySliced(sessionView(session, staleBefore), 'items')
     const frames = new Map<string, Uint8Array>()
     const current = (event: 'snapshot' | 'update') => {
       let frame = frames.get(event)
       if (!frame) {
-        frame = encodeMessage({ event, id: String(version), data: viewJson() })
+        frame = encodeMessage({ event, id: String(version), data: view })
         frames.set(event, frame)
       }
       return frame
@@ -548,7 +547,7 @@ class SessionTopic extends Topic {
         const frame = encodeMessage({
           event: 'update',
           id: String(entry.version),
-          data: JSON.stringify(historicalView(session, entry, staleBefore)),
+          data: await stringifySliced(historicalView(session, entry, staleBefore), 'items'),
         })
         bytes += frame.byteLength
         if (bytes > maxBacklogBytes) break reading
@@ -574,13 +573,8 @@ class SessionTopic extends Topic {
     const state = stateOf(session, staleBefore)
     if (state === this.last.state) return
     this.last = { version: session.version, state }
-    this.broadcast(
-      encodeMessage({
-        event: 'update',
-        id: String(session.version),
-        data: JSON.stringify(sessionView(session, staleBefore)),
-      })
-    )
+    const data = await stringifySliced(sessionView(session, staleBefore), 'items')
+    this.broadcast(encodeMessage({ event: 'update', id: String(session.version), data }))
   }
 
   protected forget() {

@@ -70,3 +70,23 @@ export async function forEachSliced<T>(
     }
   }
 }
+
+const HOLE = '\u0000sliced\u0000'
+
+/**
+ * JSON text of an object whose `key` holds a long array: that array is serialised element by
+ * element (yielding to the event loop between slices), the rest at once; the key order is kept.
+ * @param value - the object, e.g. a session view
+ * @param key - the array-valued key, e.g. `items`
+ */
+export async function stringifySliced<T extends object>(value: T, key: keyof T & string) {
+  const array = value[key] as unknown
+  if (!Array.isArray(array) || array.length < 16) return JSON.stringify(value)
+  const head = JSON.stringify({ ...value, [key]: HOLE })
+  // the first occurrence is the key itself: it comes before any text a field could hold
+  const marker = `${JSON.stringify(key)}:${JSON.stringify(HOLE)}`
+  const at = head.indexOf(marker)
+  const parts: string[] = []
+  await forEachSliced(array, (element) => void parts.push(JSON.stringify(element)))
+  return `${head.slice(0, at)}${JSON.stringify(key)}:[${parts.join(',')}]${head.slice(at + marker.length)}`
+}

@@ -32,7 +32,7 @@ import {
 } from '../schemas.js'
 import { updateWithinQuota } from '../round-runner.js'
 import { requestHeader } from '../route-input.js'
-import { forEachSliced, jsonArrayWithin, PAGE_BYTES } from '../json-parts.js'
+import { forEachSliced, jsonArrayWithin, PAGE_BYTES, stringifySliced } from '../json-parts.js'
 import { historyView, renderSession, sessionSummary, sessionView } from '../views.js'
 
 const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
@@ -179,11 +179,16 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     return session
   }
 
+  /** A session view as the response: its items serialised a slice at a time. */
+  const viewResponse = async (c: Context, session: Session) =>
+    c.body(await stringifySliced(sessionView(session, staleBefore()), 'items'), 200, {
+      'Content-Type': 'application/json',
+      ETag: etagOf(session),
+    })
+
   app.openapi(getSession, async (c) => {
     const session = await load(keyOf(c, c.req.valid('param').session_id))
-    const etag = etagOf(session)
-    return (notModified(c, etag) ??
-      c.json(sessionView(session, staleBefore()), 200, { ETag: etag })) as never
+    return (notModified(c, etagOf(session)) ?? (await viewResponse(c, session))) as never
   })
 
   app.openapi(getRender, async (c) => {
@@ -228,7 +233,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       return { value: next, write: { session: next, source: 'put' } }
     })
     metrics.operatorEdits.inc({ dialect: session.dialect })
-    return c.json(sessionView(session, staleBefore()), 200, { ETag: etagOf(session) })
+    return (await viewResponse(c, session)) as never
   })
 
   app.openapi(deleteSession, async (c) => {
@@ -256,7 +261,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       }
       return { value: next, write: { session: next, source: 'end' } }
     })
-    return c.json(sessionView(session, staleBefore()), 200, { ETag: etagOf(session) })
+    return (await viewResponse(c, session)) as never
   })
 
   app.openapi(listSessions, async (c) => {

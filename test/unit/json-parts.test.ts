@@ -1,0 +1,30 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { jsonArrayWithin, stringifySliced } from '../../src/http/json-parts.js'
+
+describe('http/json-parts', () => {
+  it('Should serialise an object with a sliced array exactly as JSON.stringify does', async () => {
+    const items = Array.from({ length: 40 }, (_, i) => ({ id: String(i), text: `"q" \\ ${i}` }))
+    const tricky = {
+      session_id: 's',
+      items,
+      rendered: `"items":"\u0000sliced\u0000" and more`,
+      current: items[3],
+      ended: null,
+    }
+    assert.equal(await stringifySliced(tricky, 'items'), JSON.stringify(tricky))
+    const short = { items: [1, 2], x: 'y' }
+    assert.equal(await stringifySliced(short, 'items'), JSON.stringify(short))
+  })
+
+  it('Should take elements in order while they fit the budget, and always the first', async () => {
+    const big = 'x'.repeat(1000)
+    const all = await jsonArrayWithin([big, big, big], (s) => JSON.stringify(s), 2500)
+    assert.equal(all.taken, 2)
+    assert.deepEqual(JSON.parse(all.json), [big, big])
+    const one = await jsonArrayWithin([big + big + big], (s) => JSON.stringify(s), 100)
+    assert.equal(one.taken, 1)
+    const none = await jsonArrayWithin([], (s: string) => s, 100)
+    assert.deepEqual([none.json, none.taken], ['[]', 0])
+  })
+})
