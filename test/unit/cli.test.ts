@@ -327,3 +327,52 @@ describe('cli watch reconnects', () => {
     }
   })
 })
+
+describe('cli watch on a narrow terminal', () => {
+  it('Should draw every line of its frames within the terminal columns it is given (60)', async () => {
+    const sessions = [
+      summary('a-session-with-a-rather-long-identifier-0001'),
+      summary('run-2', {
+        current: item('9', 'Migrate every table of the accounts database', 'in_progress'),
+        reminder_due: true,
+      }),
+    ]
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' })
+      res.write(`event: snapshot\ndata: ${JSON.stringify({ sessions })}\n\n`)
+    })
+    server.listen(0, '127.0.0.1')
+    await new Promise((resolve) => server.once('listening', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const out = sink()
+    // a terminal of 60 columns, as tmux or a narrow window reports it
+    Object.assign(out.stream, { isTTY: true, columns: 60, rows: 30 })
+    const controller = new AbortController()
+    const running = watch({
+      url,
+      once: false,
+      out: out.stream,
+      color: true,
+      signal: controller.signal,
+    })
+    try {
+      const deadline = Date.now() + 5000
+      while (!/run-2/.test(out.text())) {
+        assert.ok(Date.now() < deadline, 'no frame')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      controller.abort()
+      assert.equal(await running, 0)
+      const frames = out.text().split('\x1b[H\x1b[2J').filter(Boolean)
+      const last = frames[frames.length - 1].replace(/\x1b\[\?25[hl]/g, '')
+      assert.match(last, /run-2/)
+      for (const line of last.split('\n')) {
+        assert.ok(cells(line) <= 60, `${cells(line)} cells: ${JSON.stringify(line)}`)
+      }
+    } finally {
+      controller.abort()
+      server.closeAllConnections()
+      server.close()
+    }
+  })
+})
