@@ -26,6 +26,8 @@ export interface AppDeps {
   sseHeartbeatMs: number
   /** Event streams gather changes this long before sending them (default 100 ms). */
   sseFlushMs?: number
+  /** What one stream topic may write per second before its windows lengthen (default 64 MiB). */
+  sseFanoutBytesPerSecond?: number
   /** Aborted at shutdown: event streams close. */
   shutdownSignal?: AbortSignal
   /** Where metrics go; a fresh registry when absent. */

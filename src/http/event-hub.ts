@@ -5,8 +5,10 @@
  * changes of a short window, reads each changed session once, serialises each event once, and
  * queues the same bytes (one chunk per window) on every subscriber's stream: the cost of a write
  * no longer grows with the number of viewers, and a viewer's socket sees one write per window,
- * not one per change. It also pushes the one change that needs no write: an unfinished session
- * turning stale.
+ * not one per change. When a topic's writes pass its budget (`fanoutBytesPerSecond`), its
+ * windows lengthen: many viewers of a tenant written to very fast get fresher data less often,
+ * and the writers keep their throughput. It also pushes the one change that needs no write: an
+ * unfinished session turning stale.
  */
 import type { Logger } from 'pino'
 import type { Session, SessionKey, SessionState } from '../core/session.js'
@@ -30,6 +32,13 @@ export interface EventHubOptions {
    * version), and each stream gets one chunk. Default 100 ms.
    */
   flushMs?: number
+  /**
+   * What one topic may write to its streams per second, counting each write as its bytes plus
+   * 4 KiB (the syscall): past it, the next window is longer, so that a tenant written to very
+   * fast with many viewers costs its viewers freshness instead of costing its writers
+   * throughput. Default 64 MiB/s.
+   */
+  fanoutBytesPerSecond?: number
   /** Open streams per tenant on this instance; 0 for no cap. */
   maxStreamsPerTenant: number
   /** Unsent bytes per stream before its client is dropped. */
@@ -48,6 +57,10 @@ const REPLAY_BATCH = 8
 const READ_CONCURRENCY = 16
 /** After a failed store read, the topic tries again this much later. */
 const RETRY_MS = 1000
+/** What a write to a stream costs beyond its bytes, in the fan-out budget. */
+const WRITE_COST_BYTES = 4096
+/** The longest window the fan-out budget may ask for. */
+const MAX_WINDOW_MS = 30_000
 
 /** Refused: the tenant has `cap` streams open on this instance. */
 export class StreamCapError extends Error {
@@ -65,6 +78,7 @@ const deleteFrame = (sessionId: string) =>
 interface HubContext {
   options: EventHubOptions
   flushMs: number
+  fanoutBytesPerSecond: number
   staleCheckMs: number
   staleBefore(): number
 }
@@ -82,7 +96,9 @@ class Outbox {
     else this.lists.set(stream, [frame])
   }
 
-  deliver() {
+  /** Sends each stream its chunk; returns the cost in the fan-out budget. */
+  deliver(): number {
+    let cost = 0
     const ids = new Map<Uint8Array, number>()
     const idOf = (frame: Uint8Array) => {
       let id = ids.get(frame)
@@ -91,16 +107,18 @@ class Outbox {
     }
     const chunks = new Map<string, Uint8Array>()
     for (const [stream, frames] of this.lists) {
-      if (frames.length === 1) {
-        stream.send(frames[0])
-        continue
+      let chunk = frames[0]
+      if (frames.length > 1) {
+        const key = frames.map(idOf).join(',')
+        const known = chunks.get(key)
+        if (known) chunk = known
+        else chunks.set(key, (chunk = Buffer.concat(frames)))
       }
-      const key = frames.map(idOf).join(',')
-      let chunk = chunks.get(key)
-      if (!chunk) chunks.set(key, (chunk = Buffer.concat(frames)))
       stream.send(chunk)
+      cost += chunk.byteLength + WRITE_COST_BYTES
     }
     this.lists.clear()
+    return cost
   }
 }
 
@@ -119,8 +137,11 @@ abstract class Topic {
   private readonly heartbeat: NodeJS.Timeout
   private readonly staleTimer: NodeJS.Timeout
   private stopped = false
+  /** The next window: longer after a delivery that spent more than its share of the budget. */
+  private windowMs: number
 
   constructor(protected readonly hub: HubContext) {
+    this.windowMs = hub.flushMs
     this.heartbeat = setInterval(() => this.broadcast(HEARTBEAT), hub.options.heartbeatMs)
     this.heartbeat.unref()
     this.staleTimer = setInterval(() => {
@@ -140,6 +161,13 @@ abstract class Topic {
     for (const stream of this.streams) stream.send(frame)
   }
 
+  /** Sends an outbox, and sizes the next window by what it cost. */
+  protected deliver(outbox: Outbox) {
+    const cost = outbox.deliver()
+    const spent = (cost / this.hub.fanoutBytesPerSecond) * 1000
+    this.windowMs = Math.min(MAX_WINDOW_MS, Math.max(this.hub.flushMs, spent))
+  }
+
   /** Runs the queued work after the window (a burst of changes waits for one window). */
   protected later() {
     if (this.window || this.stopped) return
@@ -147,7 +175,7 @@ abstract class Topic {
       this.window = null
       this.flushDue = true
       this.kick()
-    }, this.hub.flushMs)
+    }, this.windowMs)
   }
 
   protected kick() {
@@ -334,7 +362,7 @@ class TenantTopic extends Topic {
         outbox.add(stream, frame)
       }
     }
-    outbox.deliver()
+    this.deliver(outbox)
   }
 
   /** Sessions that turned stale since the last check, as updates (same version, new state). */
@@ -365,7 +393,7 @@ class TenantTopic extends Topic {
       cursor = page.next
     }
     this.staleFrom = staleBefore
-    outbox.deliver()
+    this.deliver(outbox)
   }
 
   protected forget() {
@@ -445,7 +473,7 @@ class SessionTopic extends Topic {
         this.pending ??= event
         throw error
       }
-      outbox.deliver()
+      this.deliver(outbox)
       return true
     }
     this.flushDue = false
@@ -609,6 +637,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
   const hub: HubContext = {
     options,
     flushMs: options.flushMs ?? 100,
+    fanoutBytesPerSecond: options.fanoutBytesPerSecond ?? 64 * 1024 * 1024,
     staleCheckMs: Math.min(15_000, Math.max(250, Math.floor(options.staleAfterMs / 4))),
     staleBefore: () => options.now() - options.staleAfterMs,
   }

@@ -102,6 +102,23 @@ describe('hostile 04: event streams at scale', () => {
     await Promise.all(readers.map((reader) => reader.cancel()))
   })
 
+  it('Should lengthen the window when a topic writes more than its budget', async () => {
+    // 20 streams × (one summary + the 4 KiB a write counts) is about 100 KB: 0.5 s of 200 KB/s
+    const t = makeTestApp({ sseFanoutBytesPerSecond: 200_000 })
+    await round(t, 'a', [todo('x')])
+    const streams = []
+    for (let i = 0; i < 20; i++) streams.push(await open(t, '/v1/events'))
+    for (const sse of streams) await sse.nextEvent()
+    await round(t, 'a', [todo('x', 'in_progress')])
+    await Promise.all(streams.map((sse) => sse.nextEvent()))
+    const sent = Date.now()
+    await round(t, 'a', [todo('x', 'completed')])
+    const next = await Promise.all(streams.map((sse) => sse.nextEvent()))
+    assert.ok(Date.now() - sent >= 350, `the next window came after ${Date.now() - sent} ms`)
+    assert.equal(JSON.parse(next[0]!.data!).version, 3)
+    await Promise.all(streams.map((sse) => sse.cancel()))
+  })
+
   it('Should read each version once for 60 streams of one session', async () => {
     const { store, reads } = countingStore()
     const t = makeTestApp({ store })

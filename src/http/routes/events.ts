@@ -96,6 +96,7 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
     historyLimit: deps.historyLimit,
     heartbeatMs: deps.sseHeartbeatMs,
     flushMs: deps.sseFlushMs,
+    fanoutBytesPerSecond: deps.sseFanoutBytesPerSecond,
     maxStreamsPerTenant: limits.maxStreamsPerTenant,
     maxBacklogBytes: limits.maxStreamBacklogBytes,
     shutdownSignal: deps.shutdownSignal,
