@@ -3,8 +3,9 @@
 //   plan: { port, count, path ('/v1/events' or a session's events), mode: 'read' | 'stuck' }
 //   read: every stream is read as it arrives (bytes counted, not parsed); a stream the server
 //         closes or drops is reopened (with Last-Event-ID when it had one)
-//   stuck: every stream reads its first chunk, then stops reading (the socket fills); a stream
-//          the server drops is reopened and gets stuck again, as a broken client would
+//   stuck: every stream reads its first chunk, then stops reading (the socket fills); with
+//          reopenSeconds, each client opens a new stream that often (stuck again), as a broken
+//          client that retries would
 // Prints `READY` on stderr once every stream had its first chunk; on SIGTERM prints one JSON line
 // { opened, reconnects, bytes, chunks, refused } and exits.
 import http from 'node:http'
@@ -69,6 +70,15 @@ function open(index, lastEventId, again) {
 }
 
 for (let i = 0; i < plan.count; i++) open(i, null, false)
+// a stuck client never reads again, so it never sees the server drop it: it comes back every
+// `reopenSeconds` with a new stream (and gets stuck again), leaving the old socket as it is
+if (plan.mode === 'stuck' && plan.reopenSeconds) {
+  setInterval(() => {
+    for (let i = 0; i < plan.count; i++) open(i, null, true)
+  }, plan.reopenSeconds * 1000)
+}
+// paused sockets do not keep the event loop alive
+setInterval(() => {}, 1000)
 
 process.on('SIGTERM', () => {
   stopping = true

@@ -147,27 +147,53 @@ async function throughput() {
 
 // ---- RSS with 5 stuck stream clients ----------------------------------------------------------
 
+async function heapMB(port) {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+  const m = /^nodejs_heap_size_used_bytes (\S+)/m.exec(text)
+  return m ? Number(m[1]) / 1048576 : NaN
+}
+
+/** RSS as the process holds it, then the V8 heap after a full GC (what is retained). */
+async function sample(server, t) {
+  const rss = rssMB(server.pid)
+  process.kill(server.pid, 'SIGUSR2')
+  await sleep(300)
+  return { t, rss, heap: await heapMB(server.port) }
+}
+
 async function stuck() {
-  const server = await start()
+  const server = await startTarget(
+    'service',
+    { ...storeEnv(), MAX_STREAMS_PER_TENANT: '0' },
+    ['--expose-gc', '--import', path.join(BENCH, 'gc-on-signal.mjs')],
+    DIST
+  )
   try {
+    // first fill every session's history, so that the store's own growth is over
+    const warm = await roundPass(server.port, 'round-todo-fill', 15)
+    const samples = [await sample(server, 0)]
     const clients = await streamClients({
       port: server.port,
       count: 5,
       path: '/v1/events',
       mode: 'stuck',
+      reopenSeconds: 10,
     })
-    const samples = [{ t: 0, rss: rssMB(server.pid) }]
     const t0 = Date.now()
-    const sampler = setInterval(
-      () => samples.push({ t: (Date.now() - t0) / 1000, rss: rssMB(server.pid) }),
-      1000
-    )
+    let sampling = true
+    const sampler = (async () => {
+      while (sampling) {
+        await sleep(5000)
+        if (sampling) samples.push(await sample(server, (Date.now() - t0) / 1000))
+      }
+    })()
     const result = await roundPass(server.port, 'round-todo-stuck', STUCK_SECONDS)
-    clearInterval(sampler)
-    samples.push({ t: (Date.now() - t0) / 1000, rss: rssMB(server.pid) })
+    sampling = false
+    await sampler
+    samples.push(await sample(server, (Date.now() - t0) / 1000))
     const stats = await clients.stop()
     const evicted = await metric(server.port, 'agent_todos_sse_evicted_total')
-    return { samples, rounds: result.ok, rps: result.rps, stats, evicted }
+    return { samples, warm: warm.ok, rounds: result.ok, rps: result.rps, stats, evicted }
   } finally {
     await server.stop()
   }
@@ -287,14 +313,35 @@ if (results.throughput) {
   )
 }
 if (results.stuck) {
-  const { samples, rounds, rps, stats, evicted } = results.stuck
-  const at = (t) =>
-    samples.reduce((best, s) => (Math.abs(s.t - t) < Math.abs(best.t - t) ? s : best)).rss
-  const max = Math.max(...samples.map((s) => s.rss))
+  const { samples, warm, rounds, rps, stats, evicted } = results.stuck
+  const first = samples[0]
+  const last = samples[samples.length - 1]
+  const max = (key) => Math.max(...samples.map((s) => s[key]))
   lines.push(
-    `**RSS with 5 stuck tenant stream clients** over ${STUCK_SECONDS} s of rounds (${fmt(rounds)} rounds, ${fmt(rps)}/s): ` +
-      `${fmt(samples[0].rss, 1)} MB at the start, ${fmt(at(STUCK_SECONDS / 4), 1)} at ${STUCK_SECONDS / 4} s, ${fmt(at(STUCK_SECONDS / 2), 1)} at ${STUCK_SECONDS / 2} s, ${fmt(samples[samples.length - 1].rss, 1)} at the end, ${fmt(max, 1)} at most. ` +
-      `The stuck clients were dropped ${fmt(evicted)} times (each reconnected and got stuck again: ${fmt(stats.reconnects)} reconnects).`,
+    `**Memory with 5 stuck tenant stream clients** over ${STUCK_SECONDS} s of rounds (${fmt(rounds)} rounds, ${fmt(rps)}/s, after ${fmt(warm)} rounds that filled every session's history). Each client reads its first chunk and never again, and opens a new stream every 10 s (stuck again): the service dropped such a stream ${fmt(evicted)} times. Sampled every 5 s: the RSS, and the V8 heap after a full GC (\`--expose-gc\`, bench/gc-on-signal.mjs).`,
+    '',
+    '| | start | ' +
+      samples
+        .slice(1, -1)
+        .map((s) => `${Math.round(s.t)} s`)
+        .join(' | ') +
+      ' | end | max |',
+    '| --- | --- | ' +
+      samples
+        .slice(1, -1)
+        .map(() => '---')
+        .join(' | ') +
+      ' | --- | --- |',
+    `| RSS MB | ${fmt(first.rss, 1)} | ${samples
+      .slice(1, -1)
+      .map((s) => fmt(s.rss, 1))
+      .join(' | ')} | ${fmt(last.rss, 1)} | ${fmt(max('rss'), 1)} |`,
+    `| heap after GC MB | ${fmt(first.heap, 1)} | ${samples
+      .slice(1, -1)
+      .map((s) => fmt(s.heap, 1))
+      .join(' | ')} | ${fmt(last.heap, 1)} | ${fmt(max('heap'), 1)} |`,
+    '',
+    `The stuck clients opened ${fmt(stats.opened)} streams in all.`,
     ''
   )
 }

@@ -613,15 +613,17 @@ class SessionTopic extends Topic {
 export interface EventHub {
   /**
    * Opens a tenant stream: a snapshot of the newest sessions, then a summary per change.
+   * @param drop - closes the client's connection, for an eviction
    * @throws StreamCapError when the tenant is at its cap
    */
-  openTenant(tenant: string): SseStream
+  openTenant(tenant: string, drop?: () => void): SseStream
   /**
    * Opens a session stream: a snapshot (or the versions after `lastEventId`), then a view per
    * version, and `delete` when the session goes.
+   * @param drop - closes the client's connection, for an eviction
    * @throws StreamCapError when the tenant is at its cap
    */
-  openSession(key: SessionKey, lastEventId: number | undefined): SseStream
+  openSession(key: SessionKey, lastEventId: number | undefined, drop?: () => void): SseStream
   /** Open streams of a tenant on this instance. */
   openStreams(tenant: string): number
 }
@@ -665,7 +667,12 @@ export function createEventHub(options: EventHubOptions): EventHub {
     { once: true }
   )
 
-  const admit = (tenant: string, label: 'tenant' | 'session', onEnd: () => void) => {
+  const admit = (
+    tenant: string,
+    label: 'tenant' | 'session',
+    onEnd: () => void,
+    drop?: () => void
+  ) => {
     const count = open.get(tenant) ?? 0
     const cap = options.maxStreamsPerTenant
     if (cap > 0 && count >= cap) {
@@ -674,21 +681,25 @@ export function createEventHub(options: EventHubOptions): EventHub {
     }
     open.set(tenant, count + 1)
     options.metrics.sseClients.inc({ stream: label })
-    return new SseStream(options.maxBacklogBytes, (how) => {
-      const left = (open.get(tenant) ?? 1) - 1
-      if (left > 0) open.set(tenant, left)
-      else open.delete(tenant)
-      options.metrics.sseClients.dec({ stream: label })
-      if (how === 'evicted') options.metrics.sseEvicted.inc({ stream: label })
-      onEnd()
-    })
+    return new SseStream(
+      options.maxBacklogBytes,
+      (how) => {
+        const left = (open.get(tenant) ?? 1) - 1
+        if (left > 0) open.set(tenant, left)
+        else open.delete(tenant)
+        options.metrics.sseClients.dec({ stream: label })
+        if (how === 'evicted') options.metrics.sseEvicted.inc({ stream: label })
+        onEnd()
+      },
+      drop
+    )
   }
 
   return {
-    openTenant(tenant) {
+    openTenant(tenant, drop) {
       listen()
       let topic: TenantTopic | undefined
-      const stream = admit(tenant, 'tenant', () => topic?.remove(stream))
+      const stream = admit(tenant, 'tenant', () => topic?.remove(stream), drop)
       topic = tenants.get(tenant)
       if (!topic) {
         const created: TenantTopic = new TenantTopic(hub, tenant, () => {
@@ -701,11 +712,11 @@ export function createEventHub(options: EventHubOptions): EventHub {
       topic.join(stream)
       return stream
     },
-    openSession(key, lastEventId) {
+    openSession(key, lastEventId, drop) {
       listen()
       const k = keyOf(key)
       let topic: SessionTopic | undefined
-      const stream = admit(key.tenant, 'session', () => topic?.remove(stream))
+      const stream = admit(key.tenant, 'session', () => topic?.remove(stream), drop)
       topic = sessions.get(k)
       if (!topic) {
         const created: SessionTopic = new SessionTopic(hub, key, () => {

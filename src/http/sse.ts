@@ -52,10 +52,13 @@ export class SseStream {
    * @param maxBacklogBytes - queued bytes beyond which the client is dropped (one larger frame
    *   on an empty queue is let through)
    * @param onEnd - called once, however the stream ends
+   * @param drop - closes the client's connection (the Node adapter's response); without it an
+   *   evicted stream errors, which makes the adapter close the connection and log the error
    */
   constructor(
     private readonly maxBacklogBytes: number,
-    private readonly onEnd: (how: StreamEnd) => void
+    private readonly onEnd: (how: StreamEnd) => void,
+    private readonly drop?: () => void
   ) {
     this.body = new ReadableStream<Uint8Array>(
       {
@@ -86,9 +89,10 @@ export class SseStream {
     const before = this.backlog
     this.controller.enqueue(frame)
     if (before > 0 && this.backlog > this.maxBacklogBytes) {
-      // the queued frames are dropped with the connection
-      this.controller.error(new Error('event stream backlog over its bound: reconnect'))
+      // the queued frames go with the connection (the adapter cancels the body when it closes)
       this.finish('evicted')
+      if (this.drop) this.drop()
+      else this.controller.error(new Error('event stream backlog over its bound: reconnect'))
       return false
     }
     return true

@@ -75,6 +75,15 @@ const tooManyStreams = (cap: number) =>
     { 'Retry-After': '5' }
   )
 
+/**
+ * Closes the client's connection, where the app runs in @hono/node-server (its bindings carry
+ * the Node response); undefined under `app.request()`.
+ */
+const dropper = (c: Context<AppEnv>) => {
+  const outgoing = (c.env as { outgoing?: { destroy(): void } } | undefined)?.outgoing
+  return outgoing ? () => outgoing.destroy() : undefined
+}
+
 /** The response of an open stream: the headers hono's streamSSE sets. */
 const sseResponse = (c: Context<AppEnv>, stream: SseStream) =>
   c.body(stream.body, 200, {
@@ -121,7 +130,7 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
     if (!(await deps.store.get(key))) throw sessionNotFound(key.sessionId)
     return sseResponse(
       c,
-      open(() => hub.openSession(key, lastEventId))
+      open(() => hub.openSession(key, lastEventId, dropper(c)))
     ) as never
   })
 
@@ -129,7 +138,7 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
     refuseWhileDraining()
     return sseResponse(
       c,
-      open(() => hub.openTenant(c.get('tenant')))
+      open(() => hub.openTenant(c.get('tenant'), dropper(c)))
     ) as never
   })
 }
