@@ -9,11 +9,11 @@ import type { Context } from 'hono'
 import type { SessionKey } from '../../core/session.js'
 import { limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../env.js'
-import { createEventHub, StreamCapError } from '../event-hub.js'
+import { createEventHub, StreamCapError } from '../streams/hub.js'
 import type { Metrics } from '../metrics.js'
 import { ProblemError, problemResponses, sessionNotFound } from '../problem.js'
 import { SessionIdParam } from '../schemas.js'
-import type { SseStream } from '../sse.js'
+import type { SseStream } from '../streams/sse.js'
 
 const eventStream = (description: string) => ({
   'text/event-stream': { schema: z.string().openapi({ description }) },

@@ -1,5 +1,5 @@
 /**
- * @module http/sse
+ * @module http/streams/sse
  * Server-Sent Events on the wire: frames encoded once and written to any number of clients, and
  * one client's stream with a bound on the bytes it has not taken yet.
  */
