@@ -170,8 +170,23 @@ async function stuck() {
     DIST
   )
   try {
-    // first fill every session's history, so that the store's own growth is over
-    const warm = await roundPass(server.port, 'round-todo-fill', 15)
+    // first fill every session's history (60 rounds each of the 1,000), so that the store's own
+    // growth is over
+    const [warm] = await runClient({
+      port: server.port,
+      connections: 50,
+      warmup: 0,
+      runs: [
+        {
+          name: 'round-todo-fill',
+          scenario: 'round-todo',
+          amount: 60_000,
+          sequential: true,
+          cycle: true,
+          pool: 1000,
+        },
+      ],
+    })
     const samples = [await sample(server, 0)]
     const clients = await streamClients({
       port: server.port,

@@ -4,6 +4,8 @@
  * between slices: a page of large sessions or history entries never holds the loop for long.
  */
 
+import { randomUUID } from 'node:crypto'
+
 /** The most bytes of elements one page (history, listing, tenant snapshot) carries. */
 export const PAGE_BYTES = 2 * 1024 * 1024
 
@@ -71,22 +73,69 @@ export async function forEachSliced<T>(
   }
 }
 
-const HOLE = '\u0000sliced\u0000'
+/** Strings longer than this are serialised in pieces of this many characters. */
+const STRING_PIECE = 64 * 1024
+/** Arrays at least this long are serialised element by element. */
+const ARRAY_SLICING = 16
 
 /**
- * JSON text of an object whose `key` holds a long array: that array is serialised element by
- * element (yielding to the event loop between slices), the rest at once; the key order is kept.
- * @param value - the object, e.g. a session view
- * @param key - the array-valued key, e.g. `items`
+ * JSON text of a long string, a piece at a time: the same text as JSON.stringify (pieces never
+ * split a surrogate pair).
  */
-export async function stringifySliced<T extends object>(value: T, key: keyof T & string) {
-  const array = value[key] as unknown
-  if (!Array.isArray(array) || array.length < 16) return JSON.stringify(value)
-  const head = JSON.stringify({ ...value, [key]: HOLE })
-  // the first occurrence is the key itself: it comes before any text a field could hold
-  const marker = `${JSON.stringify(key)}:${JSON.stringify(HOLE)}`
-  const at = head.indexOf(marker)
+async function stringifyLongString(text: string): Promise<string> {
   const parts: string[] = []
-  await forEachSliced(array, (element) => void parts.push(JSON.stringify(element)))
-  return `${head.slice(0, at)}${JSON.stringify(key)}:[${parts.join(',')}]${head.slice(at + marker.length)}`
+  let slice = performance.now()
+  for (let from = 0; from < text.length;) {
+    let to = Math.min(text.length, from + STRING_PIECE)
+    const code = text.charCodeAt(to - 1)
+    if (to < text.length && code >= 0xd800 && code <= 0xdbff) to++
+    parts.push(JSON.stringify(text.slice(from, to)).slice(1, -1))
+    from = to
+    if (performance.now() - slice > SLICE_MS) {
+      await yieldToLoop()
+      slice = performance.now()
+    }
+  }
+  return `"${parts.join('')}"`
+}
+
+/**
+ * JSON text of an object, its long top-level arrays serialised element by element and its long
+ * strings a piece at a time, giving the event loop back every few ms; the same text as
+ * JSON.stringify (key order kept). For views and history entries: `items` and `rendered`.
+ * @param value - a plain object of JSON values
+ */
+export async function stringifySliced(value: object): Promise<string> {
+  const nonce = randomUUID()
+  const holes: { token: string; value: unknown }[] = []
+  const shallow: Record<string, unknown> = { ...value }
+  for (const [key, field] of Object.entries(shallow)) {
+    const long =
+      (Array.isArray(field) && field.length >= ARRAY_SLICING) ||
+      (typeof field === 'string' && field.length > STRING_PIECE)
+    if (!long) continue
+    const token = `\u0000${nonce}:${holes.length}\u0000`
+    holes.push({ token: JSON.stringify(token), value: field })
+    shallow[key] = token
+  }
+  if (!holes.length) return JSON.stringify(value)
+  const head = JSON.stringify(shallow)
+  const out: string[] = []
+  let at = 0
+  for (const hole of holes) {
+    // the holes appear in key order, and no other text can hold the nonce
+    const found = head.indexOf(hole.token, at)
+    out.push(head.slice(at, found))
+    if (typeof hole.value === 'string') out.push(await stringifyLongString(hole.value))
+    else {
+      const parts: string[] = []
+      await forEachSliced(hole.value as unknown[], (element) => {
+        parts.push(JSON.stringify(element) ?? 'null')
+      })
+      out.push(`[${parts.join(',')}]`)
+    }
+    at = found + hole.token.length
+  }
+  out.push(head.slice(at))
+  return out.join('')
 }

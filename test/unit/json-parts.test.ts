@@ -12,9 +12,15 @@ describe('http/json-parts', () => {
       current: items[3],
       ended: null,
     }
-    assert.equal(await stringifySliced(tricky, 'items'), JSON.stringify(tricky))
+    assert.equal(await stringifySliced(tricky), JSON.stringify(tricky))
     const short = { items: [1, 2], x: 'y' }
-    assert.equal(await stringifySliced(short, 'items'), JSON.stringify(short))
+    assert.equal(await stringifySliced(short), JSON.stringify(short))
+    // long strings go in pieces, never splitting a surrogate pair
+    const emoji = '😀'.repeat(70_000)
+    const text = { a: 'x', rendered: `q"\\${emoji}\n${'é'.repeat(100_000)}`, items: [emoji] }
+    assert.equal(await stringifySliced(text), JSON.stringify(text))
+    const odd = { rendered: 'a' + emoji }
+    assert.equal(await stringifySliced(odd), JSON.stringify(odd))
   })
 
   it('Should take elements in order while they fit the budget, and always the first', async () => {

@@ -32,7 +32,7 @@ import {
 } from '../schemas.js'
 import { updateWithinQuota } from '../round-runner.js'
 import { requestHeader } from '../route-input.js'
-import { forEachSliced, jsonArrayWithin, PAGE_BYTES, stringifySliced } from '../json-parts.js'
+import { jsonArrayWithin, PAGE_BYTES, stringifySliced } from '../json-parts.js'
 import { historyView, renderSession, sessionSummary, sessionView } from '../views.js'
 
 const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
@@ -181,7 +181,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
 
   /** A session view as the response: its items serialised a slice at a time. */
   const viewResponse = async (c: Context, session: Session) =>
-    c.body(await stringifySliced(sessionView(session, staleBefore()), 'items'), 200, {
+    c.body(await stringifySliced(sessionView(session, staleBefore())), 200, {
       'Content-Type': 'application/json',
       ETag: etagOf(session),
     })
@@ -310,17 +310,17 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       const olderRemain = batch.length > want
       const usable = olderRemain ? batch.slice(1) : batch
       let full = false
-      await forEachSliced(usable.reverse(), (entry) => {
-        const json = JSON.stringify(historyView(entry))
+      for (const entry of usable.reverse()) {
+        const json = await stringifySliced(historyView(entry))
         const size = Buffer.byteLength(json) + 1
         if (parts.length && bytes + size > PAGE_BYTES) {
           full = true
-          return false
+          break
         }
         parts.push(json)
         bytes += size
         before = entry.version
-      })
+      }
       if (full) {
         more = true
         break

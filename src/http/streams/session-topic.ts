@@ -59,7 +59,9 @@ export class SessionTopic extends Topic {
     if (this.joins.length) {
       const joins = this.joins.splice(0)
       try {
-        await this.catchUp(joins, (stream, frame) => stream.send(frame))
+        const outbox = new Outbox()
+        await this.catchUp(joins, (stream, frame) => outbox.add(stream, frame))
+        await this.deliver(outbox)
       } catch (error) {
         for (const { stream } of joins) stream.close()
         throw error
@@ -85,7 +87,7 @@ export class SessionTopic extends Topic {
         this.pending ??= event
         throw error
       }
-      this.deliver(outbox)
+      await this.deliver(outbox)
       return true
     }
     this.flushDue = false
@@ -114,7 +116,7 @@ export class SessionTopic extends Topic {
     }
     const staleBefore = this.hub.staleBefore()
     const version = session.version
-    const view = await stringifySliced(sessionView(session, staleBefore), 'items')
+    const view = await stringifySliced(sessionView(session, staleBefore))
     const frames = new Map<string, Uint8Array>()
     const current = (event: 'snapshot' | 'update') => {
       let frame = frames.get(event)
@@ -187,7 +189,7 @@ export class SessionTopic extends Topic {
         const frame = encodeMessage({
           event: 'update',
           id: String(entry.version),
-          data: await stringifySliced(historicalView(session, entry, staleBefore), 'items'),
+          data: await stringifySliced(historicalView(session, entry, staleBefore)),
         })
         bytes += frame.byteLength
         if (bytes > maxBacklogBytes) break reading
@@ -213,8 +215,11 @@ export class SessionTopic extends Topic {
     const state = stateOf(session, staleBefore)
     if (state === this.last.state) return
     this.last = { version: session.version, state }
-    const data = await stringifySliced(sessionView(session, staleBefore), 'items')
-    this.broadcast(encodeMessage({ event: 'update', id: String(session.version), data }))
+    const data = await stringifySliced(sessionView(session, staleBefore))
+    const frame = encodeMessage({ event: 'update', id: String(session.version), data })
+    const outbox = new Outbox()
+    for (const stream of this.streams) outbox.add(stream, frame)
+    await this.deliver(outbox)
   }
 
   protected forget() {

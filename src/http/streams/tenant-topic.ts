@@ -92,10 +92,12 @@ export class TenantTopic extends Topic {
     )
     const versions = new Map(page.sessions.slice(0, taken).map((s) => [s.session_id, s.version]))
     const frame = encodeMessage({ event: 'snapshot', data: `{"sessions":${json}}` })
+    const outbox = new Outbox()
     for (const stream of joins) {
       this.snapshots.set(stream, versions)
-      stream.send(frame)
+      outbox.add(stream, frame)
     }
+    await this.deliver(outbox)
   }
 
   private remember(sessionId: string, version: number) {
@@ -156,7 +158,7 @@ export class TenantTopic extends Topic {
         outbox.add(stream, frame)
       }
     }
-    this.deliver(outbox)
+    await this.deliver(outbox)
   }
 
   /** Sessions that turned stale since the last check, as updates (same version, new state). */
@@ -187,7 +189,7 @@ export class TenantTopic extends Topic {
       cursor = page.next
     }
     this.staleFrom = staleBefore
-    this.deliver(outbox)
+    await this.deliver(outbox)
   }
 
   protected forget() {

@@ -6,6 +6,7 @@
  */
 import type { ChangeEvent } from '../../store/types.js'
 import type { EventHubOptions } from './hub.js'
+import { yieldToLoop } from '../json-parts.js'
 import { encodeMessage, HEARTBEAT, type SseStream } from './sse.js'
 
 /** After a failed store read, the topic tries again this much later. */
@@ -14,6 +15,10 @@ const RETRY_MS = 1000
 const WRITE_COST_BYTES = 4096
 /** The longest window the fan-out budget may ask for. */
 const MAX_WINDOW_MS = 30_000
+/** A chunk this large is followed by a turn of the event loop. */
+const LARGE_CHUNK = 64 * 1024
+/** How long delivery runs before it lets other work in. */
+const SLICE_MS = 4
 
 /** The `delete` event of a session. */
 export const deleteFrame = (sessionId: string) =>
@@ -41,9 +46,14 @@ export class Outbox {
     else this.lists.set(stream, [frame])
   }
 
-  /** Sends each stream its chunk; returns the cost in the fan-out budget. */
-  deliver(): number {
+  /**
+   * Sends each stream its chunk; returns the cost in the fan-out budget. The Node adapter writes
+   * a chunk to its socket as soon as it is queued (a copy into the kernel): after a large chunk,
+   * or every few ms, the event loop gets its turn.
+   */
+  async deliver(): Promise<number> {
     let cost = 0
+    let slice = performance.now()
     const ids = new Map<Uint8Array, number>()
     const idOf = (frame: Uint8Array) => {
       let id = ids.get(frame)
@@ -61,6 +71,10 @@ export class Outbox {
       }
       stream.send(chunk)
       cost += chunk.byteLength + WRITE_COST_BYTES
+      if (chunk.byteLength >= LARGE_CHUNK || performance.now() - slice > SLICE_MS) {
+        await yieldToLoop()
+        slice = performance.now()
+      }
     }
     this.lists.clear()
     return cost
@@ -107,8 +121,8 @@ export abstract class Topic {
   }
 
   /** Sends an outbox, and sizes the next window by what it cost. */
-  protected deliver(outbox: Outbox) {
-    const cost = outbox.deliver()
+  protected async deliver(outbox: Outbox) {
+    const cost = await outbox.deliver()
     const spent = (cost / this.hub.fanoutBytesPerSecond) * 1000
     this.windowMs = Math.min(MAX_WINDOW_MS, Math.max(this.hub.flushMs, spent))
   }
