@@ -139,3 +139,30 @@ export async function stringifySliced(value: object): Promise<string> {
   out.push(head.slice(at))
   return out.join('')
 }
+
+const bodyEncoder = new TextEncoder()
+
+/**
+ * A response body for JSON text: the text itself when short, else a stream that encodes and
+ * hands out 64 K characters at a time with a turn of the event loop between pieces, so that a
+ * 2 MB body goes to the socket in slices (never splitting a surrogate pair).
+ * @param text - the JSON text
+ */
+export function textBody(text: string): string | ReadableStream<Uint8Array> {
+  if (text.length <= STRING_PIECE) return text
+  let from = 0
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (from > 0) await yieldToLoop()
+        let to = Math.min(text.length, from + STRING_PIECE)
+        const code = text.charCodeAt(to - 1)
+        if (to < text.length && code >= 0xd800 && code <= 0xdbff) to++
+        controller.enqueue(bodyEncoder.encode(text.slice(from, to)))
+        from = to
+        if (from >= text.length) controller.close()
+      },
+    },
+    { highWaterMark: 0 }
+  )
+}

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { jsonArrayWithin, stringifySliced } from '../../src/http/json-parts.js'
+import { jsonArrayWithin, stringifySliced, textBody } from '../../src/http/json-parts.js'
 
 describe('http/json-parts', () => {
   it('Should serialise an object with a sliced array exactly as JSON.stringify does', async () => {
@@ -32,5 +32,16 @@ describe('http/json-parts', () => {
     assert.equal(one.taken, 1)
     const none = await jsonArrayWithin([], (s: string) => s, 100)
     assert.deepEqual([none.json, none.taken], ['[]', 0])
+  })
+
+  it('Should hand out a long body in pieces that decode to the same text', async () => {
+    assert.equal(textBody('{"short":true}'), '{"short":true}')
+    const text = JSON.stringify({ rendered: 'a' + '😀'.repeat(100_000), n: 'é'.repeat(70_000) })
+    const body = textBody(text)
+    assert.ok(body instanceof ReadableStream)
+    const pieces: Uint8Array[] = []
+    for await (const piece of body as ReadableStream<Uint8Array>) pieces.push(piece)
+    assert.ok(pieces.length > 3)
+    assert.equal(Buffer.concat(pieces).toString('utf8'), text)
   })
 })

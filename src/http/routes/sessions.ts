@@ -32,7 +32,7 @@ import {
 } from '../schemas.js'
 import { updateWithinQuota } from '../round-runner.js'
 import { requestHeader } from '../route-input.js'
-import { jsonArrayWithin, PAGE_BYTES, stringifySliced } from '../json-parts.js'
+import { jsonArrayWithin, PAGE_BYTES, stringifySliced, textBody } from '../json-parts.js'
 import { historyView, renderSession, sessionSummary, sessionView } from '../views.js'
 
 const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
@@ -181,7 +181,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
 
   /** A session view as the response: its items serialised a slice at a time. */
   const viewResponse = async (c: Context, session: Session) =>
-    c.body(await stringifySliced(sessionView(session, staleBefore())), 200, {
+    c.body(textBody(await stringifySliced(sessionView(session, staleBefore()))), 200, {
       'Content-Type': 'application/json',
       ETag: etagOf(session),
     })
@@ -285,7 +285,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     // a page cut short by its byte budget goes on after its last session
     const next = taken < page.sessions.length ? cursorAfter(page.sessions[taken - 1]) : page.next
     const nextCursor = next ? JSON.stringify(encodeCursor(next)) : 'null'
-    return c.body(`{"sessions":${json},"next_cursor":${nextCursor}}`, 200, {
+    return c.body(textBody(`{"sessions":${json},"next_cursor":${nextCursor}}`), 200, {
       'Content-Type': 'application/json',
     }) as never
   })
@@ -331,7 +331,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     parts.reverse()
     const nextCursor =
       more && before !== undefined ? JSON.stringify(encodeHistoryCursor(before)) : 'null'
-    return c.body(`{"entries":[${parts.join(',')}],"next_cursor":${nextCursor}}`, 200, {
+    return c.body(textBody(`{"entries":[${parts.join(',')}],"next_cursor":${nextCursor}}`), 200, {
       'Content-Type': 'application/json',
       ETag: etagOf(session),
     }) as never
