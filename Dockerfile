@@ -18,6 +18,7 @@ RUN --mount=type=cache,target=/root/.npm npm ci --include=dev
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/copy-assets.mjs ./scripts/
 COPY src ./src
+# tsc compiles src/*.ts; copy-assets.mjs adds the files it does not emit (dashboard, docs page)
 # The native addon is already compiled for this Node ABI; pruning keeps it.
 RUN npm run build && npm prune --omit=dev
 

@@ -1,28 +1,25 @@
-// `npm run build` runs this after tsc: tsc emits only JavaScript, so the files the code reads at
-// run time next to its modules (the Redis store's Lua scripts) are copied from src/ to dist/ at
-// the same relative paths.
+// `npm run build` runs this after tsc: tsc emits only what it compiles, so every other file
+// under src/ (the dashboard's app.js, style.css and index.html, the docs page) is copied to the
+// same place under dist/, where the compiled modules read them at start.
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs'
-import { dirname, extname, join, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { dirname, join, relative } from 'node:path'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const SRC = join(ROOT, 'src')
-const DIST = join(ROOT, 'dist')
-/** What tsc does not emit but the modules read at run time. */
-const ASSETS = new Set(['.lua'])
+const SRC = 'src'
+const OUT = 'dist'
 
-let copied = 0
-const walk = (dir) => {
+function* assets(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) walk(path)
-    else if (ASSETS.has(extname(entry.name))) {
-      const target = join(DIST, relative(SRC, path))
-      mkdirSync(dirname(target), { recursive: true })
-      copyFileSync(path, target)
-      copied++
-    }
+    if (entry.isDirectory()) yield* assets(path)
+    else if (!entry.name.endsWith('.ts')) yield path
   }
 }
-walk(SRC)
-if (copied === 0) throw new Error('copy-assets: no asset found under src/')
+
+let copied = 0
+for (const path of assets(SRC)) {
+  const target = join(OUT, relative(SRC, path))
+  mkdirSync(dirname(target), { recursive: true })
+  copyFileSync(path, target)
+  copied++
+}
+console.error(`copied ${copied} asset file(s) from ${SRC}/ to ${OUT}/`)

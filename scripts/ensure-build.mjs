@@ -1,18 +1,23 @@
-// `npm start` runs this first: build dist/ when it is missing or older than src/, so that
-// `npm ci && npm start` works on a fresh clone. The container runs `node dist/server.js` directly.
+// `npm start` runs this first: build dist/ when it is missing, older than src/, or lacks a file
+// the build copies (the dashboard's and docs page's files), so that `npm ci && npm start` works
+// on a fresh clone. The container runs `node dist/server.js` directly.
 import { execSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 
-const newest = (dir) =>
-  readdirSync(dir, { withFileTypes: true }).reduce((latest, entry) => {
+const files = (dir) =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name)
-    const time = entry.isDirectory() ? newest(path) : statSync(path).mtimeMs
-    return Math.max(latest, time)
-  }, 0)
+    return entry.isDirectory() ? files(path) : [path]
+  })
 
+const sources = files('src')
+const newest = Math.max(...sources.map((path) => statSync(path).mtimeMs))
 const entry = 'dist/server.js'
-if (!existsSync(entry) || statSync(entry).mtimeMs < newest('src')) {
+const assetMissing = sources
+  .filter((path) => !path.endsWith('.ts'))
+  .some((path) => !existsSync(join('dist', relative('src', path))))
+if (!existsSync(entry) || statSync(entry).mtimeMs < newest || assetMissing) {
   console.error('building dist/ (tsc)…')
   execSync('npm run -s build', { stdio: 'inherit' })
 }

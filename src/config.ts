@@ -51,6 +51,8 @@ const EnvSchema = z
     AUTH_KEYS_FILE: z.string().optional(),
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(0),
     READ_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(0),
+    MAX_STREAMS_PER_TENANT: z.coerce.number().int().min(0).default(100),
+    MAX_STREAM_BACKLOG_BYTES: z.coerce.number().int().min(65_536).default(4_194_304),
     MAX_ITEMS: int(1, LIMIT_CEILINGS.maxItems, DEFAULT_LIMITS.maxItems),
     MAX_CONTENT_LENGTH: int(1, LIMIT_CEILINGS.maxContentLength, DEFAULT_LIMITS.maxContentLength),
     // an item without metadata is 2 levels deep (the item, its `blocks` array)
@@ -108,5 +110,7 @@ export function serviceLimits(config: Config): ServiceLimits {
     maxSessionBytes: config.MAX_SESSION_BYTES,
     maxToolCalls: config.MAX_TOOL_CALLS,
     maxSessionsPerTenant: config.MAX_SESSIONS_PER_TENANT,
+    maxStreamsPerTenant: config.MAX_STREAMS_PER_TENANT,
+    maxStreamBacklogBytes: config.MAX_STREAM_BACKLOG_BYTES,
   }
 }

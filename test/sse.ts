@@ -1,32 +1,32 @@
 /**
- * A small Server-Sent Events reader for tests.
+ * A Server-Sent Events reader for tests, on eventsource-parser (every line ending, BOM, retry).
  */
+import { createParser } from 'eventsource-parser'
+
 export interface SseMessage {
   event?: string
   id?: string
   data?: string
   comment?: string
+  /** A `retry:` field, in ms. */
+  retry?: number
 }
 
 /** Reads messages from an event-stream response body. */
 export function sseReader(body: ReadableStream<Uint8Array>) {
   const reader = body.getReader()
   const decoder = new TextDecoder()
-  let buffer = ''
   const queue: SseMessage[] = []
-  const parse = (block: string): SseMessage => {
-    const message: SseMessage = {}
-    for (const line of block.split('\n')) {
-      if (line.startsWith(':')) message.comment = line.slice(1).trim()
-      const match = /^(event|id|data): ?(.*)$/.exec(line)
-      if (match) {
-        const field = match[1] as 'event' | 'id' | 'data'
-        message[field] =
-          field === 'data' && message.data !== undefined ? `${message.data}\n${match[2]}` : match[2]
-      }
-    }
-    return message
-  }
+  const parser = createParser({
+    onEvent: (message) => {
+      const parsed: SseMessage = { data: message.data }
+      if (message.event !== undefined) parsed.event = message.event
+      if (message.id !== undefined) parsed.id = message.id
+      queue.push(parsed)
+    },
+    onComment: (comment) => queue.push({ comment: comment.trim() }),
+    onRetry: (retry) => queue.push({ retry }),
+  })
   return {
     /** The next message, or null when the stream ended; rejects after `timeoutMs`. */
     async next(timeoutMs = 3000): Promise<SseMessage | null> {
@@ -46,13 +46,7 @@ export function sseReader(body: ReadableStream<Uint8Array>) {
           }),
         ]).finally(() => clearTimeout(timer))
         if (chunk.done) return null
-        buffer += decoder.decode(chunk.value, { stream: true })
-        let index
-        while ((index = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, index)
-          buffer = buffer.slice(index + 2)
-          if (block.trim()) queue.push(parse(block))
-        }
+        parser.feed(decoder.decode(chunk.value, { stream: true }))
       }
     },
     /** The next message that is not a heartbeat comment. */

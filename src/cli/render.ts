@@ -19,7 +19,11 @@ export interface RenderOptions {
   now: number
 }
 
-export type SessionState = 'working' | 'stale' | 'done' | 'ended'
+/** The state the server computed (`active`, `done`, `stale`, `ended`, or one added later). */
+export type SessionState = SessionSummary['state']
+
+/** How a state reads in the terminal (the server's names, except active: "working"). */
+const STATE_LABEL: Record<string, string> = { active: 'working' }
 
 const OUTCOME_LABEL: Record<string, string> = {
   completed: 'ended: completed',
@@ -65,7 +69,12 @@ export function sanitize(text: string): string {
 export function fit(text: string, width: number): string {
   const chars = Array.from(text)
   if (chars.length <= width) return text
-  return width <= 1 ? chars.slice(0, width).join('') : chars.slice(0, width - 1).join('') + '…'
+  return width <= 1
+    ? chars.slice(0, width).join('')
+    : chars
+        .slice(0, width - 1)
+        .join('')
+        .trimEnd() + '…'
 }
 
 const pad = (text: string, width: number) => {
@@ -83,34 +92,22 @@ export function progressBar(percent: number, width = BAR_WIDTH): string {
   return '█'.repeat(filled) + '░'.repeat(width - filled)
 }
 
-/**
- * How a session stands: ended, done, stale (per the server's flag) or working.
- * @param session - a summary or a view
- * @param stale - whether the server lists it as stale
- */
-export function sessionState(
-  session: Pick<SessionSummary, 'ended' | 'progress'>,
-  stale: boolean
-): SessionState {
-  if (session.ended) return 'ended'
-  const open = session.progress.total - session.progress.completed - session.progress.cancelled
-  if (session.progress.total > 0 && open === 0) return 'done'
-  return stale && open > 0 ? 'stale' : 'working'
+const stateLabel = (session: Pick<SessionSummary, 'ended' | 'state'>) =>
+  session.state === 'ended' && session.ended
+    ? (OUTCOME_LABEL[session.ended.outcome] ?? 'ended')
+    : (STATE_LABEL[session.state] ?? session.state)
+
+const STATE_STYLE: Record<string, Style> = {
+  active: 'cyan',
+  stale: 'yellow',
+  done: 'green',
+  ended: 'red',
 }
 
-const stateLabel = (session: Pick<SessionSummary, 'ended'>, state: SessionState) =>
-  state === 'ended' ? (OUTCOME_LABEL[session.ended!.outcome] ?? 'ended') : state
-
-const stateStyle = (session: Pick<SessionSummary, 'ended'>, state: SessionState): Style =>
-  state === 'working'
-    ? 'cyan'
-    : state === 'stale'
-      ? 'yellow'
-      : state === 'done'
-        ? 'green'
-        : session.ended!.outcome === 'completed'
-          ? 'dim'
-          : 'red'
+const stateStyle = (session: Pick<SessionSummary, 'ended' | 'state'>): Style =>
+  session.state === 'ended' && session.ended?.outcome === 'completed'
+    ? 'dim'
+    : (STATE_STYLE[session.state] ?? 'bold')
 
 /**
  * "12 s ago", "5 min ago"...
@@ -133,15 +130,42 @@ const currentText = (session: Pick<SessionSummary, 'current'>) =>
   session.current ? sanitize(session.current.active_form || session.current.content) : ''
 
 /**
- * The tenant frame: one line per session, newest change first.
- * @param sessions - the sessions
- * @param stale - ids the server lists as stale
+ * Column widths of the tenant table for a terminal width (every line fits from 40 columns);
+ * `current` 0 drops that column.
+ * @param width - terminal columns
+ * @param longestId - the longest session id, in code points
+ */
+export function tenantLayout(width: number, longestId: number) {
+  const layout = {
+    state: 18,
+    id: Math.min(32, Math.max(7, longestId)),
+    bar: BAR_WIDTH,
+    counted: true,
+    current: 0,
+  }
+  // state, id, bar, percent and their gaps; the counts and the current item when they fit
+  const fixed = () =>
+    layout.state + 1 + layout.id + 2 + layout.bar + 1 + 4 + (layout.counted ? 8 : 0) + 2
+  // narrow terminals: give up cells in this order until the current item has 10
+  const fits = () => width - fixed() >= 10
+  while (!fits() && layout.bar > 10) layout.bar--
+  if (!fits()) layout.counted = false
+  while (!fits() && layout.id > 16) layout.id--
+  while (!fits() && layout.state > 10) layout.state--
+  while (!fits() && layout.id > 8) layout.id--
+  while (!fits() && layout.bar > 5) layout.bar--
+  layout.current = Math.max(0, width - fixed())
+  return layout
+}
+
+/**
+ * The tenant frame: one line per session, newest change first, each line within the width.
+ * @param sessions - the sessions, with the state the server computed
  * @param header - the first line (server, connection state)
  * @param options - size, colour, clock
  */
 export function renderTenant(
   sessions: readonly SessionSummary[],
-  stale: ReadonlySet<string>,
   header: string,
   options: RenderOptions
 ): string {
@@ -150,10 +174,13 @@ export function renderTenant(
       Date.parse(b.updated_at) - Date.parse(a.updated_at) ||
       a.session_id.localeCompare(b.session_id)
   )
-  const states = sorted.map((s) => sessionState(s, s.stale || stale.has(s.session_id)))
-  const tally = (state: SessionState) => states.filter((x) => x === state).length
-  const counts = (['working', 'stale', 'done', 'ended'] as const)
-    .map((state) => `${tally(state)} ${state}`)
+  const tally = new Map<string, number>()
+  for (const s of sorted) tally.set(s.state, (tally.get(s.state) ?? 0) + 1)
+  // the four states always, then any state a newer server sends
+  const known = ['active', 'stale', 'done', 'ended']
+  const states = [...known, ...[...tally.keys()].filter((state) => !known.includes(state)).sort()]
+  const counts = states
+    .map((state) => `${tally.get(state) ?? 0} ${STATE_LABEL[state] ?? state}`)
     .join(', ')
   const lines = [
     paint(options, 'bold', fit(header, options.width)),
@@ -164,59 +191,51 @@ export function renderTenant(
     lines.push(paint(options, 'dim', 'No sessions yet.'))
     return lines.join('\n') + '\n'
   }
-  const idWidth = Math.min(
-    32,
-    Math.max(7, ...sorted.map((s) => Array.from(sanitize(s.session_id)).length))
+  const layout = tenantLayout(
+    options.width,
+    Math.max(...sorted.map((s) => Array.from(sanitize(s.session_id)).length))
   )
-  const stateWidth = 18
-  const fixed = stateWidth + 1 + idWidth + 2 + BAR_WIDTH + 1 + 4 + 1 + 7 + 2
-  const currentWidth = Math.max(10, options.width - fixed)
-  const titles = `${pad('STATE', stateWidth)} ${pad('SESSION', idWidth)}  ${pad('PROGRESS', BAR_WIDTH + 13)}`
-  lines.push(paint(options, 'dim', `${titles}  CURRENT`))
+  const progressTitle = layout.bar + 5 + (layout.counted ? 8 : 0)
+  let titles = `${pad('STATE', layout.state)} ${pad('SESSION', layout.id)}  ${pad('PROGRESS', progressTitle)}`
+  if (layout.current) titles += '  CURRENT'
+  lines.push(paint(options, 'dim', fit(titles.trimEnd(), options.width)))
   const room = Number.isFinite(options.height)
     ? Math.max(1, options.height - lines.length - 2)
     : sorted.length
-  sorted.slice(0, room).forEach((s, i) => {
-    const state = states[i]
-    const style = stateStyle(s, state)
-    let current = currentText(s)
-    if (!current)
-      current = s.progress.total === 0 ? '(no items yet)' : state === 'done' ? '(all done)' : '—'
-    if (s.reminder_due && state !== 'ended') current += ' [reminder due]'
+  for (const s of sorted.slice(0, room)) {
+    const style = stateStyle(s)
     const line = [
-      paint(options, style, pad(stateLabel(s, state), stateWidth)),
+      paint(options, style, pad(stateLabel(s), layout.state)),
       ' ',
-      pad(sanitize(s.session_id), idWidth),
+      pad(sanitize(s.session_id), layout.id),
       '  ',
-      paint(options, style, progressBar(s.progress.percent)),
+      paint(options, style, progressBar(s.progress.percent, layout.bar)),
       ' ',
       `${s.progress.percent}%`.padStart(4),
-      ' ',
-      counted(s.progress).padStart(7),
-      '  ',
-      fit(current, currentWidth),
     ]
+    if (layout.counted) line.push(' ', counted(s.progress).padStart(7))
+    if (layout.current) {
+      let current = currentText(s)
+      if (!current)
+        current =
+          s.progress.total === 0 ? '(no items yet)' : s.state === 'done' ? '(all done)' : '—'
+      if (s.reminder_due && s.state !== 'ended') current += ' [reminder due]'
+      line.push('  ', fit(current, layout.current))
+    }
     lines.push(line.join('').trimEnd())
-  })
+  }
   if (sorted.length > room) lines.push(paint(options, 'dim', `… ${sorted.length - room} more`))
   return lines.join('\n') + '\n'
 }
 
 /**
- * The session frame: header, progress bar, current item, every item.
- * @param view - the session view
- * @param stale - whether the server lists it as stale
+ * The session frame: header, progress bar, current item, every item; each line within the width.
+ * @param view - the session view, with the state the server computed
  * @param header - the first line (server, connection state)
  * @param options - size, colour, clock
  */
-export function renderSession(
-  view: SessionView,
-  stale: boolean,
-  header: string,
-  options: RenderOptions
-): string {
-  const state = sessionState(view, stale)
-  const style = stateStyle(view, state)
+export function renderSession(view: SessionView, header: string, options: RenderOptions): string {
+  const style = stateStyle(view)
   const p = view.progress
   const title = [
     sanitize(view.session_id),
@@ -228,15 +247,18 @@ export function renderSession(
   const counts = [`${counted(p)} completed`, `${p.in_progress} in progress`, `${p.pending} pending`]
   if (p.blocked) counts.push(`${p.blocked} blocked`)
   if (p.cancelled) counts.push(`${p.cancelled} cancelled`)
-  const bar = paint(options, style, progressBar(p.percent, 30))
+  const percent = `${p.percent}%`.padStart(4)
+  const barWidth = Math.max(5, Math.min(30, options.width - 5 - 2 - counts.join(' · ').length))
+  const rest = fit(`${percent}  ${counts.join(' · ')}`, Math.max(4, options.width - barWidth - 1))
+  const bar = paint(options, style, progressBar(p.percent, barWidth))
   const reminder =
-    view.reminder_due && state !== 'ended' ? paint(options, 'yellow', '  · reminder due') : ''
+    view.reminder_due && view.state !== 'ended' ? paint(options, 'yellow', '  · reminder due') : ''
   const lines = [
     paint(options, 'bold', fit(header, options.width)),
     '',
     fit(title.join(' · '), options.width),
-    `${bar} ${`${p.percent}%`.padStart(4)}  ${counts.join(' · ')}`,
-    `State: ${paint(options, style, stateLabel(view, state))}${reminder}`,
+    `${bar} ${rest}`,
+    `State: ${paint(options, style, fit(stateLabel(view), Math.max(1, options.width - 7)))}${options.width >= 40 ? reminder : ''}`,
   ]
   if (view.current)
     lines.push(fit(`${view.ended ? 'Stopped at' : 'Now'}: ${currentText(view)}`, options.width))
@@ -265,7 +287,7 @@ export function renderSession(
         : ''
     const text = fit(
       `#${sanitize(item.id)} ${sanitize(item.content)}${form}`,
-      Math.max(10, options.width - 6)
+      Math.max(1, options.width - 6)
     )
     const finished = item.status === 'cancelled' || item.status === 'completed'
     const shownMark = markStyle ? paint(options, markStyle, mark) : mark

@@ -1,57 +1,53 @@
 /**
  * @module cli/sse
- * A Server-Sent Events parser over a fetch() body (the CLI sends Authorization, which
- * EventSource cannot).
+ * Server-Sent Events over a fetch() body (the CLI sends Authorization, which EventSource
+ * cannot), parsed by eventsource-parser: every line ending (CR, LF, CRLF), a leading BOM,
+ * comments and `retry:` as the format defines them.
  */
+import { createParser } from 'eventsource-parser'
 
 export interface SseEvent {
   event: string
   data: string
-  /** The event's `id:` field, or null when it had none. */
+  /** The last event ID after this event (the format's "last event ID buffer"), or null. */
   id: string | null
 }
 
+export interface ReadSseOptions {
+  /** Called on every chunk received, heartbeats included. */
+  onActivity?: () => void
+  /** Called with the reconnection time a `retry:` field asks for, in ms. */
+  onRetry?: (ms: number) => void
+}
+
 /**
- * Yields the events of an event stream until it ends; comments (heartbeats) call `onActivity`
- * only.
+ * Yields the events of an event stream until it ends.
  * @param body - the response body
- * @param onActivity - called on every chunk received, heartbeats included
+ * @param options - activity and retry callbacks (a function: the activity callback)
  */
 export async function* readSse(
   body: ReadableStream<Uint8Array>,
-  onActivity: () => void = () => {}
+  options: ReadSseOptions | (() => void) = {}
 ): AsyncGenerator<SseEvent> {
+  const { onActivity, onRetry } = typeof options === 'function' ? { onActivity: options } : options
+  const queue: SseEvent[] = []
+  let lastId: string | null = null
+  const parser = createParser({
+    onEvent(message) {
+      if (message.id !== undefined) lastId = message.id
+      queue.push({ event: message.event ?? 'message', data: message.data, id: lastId })
+    },
+    onRetry: (ms) => onRetry?.(ms),
+  })
   const reader = body.getReader()
   const decoder = new TextDecoder()
-  let buffer = ''
-  let event = ''
-  let data: string[] = []
-  let id: string | null = null
   try {
     for (;;) {
       const chunk = await reader.read()
       if (chunk.done) return
-      onActivity()
-      buffer += decoder.decode(chunk.value, { stream: true })
-      const lines = buffer.split('\n')
-      buffer = lines.pop() ?? ''
-      for (const raw of lines) {
-        const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw
-        if (line === '') {
-          if (data.length) yield { event: event || 'message', data: data.join('\n'), id }
-          event = ''
-          data = []
-          continue
-        }
-        if (line.startsWith(':')) continue
-        const colon = line.indexOf(':')
-        const field = colon < 0 ? line : line.slice(0, colon)
-        let value = colon < 0 ? '' : line.slice(colon + 1)
-        if (value.startsWith(' ')) value = value.slice(1)
-        if (field === 'event') event = value
-        else if (field === 'data') data.push(value)
-        else if (field === 'id' && !value.includes('\0')) id = value
-      }
+      onActivity?.()
+      parser.feed(decoder.decode(chunk.value, { stream: true }))
+      while (queue.length) yield queue.shift()!
     }
   } finally {
     reader.cancel().catch(() => undefined)

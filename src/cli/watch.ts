@@ -24,7 +24,12 @@ export interface WatchOptions {
 export class WatchError extends Error {
   constructor(
     message: string,
-    readonly exitCode = 1
+    readonly exitCode = 1,
+    /**
+     * The service may answer later (unreachable, restarting, 5xx, too many streams): a live
+     * watch that was connected once waits and reconnects. `retryAfterMs` is the service's hint.
+     */
+    readonly retry: { afterMs: number } | null = null
   ) {
     super(message)
     this.name = 'WatchError'
@@ -34,7 +39,7 @@ export class WatchError extends Error {
 const CONNECT_TIMEOUT_MS = 10_000
 /** Heartbeats come every 15 s; this much silence means the connection is dead. */
 const IDLE_TIMEOUT_MS = 45_000
-const STALE_REFRESH_MS = 10_000
+const MAX_DELAY_MS = 15_000
 const RENDER_INTERVAL_MS = 100
 
 const causeCode = (error: unknown): string | undefined => {
@@ -67,7 +72,9 @@ async function connect(
       ? `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`
       : (causeCode(error) ?? String(error))
     throw new WatchError(
-      `cannot reach the agent-todos service at ${options.url} (${reason}). Is it running? Set --url or AGENT_TODOS_URL.`
+      `cannot reach the agent-todos service at ${options.url} (${reason}). Is it running? Set --url or AGENT_TODOS_URL.`,
+      1,
+      { afterMs: 0 }
     )
   }
   if (res.ok && /^text\/event-stream/.test(res.headers.get('content-type') ?? '')) return res
@@ -93,24 +100,14 @@ async function connect(
       `${options.url} answered, but not with an event stream: is it an agent-todos service?`
     )
   }
-  throw new WatchError(`${options.url}${path} answered ${res.status}${detail ? `: ${detail}` : ''}`)
-}
-
-/** The ids the server currently lists as stale (unfinished, no change for STALE_AFTER_SECONDS). */
-async function staleIds(options: WatchOptions, signal: AbortSignal): Promise<Set<string> | null> {
-  const headers: Record<string, string> = {}
-  if (options.key) headers.Authorization = `Bearer ${options.key}`
-  try {
-    const res = await fetch(new URL('/v1/sessions?state=stale&limit=200', options.url), {
-      headers,
-      signal: AbortSignal.any([signal, AbortSignal.timeout(CONNECT_TIMEOUT_MS)]),
-    })
-    if (!res.ok) return null
-    const body = (await res.json()) as { sessions: { session_id: string }[] }
-    return new Set(body.sessions.map((s) => s.session_id))
-  } catch {
-    return null
-  }
+  // shutting down, restarting, overloaded, or at the stream cap: the same as a lost connection
+  const transient = res.status === 429 || res.status >= 500
+  const hint = Number(res.headers.get('retry-after'))
+  throw new WatchError(
+    `${options.url}${path} answered ${res.status}${detail ? `: ${detail}` : ''}`,
+    1,
+    transient ? { afterMs: Number.isFinite(hint) && hint > 0 ? hint * 1000 : 0 } : null
+  )
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -123,19 +120,6 @@ const sleep = (ms: number, signal: AbortSignal) =>
     }
     signal.addEventListener('abort', done, { once: true })
   })
-
-const summaryOf = (view: SessionView): SessionSummary => ({
-  session_id: view.session_id,
-  dialect: view.dialect,
-  version: view.version,
-  progress: view.progress,
-  current: view.current,
-  round: view.round,
-  reminder_due: view.reminder_due,
-  ended: view.ended,
-  stale: false,
-  updated_at: view.updated_at,
-})
 
 /**
  * Runs the watch until `--once` printed its frame, the signal aborts, or a fatal error.
@@ -153,7 +137,6 @@ export async function watch(options: WatchOptions): Promise<number> {
 
   const sessions = new Map<string, SessionSummary>()
   let view: SessionView | null = null
-  let stale = new Set<string>()
   let status = 'connecting'
   let deleted = false
   let lastEventId: string | null = null
@@ -167,11 +150,9 @@ export async function watch(options: WatchOptions): Promise<number> {
     const renderOptions = { ...size, color: options.color, now }
     if (options.session) {
       if (deleted) return `${header}\n\nThe session was deleted.\n`
-      return view
-        ? renderSession(view, stale.has(view.session_id), header, renderOptions)
-        : `${header}\n`
+      return view ? renderSession(view, header, renderOptions) : `${header}\n`
     }
-    return renderTenant([...sessions.values()], stale, header, renderOptions)
+    return renderTenant([...sessions.values()], header, renderOptions)
   }
 
   let renderTimer: NodeJS.Timeout | undefined
@@ -188,27 +169,26 @@ export async function watch(options: WatchOptions): Promise<number> {
     renderTimer = setTimeout(render, Math.max(0, RENDER_INTERVAL_MS - (Date.now() - lastRender)))
   }
 
+  // the server sends each session's state; a view or summary of an older version is ignored
   const apply = (message: SseEvent) => {
     if (message.id !== null) lastEventId = message.id
     const data = JSON.parse(message.data) as Record<string, unknown>
     if (options.session) {
       if (message.event === 'delete') deleted = true
-      else if (message.event === 'snapshot' || message.event === 'update')
-        view = data as unknown as SessionView
+      else if (message.event === 'snapshot' || message.event === 'update') {
+        const next = data as unknown as SessionView
+        if (message.event === 'snapshot' || !view || view.version <= next.version) view = next
+      }
       return
     }
     if (message.event === 'snapshot') {
       sessions.clear()
       for (const summary of data.sessions as SessionSummary[])
         sessions.set(summary.session_id, summary)
-      stale = new Set(
-        (data.sessions as SessionSummary[]).filter((s) => s.stale).map((s) => s.session_id)
-      )
     } else if (message.event === 'update') {
-      const summary = summaryOf(data as unknown as SessionView)
+      const summary = data as unknown as SessionSummary
       const known = sessions.get(summary.session_id)
       if (!known || known.version <= summary.version) sessions.set(summary.session_id, summary)
-      stale.delete(summary.session_id)
     } else if (message.event === 'delete') {
       sessions.delete(data.session_id as string)
     }
@@ -220,12 +200,10 @@ export async function watch(options: WatchOptions): Promise<number> {
     outer.addEventListener('abort', abort, { once: true })
     try {
       const res = await connect(options, path, null, controller.signal)
-      const pending = options.session ? staleIds(options, controller.signal) : null
       for await (const message of readSse(res.body!)) {
         apply(message)
         if (message.event === 'snapshot' || message.event === 'delete') break
       }
-      if (pending) stale = (await pending) ?? stale
       if (!view && sessions.size === 0 && options.session && !deleted) {
         throw new WatchError('the stream ended before its first snapshot.')
       }
@@ -239,16 +217,11 @@ export async function watch(options: WatchOptions): Promise<number> {
   }
 
   if (tty) out.write('\x1b[?25l')
-  const refresh = setInterval(async () => {
-    const ids = await staleIds(options, outer)
-    if (ids) {
-      stale = ids
-      scheduleRender()
-    }
-  }, STALE_REFRESH_MS)
   const tick = setInterval(scheduleRender, 1000)
   let delay = 1000
-  let first = true
+  /** The reconnection time the server asked for with `retry:`, if any. */
+  let serverRetry = 0
+  let connected = false
   try {
     while (!outer.aborted && !deleted) {
       const controller = new AbortController()
@@ -259,6 +232,7 @@ export async function watch(options: WatchOptions): Promise<number> {
         clearTimeout(idle)
         idle = setTimeout(() => controller.abort(), IDLE_TIMEOUT_MS)
       }
+      let wait = 0
       try {
         const res = await connect(
           options,
@@ -266,38 +240,46 @@ export async function watch(options: WatchOptions): Promise<number> {
           options.session ? lastEventId : null,
           controller.signal
         )
-        first = false
+        connected = true
         delay = 1000
         status = 'live'
-        if (options.session)
-          void staleIds(options, outer).then((ids) => ids && ((stale = ids), scheduleRender()))
         armIdle()
         scheduleRender()
-        for await (const message of readSse(res.body!, armIdle)) {
+        const events = readSse(res.body!, {
+          onActivity: armIdle,
+          onRetry: (ms) => (serverRetry = ms),
+        })
+        for await (const message of events) {
           apply(message)
           scheduleRender()
         }
       } catch (error) {
         if (outer.aborted) break
-        // the first connection must work; later ones are a server restart or a network blip
-        if (error instanceof WatchError && (first || !/cannot reach/.test(error.message)))
+        // the first connection must work; after it, a restart (503 while it drains, then no
+        // answer until it is back), a 5xx, the stream cap or a network blip all mean: wait, retry
+        if (!(error instanceof WatchError)) {
+          // the stream broke mid-read (reset, idle timeout): reconnect
+        } else if (!connected || !error.retry) {
           throw error
+        } else {
+          wait = error.retry.afterMs
+        }
       } finally {
         clearTimeout(idle)
         outer.removeEventListener('abort', abort)
         controller.abort()
       }
       if (outer.aborted || deleted) break
-      status = `reconnecting in ${Math.round(delay / 1000)} s`
+      const pause = Math.max(delay, serverRetry, wait)
+      status = `reconnecting in ${Math.round(pause / 1000)} s`
       scheduleRender()
-      await sleep(delay, outer)
-      delay = Math.min(delay * 2, 15_000)
+      await sleep(pause, outer)
+      delay = Math.min(delay * 2, MAX_DELAY_MS)
       status = 'reconnecting'
     }
     if (deleted) render()
     return 0
   } finally {
-    clearInterval(refresh)
     clearInterval(tick)
     clearTimeout(renderTimer)
     if (tty) out.write('\x1b[?25h')

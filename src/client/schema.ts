@@ -38,6 +38,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's tenant and role */
+        get: operations["whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{session_id}/rounds": {
         parameters: {
             query?: never;
@@ -131,7 +148,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's sessions, newest change first */
+        /**
+         * The tenant's sessions, newest change first
+         * @description Pages of at most `limit` sessions and 2 MiB, ordered by last change (newest first), then by id. A session that changes while you page moves to the front, so a later page does not hold it: to see every session once, page to the end, then list again with `updated_since` = the time you began.
+         */
         get: operations["listSessions"];
         put?: never;
         post?: never;
@@ -148,7 +168,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The last versions of the list, oldest first */
+        /**
+         * The last versions of the list, in pages
+         * @description The newest page first: at most `limit` entries (default and cap HISTORY_LIMIT) and 2 MiB, oldest first within the page. `next_cursor` names the page of older entries, null when none remain.
+         */
         get: operations["getHistory"];
         put?: never;
         post?: never;
@@ -414,6 +437,14 @@ export interface components {
             description: string;
             inputSchema: components["schemas"]["ToolInputSchema"];
         };
+        Whoami: {
+            tenant: string;
+            /**
+             * @description agent reads and writes; viewer reads. Open access (no keys configured): agent
+             * @enum {string}
+             */
+            role: "agent" | "viewer";
+        };
         RoundReply: {
             session_id: string;
             dialect: components["schemas"]["DialectName"];
@@ -494,6 +525,7 @@ export interface components {
             session_id: string;
             dialect: components["schemas"]["DialectName"];
             version: number;
+            state: components["schemas"]["SessionState"];
             items: components["schemas"]["Item"][];
             rendered: string;
             progress: components["schemas"]["Progress"];
@@ -512,6 +544,11 @@ export interface components {
             created_at: string;
             updated_at: string;
         };
+        /**
+         * @description ended: its run was ended; done: every item completed or cancelled; stale: some item unfinished and no change for STALE_AFTER_SECONDS; active: otherwise. More states may be added: show an unknown one as it is named.
+         * @enum {string}
+         */
+        SessionState: "active" | "done" | "stale" | "ended";
         Ended: {
             /** @enum {string} */
             outcome: "completed" | "max_turns" | "error" | "cancelled";
@@ -576,17 +613,20 @@ export interface components {
         };
         SessionList: {
             sessions: components["schemas"]["SessionSummary"][];
+            /** @description Present when more sessions follow (a page ends at limit or at 2 MiB). Pages follow the last change, newest first: a session that changes during the iteration moves to the front and is not on a later page; list again with updated_since = the time the iteration began to catch those. */
             next_cursor: string | null;
         };
         SessionSummary: {
             session_id: string;
             dialect: components["schemas"]["DialectName"];
             version: number;
+            state: components["schemas"]["SessionState"];
             progress: components["schemas"]["Progress"];
             current: components["schemas"]["Item"] | null;
             round: number;
             reminder_due: boolean;
             ended: components["schemas"]["Ended"] | null;
+            /** @description state is 'stale' */
             stale: boolean;
             source?: components["schemas"]["SessionSource"];
             parent?: string | null;
@@ -595,7 +635,10 @@ export interface components {
             updated_at: string;
         };
         History: {
+            /** @description Oldest first within the page */
             entries: components["schemas"]["HistoryEntry"][];
+            /** @description Present when older entries remain: pass it as cursor for the page before */
+            next_cursor: string | null;
         };
         HistoryEntry: {
             version: number;
@@ -839,6 +882,90 @@ export interface operations {
                 content?: never;
             };
             /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists with other methods */
+            405: {
+                headers: {
+                    /** @description the methods it has */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            429: {
+                headers: {
+                    /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
+                    RateLimit?: string;
+                    /** @description `<limit>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    whoami: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who the key is */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Whoami"];
+                };
+            };
+            /** @description Bad Request (the request, or its Authorization header) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1707,7 +1834,10 @@ export interface operations {
     getHistory: {
         parameters: {
             query?: {
+                /** @description Entries per page (at most HISTORY_LIMIT, its default); a page also stops at 2 MiB */
                 limit?: number;
+                /** @description The previous page's next_cursor: the entries older than that page */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -1720,6 +1850,8 @@ export interface operations {
             /** @description History */
             200: {
                 headers: {
+                    /** @description "<version>" */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1877,7 +2009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -1961,7 +2093,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */

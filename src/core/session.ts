@@ -193,7 +193,39 @@ export function summarize(session: Session): SessionSummary {
 }
 
 /**
- * Whether a session matches a listing state.
+ * What a session's state is, as views, summaries and listings name it. `stale` is an active
+ * session that stopped changing; new states (e.g. one waiting for a person) go here and nowhere
+ * else.
+ */
+export const SESSION_STATES = ['active', 'done', 'stale', 'ended'] as const
+export type SessionState = (typeof SESSION_STATES)[number]
+
+/**
+ * How a session stands: the one place this is decided (the listing filter, the views and the
+ * stream summaries use it; clients show what the server sends).
+ * - ended: its run was ended (`POST …/end`)
+ * - done: not ended, and every item completed or cancelled
+ * - stale: not ended, some item unfinished, no change since `staleBefore`
+ * - active: otherwise (some item unfinished, or no items yet)
+ * @param summary - the session's indexed summary
+ * @param updatedAt - its last change, epoch ms
+ * @param staleBefore - epoch ms: unfinished sessions unchanged since before this are stale
+ */
+export function sessionState(
+  summary: SessionSummary,
+  updatedAt: number,
+  staleBefore: number
+): SessionState {
+  if (summary.ended) return 'ended'
+  if (summary.total > 0 && summary.unfinished === 0) return 'done'
+  // an observed agent waiting for a person is not stale: it is waiting (see `waiting`)
+  if (summary.unfinished > 0 && updatedAt < staleBefore && !summary.waiting) return 'stale'
+  return 'active'
+}
+
+/**
+ * Whether a session matches a listing state. The `active` filter also lists stale sessions
+ * (they are active sessions that stopped changing).
  * @param summary - the session's summary
  * @param updatedAt - its last change, epoch ms
  * @param state - the filter
@@ -205,16 +237,7 @@ export function matchesState(
   state: ListState,
   staleBefore: number
 ): boolean {
-  switch (state) {
-    case 'all':
-      return true
-    case 'ended':
-      return summary.ended
-    case 'active':
-      return !summary.ended && (summary.unfinished > 0 || summary.total === 0)
-    case 'done':
-      return !summary.ended && summary.total > 0 && summary.unfinished === 0
-    case 'stale':
-      return !summary.ended && !summary.waiting && summary.unfinished > 0 && updatedAt < staleBefore
-  }
+  if (state === 'all') return true
+  const actual = sessionState(summary, updatedAt, staleBefore)
+  return actual === state || (state === 'active' && actual === 'stale')
 }

@@ -37,6 +37,7 @@ import { registerOpsRoutes } from './routes/ops.js'
 import { registerRoundRoutes } from './routes/rounds.js'
 import { registerSessionRoutes } from './routes/sessions.js'
 import { registerToolRoutes } from './routes/tools.js'
+import { registerWhoamiRoute } from './routes/whoami.js'
 
 export const OPENAPI_CONFIG = {
   openapi: '3.1.0',
@@ -229,6 +230,7 @@ export function createApp(appDeps: AppDeps) {
   })
 
   registerToolRoutes(app)
+  registerWhoamiRoute(app)
   registerRoundRoutes(app, deps)
   registerSessionRoutes(app, deps, metrics)
   registerEventRoutes(app, deps, metrics)

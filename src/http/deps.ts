@@ -24,6 +24,10 @@ export interface AppDeps {
   openapiDocument: string | null
   /** Heartbeat comments on event streams, every this many ms. */
   sseHeartbeatMs: number
+  /** Event streams gather changes this long before sending them (default 100 ms). */
+  sseFlushMs?: number
+  /** What one stream topic may write per second before its windows lengthen (default 64 MiB). */
+  sseFanoutBytesPerSecond?: number
   /** Aborted at shutdown: event streams close. */
   shutdownSignal?: AbortSignal
   /** Where metrics go; a fresh registry when absent. */
@@ -49,12 +53,18 @@ export interface ServiceLimits extends ListLimits {
   maxToolCalls: number
   /** Live sessions per tenant; 0 for no cap. */
   maxSessionsPerTenant: number
+  /** Open event streams per tenant on one instance; 0 for no cap. */
+  maxStreamsPerTenant: number
+  /** Bytes an event stream's client may leave unread before it is dropped. */
+  maxStreamBacklogBytes: number
 }
 
 export const DEFAULT_LIMITS: ServiceLimits = {
   ...DEFAULT_LIST_LIMITS,
   maxToolCalls: 128,
   maxSessionsPerTenant: 0,
+  maxStreamsPerTenant: 100,
+  maxStreamBacklogBytes: 4 * 1024 * 1024,
 }
 
 /**

@@ -22,6 +22,8 @@ export interface Metrics {
   storeErrors: Counter<'op'>
   casConflicts: Counter
   sseClients: Gauge<'stream'>
+  sseRefused: Counter<'stream'>
+  sseEvicted: Counter<'stream'>
 }
 
 /**
@@ -71,6 +73,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ['stream'],
       registers: [registry],
     }),
+    sseRefused: counter(
+      'sse_refused_total',
+      'Event streams refused: the tenant was at MAX_STREAMS_PER_TENANT',
+      ['stream']
+    ),
+    sseEvicted: counter(
+      'sse_evicted_total',
+      'Event streams dropped: the client left more than MAX_STREAM_BACKLOG_BYTES unread',
+      ['stream']
+    ),
   }
 }
 

@@ -7,6 +7,7 @@ import type { IdempotentReply, Updater } from '../store/types.js'
 import { applyRound, type RoundOutcome, type RoundRequest } from '../dialects/round.js'
 import { limitsOf, type AppDeps } from './deps.js'
 import { countRound } from './metrics.js'
+import { ProblemError } from './problem.js'
 
 /**
  * `store.update` under the tenant's session cap (`MAX_SESSIONS_PER_TENANT`): the store counts
@@ -48,6 +49,14 @@ export async function runRound(
     deps,
     key,
     (current, { versionFloor }) => {
+      if (current?.observed) {
+        // the agent runs its own todo tools: executing a call here would fork its list
+        throw new ProblemError(
+          409,
+          'agent-owns-list',
+          `Session '${key.sessionId}' is observed from ${current.observed.source}: the agent runs its own todo tools, so rounds are not executed here.`
+        )
+      }
       check?.(current)
       const result = applyRound(current, key, request, now, limits, versionFloor)
       return { value: result, write: { session: result.session, source: 'round' } }

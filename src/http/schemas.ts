@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi'
 import { STATUSES } from '../core/items.js'
 import { SESSION_ID_PATTERN } from '../core/ids.js'
 import { LIMIT_CEILINGS } from '../core/limits.js'
-import { ENDED_OUTCOMES, SESSION_SOURCES } from '../core/session.js'
+import { ENDED_OUTCOMES, SESSION_SOURCES, SESSION_STATES } from '../core/session.js'
 import { DIALECT_NAMES } from '../dialects/registry.js'
 import { TOOL_FORMATS } from '../tools/formats.js'
 
@@ -172,11 +172,18 @@ export const ObservedView = z
   })
   .openapi('ObservedView')
 
+/** A session's state, computed by the server (core `sessionState`); the listing filter's names. */
+export const SessionStateName = z.enum(SESSION_STATES).openapi('SessionState', {
+  description:
+    'ended: its run was ended; done: every item completed or cancelled; stale: some item unfinished and no change for STALE_AFTER_SECONDS; active: otherwise. More states may be added: show an unknown one as it is named.',
+})
+
 export const SessionView = z
   .object({
     session_id: z.string(),
     dialect: DialectName,
     version: z.number().int(),
+    state: SessionStateName,
     items: z.array(Item),
     rendered: z.string(),
     progress: Progress,
@@ -236,12 +243,13 @@ export const SessionSummary = z
     session_id: z.string(),
     dialect: DialectName,
     version: z.number().int(),
+    state: SessionStateName,
     progress: Progress,
     current: orNull(Item),
     round: z.number().int(),
     reminder_due: z.boolean(),
     ended: orNull(Ended),
-    stale: z.boolean(),
+    stale: z.boolean().openapi({ description: "state is 'stale'" }),
     // always sent (optional as in SessionView)
     source: SessionSourceName.optional(),
     parent: z.string().nullable().optional(),
@@ -252,11 +260,23 @@ export const SessionSummary = z
   .openapi('SessionSummary')
 
 export const SessionList = z
-  .object({ sessions: z.array(SessionSummary), next_cursor: z.string().nullable() })
+  .object({
+    sessions: z.array(SessionSummary),
+    next_cursor: z.string().nullable().openapi({
+      description:
+        'Present when more sessions follow (a page ends at limit or at 2 MiB). Pages follow the last change, newest first: a session that changes during the iteration moves to the front and is not on a later page; list again with updated_since = the time the iteration began to catch those.',
+    }),
+  })
   .openapi('SessionList')
 
 export const HistoryQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional().openapi({
+    description:
+      'Entries per page (at most HISTORY_LIMIT, its default); a page also stops at 2 MiB',
+  }),
+  cursor: z.string().max(64).optional().openapi({
+    description: "The previous page's next_cursor: the entries older than that page",
+  }),
 })
 
 export const HistoryEntry = z
@@ -268,7 +288,14 @@ export const HistoryEntry = z
   })
   .openapi('HistoryEntry')
 
-export const History = z.object({ entries: z.array(HistoryEntry) }).openapi('History')
+export const History = z
+  .object({
+    entries: z.array(HistoryEntry).openapi({ description: 'Oldest first within the page' }),
+    next_cursor: z.string().nullable().openapi({
+      description: 'Present when older entries remain: pass it as cursor for the page before',
+    }),
+  })
+  .openapi('History')
 
 export const ToolsQuery = z.object({
   dialect: DialectName.default('s03'),
@@ -350,3 +377,12 @@ export const DialectsReply = z
     ),
   })
   .openapi('DialectsReply')
+
+export const Whoami = z
+  .object({
+    tenant: z.string(),
+    role: z.enum(['agent', 'viewer']).openapi({
+      description: 'agent reads and writes; viewer reads. Open access (no keys configured): agent',
+    }),
+  })
+  .openapi('Whoami')

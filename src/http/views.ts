@@ -3,10 +3,17 @@
  * The JSON a session is shown as.
  */
 import type { z } from '@hono/zod-openapi'
-import { isUnfinished } from '../core/items.js'
 import { computeProgress, currentItem } from '../core/progress.js'
 import { isReminderDue } from '../core/reminder.js'
-import { sessionSource, type Ended, type HistoryEntry, type Session } from '../core/session.js'
+import {
+  sessionSource,
+  sessionState,
+  summarize,
+  type Ended,
+  type HistoryEntry,
+  type Session,
+  type SessionState,
+} from '../core/session.js'
 import { resolveDialect, type RoundOutcome } from '../dialects/round.js'
 import type * as S from './schemas.js'
 
@@ -41,14 +48,24 @@ const reminderDue = (session: Session) =>
 export const renderSession = (session: Session) => dialectOf(session).render(session.items)
 
 /**
+ * The session's state (core `sessionState`) at a point in time.
+ * @param session - the stored session
+ * @param staleBefore - epoch ms: unfinished sessions unchanged since are stale
+ */
+export const stateOf = (session: Session, staleBefore: number): SessionState =>
+  sessionState(summarize(session), session.updated_at, staleBefore)
+
+/**
  * The full view of a session.
  * @param session - the stored session
+ * @param staleBefore - epoch ms: unfinished sessions unchanged since are stale
  */
-export function sessionView(session: Session): z.infer<typeof S.SessionView> {
+export function sessionView(session: Session, staleBefore: number): z.infer<typeof S.SessionView> {
   return {
     session_id: session.session_id,
     dialect: session.dialect,
     version: session.version,
+    state: stateOf(session, staleBefore),
     items: session.items,
     rendered: renderSession(session),
     progress: computeProgress(session.items),
@@ -76,20 +93,18 @@ export function sessionSummary(
   session: Session,
   staleBefore: number
 ): z.infer<typeof S.SessionSummary> {
+  const state = stateOf(session, staleBefore)
   return {
     session_id: session.session_id,
     dialect: session.dialect,
     version: session.version,
+    state,
     progress: computeProgress(session.items),
     current: currentItem(session.items),
     round: session.round,
     reminder_due: reminderDue(session),
     ended: endedView(session.ended),
-    stale:
-      !session.ended &&
-      !session.observed?.waiting &&
-      session.updated_at < staleBefore &&
-      session.items.some(isUnfinished),
+    stale: state === 'stale',
     source: sessionSource(session),
     parent: session.observed?.parent ?? null,
     waiting: waitingView(session),
@@ -125,14 +140,13 @@ export function roundReply(outcome: RoundOutcome): z.infer<typeof S.RoundReply> 
  * version (`source` stays what fed the session, as in every view).
  * @param session - the current session
  * @param entry - the past version
+ * @param staleBefore - epoch ms: unfinished sessions unchanged since are stale
  */
-export function historicalView(session: Session, entry: HistoryEntry) {
-  const view = sessionView({
-    ...session,
-    items: entry.items,
-    version: entry.version,
-    updated_at: entry.at,
-  })
+export function historicalView(session: Session, entry: HistoryEntry, staleBefore: number) {
+  const view = sessionView(
+    { ...session, items: entry.items, version: entry.version, updated_at: entry.at },
+    staleBefore
+  )
   return { ...view, change: entry.source, replayed: true }
 }
 

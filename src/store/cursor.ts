@@ -41,3 +41,14 @@ export function decodeCursor(token: string): ListCursor | undefined {
   if (!match) return undefined
   return { updatedAt: Number(match[1]), sessionId: match[2] }
 }
+
+/** Encodes a history position (the oldest version of a page) as an opaque token. */
+export function encodeHistoryCursor(version: number): string {
+  return Buffer.from(`h:${version}`).toString('base64url')
+}
+
+/** Decodes a token made by `encodeHistoryCursor`; undefined when it is not one. */
+export function decodeHistoryCursor(token: string): number | undefined {
+  const match = /^h:(\d{1,15})$/.exec(Buffer.from(token, 'base64url').toString('utf8'))
+  return match ? Number(match[1]) : undefined
+}

@@ -179,3 +179,63 @@ describe('agent-todos watch against the real server', { timeout: 60_000 }, () =>
     }
   })
 })
+
+describe('agent-todos watch across a server restart', { timeout: 90_000 }, () => {
+  it('Should keep watching when the service restarts gracefully, and show what the new one serves', async () => {
+    const port = await freePort()
+    let server = await startServer({ PORT: String(port) })
+    const { AGENT_TODOS_URL: _url, AGENT_TODOS_KEY: _key, ...base } = process.env
+    await request(
+      server.url,
+      'POST',
+      '/v1/sessions/before-restart/rounds',
+      s03(['in_progress', 'pending', 'pending'])
+    )
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'watch', '--url', server.url],
+      {
+        cwd: ROOT,
+        env: { ...base, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }
+    )
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    let exitCode: number | null | undefined
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => resolve((exitCode = code)))
+    )
+    const waitFor = async (pattern: RegExp, timeoutMs = 20_000) => {
+      const deadline = Date.now() + timeoutMs
+      while (!pattern.test(stdout)) {
+        if (exitCode !== undefined) throw new Error(`watch exited ${exitCode}: ${stderr}`)
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${pattern}:\n${stdout}\n${stderr}`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    }
+    try {
+      await waitFor(/before-restart/)
+      // SIGTERM: the instance drains (503 on kept-alive connections), closes its streams, exits
+      assert.equal(await server.stop(), 0)
+      await waitFor(/reconnecting/)
+      server = await startServer({ PORT: String(port) })
+      await request(
+        server.url,
+        'POST',
+        '/v1/sessions/after-restart/rounds',
+        s03(['completed', 'in_progress', 'pending'])
+      )
+      await waitFor(/after-restart/, 30_000)
+      assert.equal(exitCode, undefined, 'still watching')
+      child.kill('SIGINT')
+      assert.equal(await exited, 0)
+    } finally {
+      child.kill('SIGKILL')
+      await server.stop()
+    }
+  })
+})

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -12,6 +14,7 @@ import {
   type SessionView,
 } from '../../src/cli/render.js'
 import { readSse } from '../../src/cli/sse.js'
+import { watch } from '../../src/cli/watch.js'
 
 const NOW = Date.parse('2026-11-30T12:00:00Z')
 const options = { width: 100, height: Infinity, color: false, now: NOW }
@@ -41,6 +44,7 @@ const summary = (id: string, fields: Partial<SessionSummary> = {}): SessionSumma
   session_id: id,
   dialect: 's03',
   version: 1,
+  state: 'active',
   progress: progress(1, 3, 1),
   current: item('2', 'Write code', 'in_progress', 'Writing code'),
   round: 1,
@@ -78,9 +82,14 @@ describe('cli render', () => {
     const text = renderTenant(
       [
         summary('run-working'),
-        summary('run-stale', { stale: true, updated_at: new Date(NOW - 60_000).toISOString() }),
-        summary('run-done', { progress: progress(2, 2), current: null }),
+        summary('run-stale', {
+          state: 'stale',
+          stale: true,
+          updated_at: new Date(NOW - 60_000).toISOString(),
+        }),
+        summary('run-done', { state: 'done', progress: progress(2, 2), current: null }),
         summary('run-ended', {
+          state: 'ended',
           ended: {
             outcome: 'max_turns',
             detail: null,
@@ -88,9 +97,11 @@ describe('cli render', () => {
             unfinished: ['2'],
           },
         }),
-        summary('run-refreshed-stale', { updated_at: new Date(NOW - 90_000).toISOString() }),
+        summary('run-refreshed-stale', {
+          state: 'stale',
+          updated_at: new Date(NOW - 90_000).toISOString(),
+        }),
       ],
-      new Set(['run-refreshed-stale']),
       'header',
       options
     )
@@ -115,7 +126,7 @@ describe('cli render', () => {
       settings: {},
       created_at: new Date(NOW - 60_000).toISOString(),
     }
-    const text = renderSession(view, false, 'header', options)
+    const text = renderSession(view, 'header', options)
     assert.match(text, /run-1 · s03 · v1 · round 1 · updated 5 s ago/)
     assert.match(text, /State: working {2}· reminder due/)
     assert.match(text, /^ {2}\[x\] #1 Plan$/m)
@@ -162,5 +173,206 @@ describe('cli arguments', () => {
     assert.equal(await runCli(['watch', '--url', 'ftp://example'], io), 2)
     assert.match(err.text(), /--url must be an http\(s\) URL/)
     assert.equal(await runCli(['watch', '--bogus'], io), 2)
+  })
+})
+
+// what a terminal shows of a line: escape sequences take no cells
+const cells = (line: string) => Array.from(line.replace(/\x1b\[[0-9;]*m/g, '')).length
+
+describe('cli render in narrow terminals', () => {
+  const sessions = [
+    summary('migrate-7'),
+    summary('a-rather-long-session-id-of-forty-chars', { state: 'stale', stale: true }),
+    summary('run-ended', {
+      state: 'ended',
+      ended: {
+        outcome: 'max_turns',
+        detail: null,
+        at: new Date(NOW).toISOString(),
+        unfinished: [],
+      },
+    }),
+  ]
+  const view: SessionView = {
+    ...summary('migrate-7', { reminder_due: true }),
+    items: [
+      item('1', 'Read the configuration of every service in the fleet', 'completed'),
+      item('2', 'Migrate the table', 'in_progress', 'Migrating the table of all the accounts'),
+    ],
+    rendered: '',
+    rounds_since_todo: 3,
+    settings: {},
+    created_at: new Date(NOW - 60_000).toISOString(),
+  }
+
+  for (const width of [60, 40, 100]) {
+    for (const color of [false, true]) {
+      it(`Should keep every line within ${width} columns${color ? ' (colour)' : ''}`, () => {
+        const at = { ...options, width, color }
+        const frames = [
+          renderTenant(
+            sessions,
+            `agent-todos watch · all sessions · http://127.0.0.1:8080 · live`,
+            at
+          ),
+          renderSession(view, 'agent-todos watch · session migrate-7 · live', at),
+        ]
+        for (const frame of frames) {
+          for (const line of frame.split('\n')) {
+            assert.ok(cells(line) <= width, `${cells(line)} cells: ${JSON.stringify(line)}`)
+          }
+        }
+      })
+    }
+  }
+
+  it('Should still show state, id, bar and percent of each session at 60 columns', () => {
+    const text = renderTenant(sessions, 'header', { ...options, width: 60 })
+    assert.match(text, /^working\s+migrate-7\s+█+░+\s+33%/m)
+    assert.match(text, /^stale\s+a-rather-\S*…\s+█+░+\s+33%/m)
+    assert.match(text, /^ended at max\S*\s+run-ended /m)
+    assert.match(text, /3 sessions: 1 working, 1 stale, 0 done, 1 ended/)
+  })
+
+  it('Should show a state a newer server adds under its own name', () => {
+    const text = renderTenant(
+      [summary('run-w', { state: 'waiting' as SessionSummary['state'] })],
+      'header',
+      options
+    )
+    assert.match(text, /^waiting\s+run-w /m)
+    assert.match(text, /1 waiting/)
+  })
+})
+
+describe('cli sse: the whole format (eventsource-parser)', () => {
+  const parse = async (chunks: string[], onRetry?: (ms: number) => void) => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk))
+        controller.close()
+      },
+    })
+    const events = []
+    for await (const event of readSse(body, { onRetry })) events.push(event)
+    return events
+  }
+
+  it('Should end lines at a lone CR, skip a leading BOM and report retry:', async () => {
+    let retry = 0
+    const events = await parse(
+      [
+        '\uFEFFretry: 2500\r',
+        'event: update\rid: 7\rdata: {"v":7}\r\r',
+        'data: a\r\ndata: b\r\n\r\n',
+      ],
+      (ms) => (retry = ms)
+    )
+    assert.equal(retry, 2500)
+    assert.deepEqual(events, [
+      { event: 'update', data: '{"v":7}', id: '7' },
+      { event: 'message', data: 'a\nb', id: '7' },
+    ])
+  })
+})
+
+describe('cli watch reconnects', () => {
+  it('Should treat a 503 while the service restarts like a lost connection, and reconnect', async () => {
+    let requests = 0
+    const server = createServer((req, res) => {
+      requests++
+      if (requests === 2) {
+        // what a draining instance answers on a kept-alive connection
+        res.writeHead(503, { 'Content-Type': 'application/problem+json', 'Retry-After': '1' })
+        res.end(
+          JSON.stringify({
+            status: 503,
+            detail: 'This instance is shutting down; reconnect to another.',
+          })
+        )
+        return
+      }
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' })
+      const id = requests === 1 ? 'before-restart' : 'after-restart'
+      res.write(`event: snapshot\ndata: ${JSON.stringify({ sessions: [summary(id)] })}\n\n`)
+      // the first stream ends as a graceful shutdown ends it; the last one stays open
+      if (requests === 1) res.end()
+    })
+    server.listen(0, '127.0.0.1')
+    await new Promise((resolve) => server.once('listening', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const out = sink()
+    const controller = new AbortController()
+    const running = watch({
+      url,
+      once: false,
+      out: out.stream,
+      color: false,
+      signal: controller.signal,
+    })
+    try {
+      const deadline = Date.now() + 10_000
+      while (!/after-restart/.test(out.text())) {
+        assert.ok(Date.now() < deadline, `no reconnect: ${out.text()}`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      assert.match(out.text(), /before-restart/)
+      assert.equal(requests, 3)
+      controller.abort()
+      assert.equal(await running, 0)
+    } finally {
+      controller.abort()
+      server.closeAllConnections()
+      server.close()
+    }
+  })
+})
+
+describe('cli watch on a narrow terminal', () => {
+  it('Should draw every line of its frames within the terminal columns it is given (60)', async () => {
+    const sessions = [
+      summary('a-session-with-a-rather-long-identifier-0001'),
+      summary('run-2', {
+        current: item('9', 'Migrate every table of the accounts database', 'in_progress'),
+        reminder_due: true,
+      }),
+    ]
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' })
+      res.write(`event: snapshot\ndata: ${JSON.stringify({ sessions })}\n\n`)
+    })
+    server.listen(0, '127.0.0.1')
+    await new Promise((resolve) => server.once('listening', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const out = sink()
+    // a terminal of 60 columns, as tmux or a narrow window reports it
+    Object.assign(out.stream, { isTTY: true, columns: 60, rows: 30 })
+    const controller = new AbortController()
+    const running = watch({
+      url,
+      once: false,
+      out: out.stream,
+      color: true,
+      signal: controller.signal,
+    })
+    try {
+      const deadline = Date.now() + 5000
+      while (!/run-2/.test(out.text())) {
+        assert.ok(Date.now() < deadline, 'no frame')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      controller.abort()
+      assert.equal(await running, 0)
+      const frames = out.text().split('\x1b[H\x1b[2J').filter(Boolean)
+      const last = frames[frames.length - 1].replace(/\x1b\[\?25[hl]/g, '')
+      assert.match(last, /run-2/)
+      for (const line of last.split('\n')) {
+        assert.ok(cells(line) <= 60, `${cells(line)} cells: ${JSON.stringify(line)}`)
+      }
+    } finally {
+      controller.abort()
+      server.closeAllConnections()
+      server.close()
+    }
   })
 })

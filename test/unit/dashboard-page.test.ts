@@ -3,8 +3,7 @@ import { Script } from 'node:vm'
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { parseAuthKeys } from '../../src/http/auth.js'
-import { DASHBOARD_SCRIPT } from '../../src/http/dashboard/script.js'
-import { DASHBOARD_STYLE } from '../../src/http/dashboard/style.js'
+import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from '../../src/http/dashboard/page.js'
 import { makeTestApp } from '../helpers.js'
 
 const hash = (source: string) =>

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { parseAuthKeys } from '../../src/http/auth.js'
 import { makeTestApp, round, type TestApp } from '../helpers.js'
 import { sseReader } from '../sse.js'
 
@@ -159,5 +160,53 @@ describe('Draining', () => {
     const view = await t.call('GET', '/v1/sessions/s1')
     assert.equal(view.status, 200)
     assert.equal(view.headers.get('connection'), 'close')
+  })
+})
+
+describe('State changes without a write', () => {
+  it('Should push a session that turns stale, on the tenant and the session stream', async () => {
+    const t = makeTestApp({ staleAfterMs: 1000 })
+    await round(t, 'a', [todo('x')])
+    const tenant = await open(t, '/v1/events')
+    const session = await open(t, '/v1/sessions/a/events')
+    const snapshot = JSON.parse((await tenant.nextEvent())!.data!)
+    assert.equal(snapshot.sessions[0].state, 'active')
+    assert.equal(JSON.parse((await session.nextEvent())!.data!).state, 'active')
+    t.clock.now += 5000
+    const summary = await tenant.nextEvent()
+    assert.equal(summary?.event, 'update')
+    assert.equal(summary?.id, '1', 'the same version')
+    assert.equal(JSON.parse(summary!.data!).state, 'stale')
+    assert.equal(JSON.parse(summary!.data!).stale, true)
+    const view = await session.nextEvent()
+    assert.deepEqual([view?.event, view?.id], ['update', '1'])
+    assert.equal(JSON.parse(view!.data!).state, 'stale')
+    // a write makes it active again
+    await round(t, 'a', [todo('x', 'in_progress')])
+    assert.equal(JSON.parse((await tenant.nextEvent())!.data!).state, 'active')
+    assert.equal(JSON.parse((await session.nextEvent())!.data!).state, 'active')
+    await Promise.all([tenant.cancel(), session.cancel()])
+  })
+})
+
+describe('GET /v1/whoami', () => {
+  it("Should name the key's tenant and role, for viewer keys too", async () => {
+    const t = makeTestApp({
+      keys: parseAuthKeys('acme:agent:agent-key-1,acme:viewer:viewer-key-1'),
+    })
+    const agent = await t.call('GET', '/v1/whoami', undefined, {
+      Authorization: 'Bearer agent-key-1',
+    })
+    assert.deepEqual(agent.body, { tenant: 'acme', role: 'agent' })
+    const viewer = await t.call('GET', '/v1/whoami', undefined, {
+      Authorization: 'Bearer viewer-key-1',
+    })
+    assert.deepEqual(viewer.body, { tenant: 'acme', role: 'viewer' })
+    assert.equal((await t.call('GET', '/v1/whoami')).status, 401)
+    const open = makeTestApp()
+    assert.deepEqual((await open.call('GET', '/v1/whoami')).body, {
+      tenant: 'default',
+      role: 'agent',
+    })
   })
 })

@@ -544,3 +544,43 @@ describe('Idempotency claims', () => {
     )
   })
 })
+
+describe('Session state, computed by the server', () => {
+  it('Should put the state the listing filters by in views and summaries', async () => {
+    const t = makeTestApp({ staleAfterMs: 60_000 })
+    const put = (id: string, statuses: string[]) =>
+      t.call('PUT', `/v1/sessions/${id}/todos`, {
+        items: statuses.map((status, i) => ({ id: String(i + 1), content: `item ${i}`, status })),
+      })
+    await put('old', ['completed', 'pending'])
+    t.clock.now += 120_000
+    await put('working', ['in_progress', 'pending'])
+    await put('empty', [])
+    await put('finished', ['completed', 'completed'])
+    await put('over', ['in_progress'])
+    await t.call('POST', '/v1/sessions/over/end', { outcome: 'max_turns' })
+    const expected: Record<string, string> = {
+      old: 'stale',
+      working: 'active',
+      empty: 'active',
+      finished: 'done',
+      over: 'ended',
+    }
+    for (const [id, state] of Object.entries(expected)) {
+      assert.equal((await t.call('GET', `/v1/sessions/${id}`)).body.state, state, id)
+    }
+    const all = await t.call('GET', '/v1/sessions')
+    for (const s of all.body.sessions) assert.equal(s.state, expected[s.session_id], s.session_id)
+    for (const filter of ['active', 'done', 'stale', 'ended']) {
+      const listed = await t.call('GET', `/v1/sessions?state=${filter}`)
+      const ids = listed.body.sessions.map((s: { session_id: string }) => s.session_id).sort()
+      // the active filter also lists the stale sessions: active ones that stopped changing
+      const want = Object.keys(expected)
+        .filter(
+          (id) => expected[id] === filter || (filter === 'active' && expected[id] === 'stale')
+        )
+        .sort()
+      assert.deepEqual(ids, want, filter)
+    }
+  })
+})

@@ -228,3 +228,30 @@ describe('Ingest: observed sessions among the others', () => {
     assert.equal(session.round, 0)
   })
 })
+
+describe('Ingest: an observed session is the agent’s', () => {
+  it('Should refuse a round on an observed session with 409, changing nothing', async () => {
+    const t = makeTestApp()
+    const hook = {
+      session_id: 'obs-1',
+      hook_event_name: 'PostToolUse',
+      tool_name: 'TodoWrite',
+      tool_use_id: 'toolu_obs_1',
+      tool_input: { todos: [{ content: 'a', status: 'pending', activeForm: 'Doing a' }] },
+      tool_response: {
+        oldTodos: [],
+        newTodos: [{ content: 'a', status: 'pending', activeForm: 'Doing a' }],
+      },
+    }
+    assert.equal((await t.call('POST', '/v1/ingest/claude-code', hook)).status, 200)
+    const before = await t.call('GET', '/v1/sessions/claude:obs-1')
+    assert.equal(before.status, 200)
+    const refused = await t.call('POST', '/v1/sessions/claude:obs-1/rounds', {
+      tool_calls: [{ name: 'bash' }],
+    })
+    assert.equal(refused.status, 409)
+    assert.match(refused.body.detail, /observed/)
+    const after = await t.call('GET', '/v1/sessions/claude:obs-1')
+    assert.equal(after.body.version, before.body.version)
+  })
+})

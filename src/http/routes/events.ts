@@ -1,27 +1,23 @@
 /**
  * @module http/routes/events
  * Server-Sent Events for monitors: one session's versions, or every session of a tenant.
- * Fed by the store's change feed, so on Redis a subscriber on any instance hears every write.
+ * Fed by the store's change feed, so on Redis a subscriber on any instance hears every write;
+ * within an instance one fan-out per stream topic serialises each change once (http/event-hub).
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
-import { streamSSE, type SSEStreamingApi } from 'hono/streaming'
+import type { Context } from 'hono'
 import type { SessionKey } from '../../core/session.js'
-import type { ChangeEvent } from '../../store/types.js'
-import type { AppDeps } from '../deps.js'
+import { limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../env.js'
+import { createEventHub, StreamCapError } from '../streams/hub.js'
 import type { Metrics } from '../metrics.js'
 import { ProblemError, problemResponses, sessionNotFound } from '../problem.js'
 import { SessionIdParam } from '../schemas.js'
-import { historicalView, sessionSummary, sessionView } from '../views.js'
+import type { SseStream } from '../streams/sse.js'
 
-const eventStream = {
-  'text/event-stream': {
-    schema: z.string().openapi({
-      description:
-        'event: snapshot | update | delete; id: the version; data: the session view as JSON. Heartbeat comments keep the stream open.',
-    }),
-  },
-}
+const eventStream = (description: string) => ({
+  'text/event-stream': { schema: z.string().openapi({ description }) },
+})
 
 const sessionEvents = createRoute({
   method: 'get',
@@ -33,8 +29,13 @@ const sessionEvents = createRoute({
     headers: z.object({ 'last-event-id': z.string().max(32).optional() }),
   },
   responses: {
-    200: { description: 'snapshot, then one update per version', content: eventStream },
-    ...problemResponses(400, 401, 404, 503),
+    200: {
+      description: 'snapshot, then one update per version',
+      content: eventStream(
+        'event: snapshot | update | delete; id: the version; data: the SessionView as JSON (a replayed version carries source and replayed: true; an update with the same id re-sends a view whose state changed without a write, e.g. to stale). Heartbeat comments keep the stream open. A client that leaves more than MAX_STREAM_BACKLOG_BYTES unread is disconnected: reconnect with Last-Event-ID.'
+      ),
+    },
+    ...problemResponses(400, 401, 404, 429, 503),
   },
 })
 
@@ -46,13 +47,13 @@ const tenantEvents = createRoute({
   responses: {
     200: {
       description: 'snapshot (the newest sessions), then an update per change',
-      content: eventStream,
+      content: eventStream(
+        'event: snapshot, data {"sessions": [SessionSummary]} (the newest 200 sessions, at most 2 MiB of them); event: update, id: the version, data: a SessionSummary (also sent, with the same id, when a session turns stale without a write); event: delete, data {"session_id"}. Heartbeat comments keep the stream open. A client that leaves more than MAX_STREAM_BACKLOG_BYTES unread is disconnected: reconnect (a fresh snapshot).'
+      ),
     },
-    ...problemResponses(401, 503),
+    ...problemResponses(401, 429, 503),
   },
 })
-
-const TENANT_SNAPSHOT_LIMIT = 200
 
 const draining = () =>
   new ProblemError(
@@ -65,165 +66,79 @@ const draining = () =>
     }
   )
 
-/** Runs async steps one after another, so events leave in order. */
-function serialQueue() {
-  let tail: Promise<void> = Promise.resolve()
-  return (step: () => Promise<void>) => {
-    tail = tail.then(step).catch(() => undefined)
-    return tail
-  }
-}
+const tooManyStreams = (cap: number) =>
+  new ProblemError(
+    429,
+    'too-many-streams',
+    `Limit exceeded: a tenant may hold at most ${cap} open event streams on one instance (MAX_STREAMS_PER_TENANT); close one, or retry later.`,
+    undefined,
+    { 'Retry-After': '5' }
+  )
 
 /**
- * Keeps a stream open until the client goes, the service shuts down, or `done` resolves; sends
- * heartbeat comments meanwhile.
+ * Closes the client's connection, where the app runs in @hono/node-server (its bindings carry
+ * the Node response); undefined under `app.request()`.
  */
-async function holdOpen(
-  stream: SSEStreamingApi,
-  deps: AppDeps,
-  metrics: Metrics,
-  label: string,
-  done: Promise<void>,
-  cleanup: () => void
-) {
-  metrics.sseClients.inc({ stream: label })
-  const heartbeat = setInterval(() => {
-    stream.write(': heartbeat\n\n').catch(() => undefined)
-  }, deps.sseHeartbeatMs)
-  let onShutdown: () => void = () => {}
-  const shutdown = new Promise<void>((resolve) => {
-    onShutdown = () => resolve()
-    if (deps.shutdownSignal?.aborted) resolve()
-    deps.shutdownSignal?.addEventListener('abort', onShutdown, { once: true })
-  })
-  const aborted = new Promise<void>((resolve) => stream.onAbort(resolve))
-  try {
-    await Promise.race([done, shutdown, aborted])
-  } finally {
-    clearInterval(heartbeat)
-    deps.shutdownSignal?.removeEventListener('abort', onShutdown)
-    cleanup()
-    metrics.sseClients.dec({ stream: label })
-  }
+const dropper = (c: Context<AppEnv>) => {
+  const outgoing = (c.env as { outgoing?: { destroy(): void } } | undefined)?.outgoing
+  return outgoing ? () => outgoing.destroy() : undefined
 }
+
+/** The response of an open stream: the headers hono's streamSSE sets. */
+const sseResponse = (c: Context<AppEnv>, stream: SseStream) =>
+  c.body(stream.body, 200, {
+    'Content-Type': 'text/event-stream',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'Transfer-Encoding': 'chunked',
+  })
 
 /** Registers the event stream routes. */
 export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
+  const limits = limitsOf(deps)
+  const hub = createEventHub({
+    store: deps.store,
+    logger: deps.logger,
+    metrics,
+    now: deps.now,
+    staleAfterMs: deps.staleAfterMs,
+    historyLimit: deps.historyLimit,
+    heartbeatMs: deps.sseHeartbeatMs,
+    flushMs: deps.sseFlushMs,
+    fanoutBytesPerSecond: deps.sseFanoutBytesPerSecond,
+    maxStreamsPerTenant: limits.maxStreamsPerTenant,
+    maxBacklogBytes: limits.maxStreamBacklogBytes,
+    shutdownSignal: deps.shutdownSignal,
+  })
+  const open = (fn: () => SseStream) => {
+    try {
+      return fn()
+    } catch (error) {
+      if (error instanceof StreamCapError) throw tooManyStreams(error.cap)
+      throw error
+    }
+  }
+  const refuseWhileDraining = () => {
+    if (deps.isDraining() || deps.shutdownSignal?.aborted) throw draining()
+  }
+
   app.openapi(sessionEvents, async (c) => {
     const key: SessionKey = { tenant: c.get('tenant'), sessionId: c.req.valid('param').session_id }
     const header = c.req.valid('header')['last-event-id']
     const lastEventId = header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined
-    if (deps.isDraining()) throw draining()
-    if (!(await deps.store.get(key))) {
-      throw sessionNotFound(key.sessionId)
-    }
-    return streamSSE(c, async (stream) => {
-      const enqueue = serialQueue()
-      let sent = 0
-      let finish: () => void = () => {}
-      const done = new Promise<void>((resolve) => (finish = resolve))
-
-      /** Sends every version after `sent`, from history, then the current view. */
-      const catchUp = async (initial: boolean) => {
-        const session = await deps.store.get(key)
-        if (!session) {
-          await stream.writeSSE({
-            event: 'delete',
-            data: JSON.stringify({ session_id: key.sessionId }),
-          })
-          finish()
-          return
-        }
-        if (initial && (lastEventId === undefined || lastEventId > session.version)) {
-          await stream.writeSSE({
-            event: 'snapshot',
-            id: String(session.version),
-            data: JSON.stringify(sessionView(session)),
-          })
-          sent = session.version
-          return
-        }
-        if (session.version <= sent) return
-        const missed = (await deps.store.history(key, deps.historyLimit)).filter(
-          (entry) => entry.version > sent && entry.version < session.version
-        )
-        if (missed.length && missed[0].version !== sent + 1) {
-          // the gap is older than the kept history: start over from the current state
-          await stream.writeSSE({
-            event: 'snapshot',
-            id: String(session.version),
-            data: JSON.stringify(sessionView(session)),
-          })
-        } else {
-          for (const entry of missed) {
-            await stream.writeSSE({
-              event: 'update',
-              id: String(entry.version),
-              data: JSON.stringify(historicalView(session, entry)),
-            })
-          }
-          await stream.writeSSE({
-            event: 'update',
-            id: String(session.version),
-            data: JSON.stringify(sessionView(session)),
-          })
-        }
-        sent = session.version
-      }
-
-      const unsubscribe = deps.store.subscribe((event: ChangeEvent) => {
-        if (event.tenant !== key.tenant || event.session_id !== key.sessionId) return
-        if (event.source === 'delete' || event.version > sent) void enqueue(() => catchUp(false))
-      })
-      if (lastEventId !== undefined) sent = lastEventId
-      await enqueue(() => catchUp(true))
-      await holdOpen(stream, deps, metrics, 'session', done, unsubscribe)
-    }) as never
+    refuseWhileDraining()
+    if (!(await deps.store.get(key))) throw sessionNotFound(key.sessionId)
+    return sseResponse(
+      c,
+      open(() => hub.openSession(key, lastEventId, dropper(c)))
+    ) as never
   })
 
   app.openapi(tenantEvents, async (c) => {
-    const tenant = c.get('tenant')
-    if (deps.isDraining()) throw draining()
-    return streamSSE(c, async (stream) => {
-      const enqueue = serialQueue()
-      const sent = new Map<string, number>()
-      const send = async (event: ChangeEvent) => {
-        if (event.source === 'delete') {
-          sent.delete(event.session_id)
-          await stream.writeSSE({
-            event: 'delete',
-            data: JSON.stringify({ session_id: event.session_id }),
-          })
-          return
-        }
-        const session = await deps.store.get({ tenant, sessionId: event.session_id })
-        if (!session || session.version <= (sent.get(event.session_id) ?? 0)) return
-        sent.set(event.session_id, session.version)
-        await stream.writeSSE({
-          event: 'update',
-          id: String(session.version),
-          data: JSON.stringify(sessionView(session)),
-        })
-      }
-      const unsubscribe = deps.store.subscribe((event) => {
-        if (event.tenant === tenant) void enqueue(() => send(event))
-      })
-      await enqueue(async () => {
-        const staleBefore = deps.now() - deps.staleAfterMs
-        const page = await deps.store.list(tenant, {
-          state: 'all',
-          limit: TENANT_SNAPSHOT_LIMIT,
-          staleBefore,
-        })
-        for (const session of page.sessions) sent.set(session.session_id, session.version)
-        await stream.writeSSE({
-          event: 'snapshot',
-          data: JSON.stringify({
-            sessions: page.sessions.map((s) => sessionSummary(s, staleBefore)),
-          }),
-        })
-      })
-      await holdOpen(stream, deps, metrics, 'tenant', new Promise<void>(() => {}), unsubscribe)
-    }) as never
+    refuseWhileDraining()
+    return sseResponse(
+      c,
+      open(() => hub.openTenant(c.get('tenant'), dropper(c)))
+    ) as never
   })
 }

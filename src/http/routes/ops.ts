@@ -2,6 +2,7 @@
  * @module http/routes/ops
  * Liveness, readiness, the OpenAPI document and the API reference page.
  */
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -13,22 +14,10 @@ import { problem } from '../problem.js'
 /** How long readiness waits for the store before calling it down. */
 const READY_TIMEOUT_MS = 1000
 
-const DOCS_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>agent-todos API reference</title>
-<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
-</head>
-<body>
-<div id="swagger-ui"></div>
-<script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script src="/docs/assets/init.js"></script>
-</body>
-</html>
-`
-
-const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true })\n`
+// the API reference page and its start script, read once (the build copies them to dist/)
+const docsFile = (name: string) => readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8')
+const DOCS_HTML = docsFile('index.html')
+const DOCS_INIT = docsFile('init.js')
 
 const DOCS_ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',

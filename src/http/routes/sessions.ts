@@ -8,7 +8,13 @@ import { isUnfinished } from '../../core/items.js'
 import { checkStoredLimits } from '../../core/limits.js'
 import { newSession, type Session, type SessionKey } from '../../core/session.js'
 import { resolveDialect } from '../../dialects/round.js'
-import { decodeCursor, encodeCursor } from '../../store/cursor.js'
+import {
+  cursorAfter,
+  decodeCursor,
+  decodeHistoryCursor,
+  encodeCursor,
+  encodeHistoryCursor,
+} from '../../store/cursor.js'
 import { limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../env.js'
 import { conditionMatches, versionTag } from '../etag.js'
@@ -27,6 +33,7 @@ import {
 import { editRefusal, pendEdit } from '../../ingest/edit.js'
 import { updateWithinQuota } from '../round-runner.js'
 import { requestHeader } from '../route-input.js'
+import { jsonArrayWithin, PAGE_BYTES, stringifySliced, textBody } from '../json-parts.js'
 import { historyView, renderSession, sessionSummary, sessionView } from '../views.js'
 
 const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
@@ -109,6 +116,8 @@ const listSessions = createRoute({
   path: '/v1/sessions',
   tags: ['sessions'],
   summary: "The tenant's sessions, newest change first",
+  description:
+    'Pages of at most `limit` sessions and 2 MiB, ordered by last change (newest first), then by id. A session that changes while you page moves to the front, so a later page does not hold it: to see every session once, page to the end, then list again with `updated_since` = the time you began.',
   request: { query: ListQuery },
   responses: {
     200: {
@@ -124,16 +133,30 @@ const getHistory = createRoute({
   method: 'get',
   path: '/v1/sessions/{session_id}/history',
   tags: ['sessions'],
-  summary: 'The last versions of the list, oldest first',
+  summary: 'The last versions of the list, in pages',
+  description:
+    'The newest page first: at most `limit` entries (default and cap HISTORY_LIMIT) and 2 MiB, oldest first within the page. `next_cursor` names the page of older entries, null when none remain.',
   request: { params: SessionIdParam, query: HistoryQuery },
   responses: {
-    200: { description: 'History', content: { 'application/json': { schema: History } } },
+    200: {
+      description: 'History',
+      headers: etagHeader,
+      content: { 'application/json': { schema: History } },
+    },
     304: { description: 'Not modified (If-None-Match)' },
     ...problemResponses(400, 401, 404),
   },
 })
 
 const etagOf = (session: Session) => versionTag(session.version)
+
+/** History entries read from the store per call while a page is assembled. */
+const HISTORY_BATCH = 8
+
+const invalidCursor = () =>
+  new ProblemError(400, 'invalid-cursor', 'cursor is not one this service returned', [
+    { pointer: '/query/cursor', detail: 'invalid cursor' },
+  ])
 
 /**
  * A 304 when If-None-Match names the current version (weak comparison, `*` included), before any
@@ -150,16 +173,23 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     tenant: c.get('tenant'),
     sessionId,
   })
+  const staleBefore = () => deps.now() - deps.staleAfterMs
   const load = async (key: SessionKey) => {
     const session = await deps.store.get(key)
     if (!session) throw sessionNotFound(key.sessionId)
     return session
   }
 
+  /** A session view as the response: its items serialised a slice at a time. */
+  const viewResponse = async (c: Context, session: Session) =>
+    c.body(textBody(await stringifySliced(sessionView(session, staleBefore()))), 200, {
+      'Content-Type': 'application/json',
+      ETag: etagOf(session),
+    })
+
   app.openapi(getSession, async (c) => {
     const session = await load(keyOf(c, c.req.valid('param').session_id))
-    const etag = etagOf(session)
-    return (notModified(c, etag) ?? c.json(sessionView(session), 200, { ETag: etag })) as never
+    return (notModified(c, etagOf(session)) ?? (await viewResponse(c, session))) as never
   })
 
   app.openapi(getRender, async (c) => {
@@ -212,7 +242,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       return { value: next, write: { session: next, source: 'put' } }
     })
     metrics.operatorEdits.inc({ dialect: session.dialect })
-    return c.json(sessionView(session), 200, { ETag: etagOf(session) })
+    return (await viewResponse(c, session)) as never
   })
 
   app.openapi(deleteSession, async (c) => {
@@ -240,43 +270,80 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       }
       return { value: next, write: { session: next, source: 'end' } }
     })
-    return c.json(sessionView(session), 200, { ETag: etagOf(session) })
+    return (await viewResponse(c, session)) as never
   })
 
   app.openapi(listSessions, async (c) => {
     const query = c.req.valid('query')
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
-    if (query.cursor !== undefined && !cursor) {
-      throw new ProblemError(400, 'invalid-cursor', 'cursor is not one this service returned', [
-        { pointer: '/query/cursor', detail: 'invalid cursor' },
-      ])
-    }
-    const staleBefore = deps.now() - deps.staleAfterMs
+    if (query.cursor !== undefined && !cursor) throw invalidCursor()
+    const before = staleBefore()
     const page = await deps.store.list(c.get('tenant'), {
       state: query.state,
       limit: query.limit,
       cursor,
-      staleBefore,
+      staleBefore: before,
       dialect: query.dialect,
       source: query.source,
       updatedSince: query.updated_since === undefined ? undefined : Date.parse(query.updated_since),
     })
-    return c.json(
-      {
-        sessions: page.sessions.map((session) => sessionSummary(session, staleBefore)),
-        next_cursor: page.next ? encodeCursor(page.next) : null,
-      },
-      200
+    const { json, taken } = await jsonArrayWithin(
+      page.sessions,
+      (session) => JSON.stringify(sessionSummary(session, before)),
+      PAGE_BYTES
     )
+    // a page cut short by its byte budget goes on after its last session
+    const next = taken < page.sessions.length ? cursorAfter(page.sessions[taken - 1]) : page.next
+    const nextCursor = next ? JSON.stringify(encodeCursor(next)) : 'null'
+    return c.body(textBody(`{"sessions":${json},"next_cursor":${nextCursor}}`), 200, {
+      'Content-Type': 'application/json',
+    }) as never
   })
 
   app.openapi(getHistory, async (c) => {
     const key = keyOf(c, c.req.valid('param').session_id)
-    const limit = Math.min(c.req.valid('query').limit ?? deps.historyLimit, deps.historyLimit)
+    const query = c.req.valid('query')
+    const limit = Math.min(query.limit ?? deps.historyLimit, deps.historyLimit)
+    let before = query.cursor === undefined ? undefined : decodeHistoryCursor(query.cursor)
+    if (query.cursor !== undefined && before === undefined) throw invalidCursor()
     const session = await load(key)
     const cached = notModified(c, etagOf(session))
     if (cached) return cached as never
-    const entries = await deps.store.history(key, limit)
-    return c.json({ entries: entries.map(historyView) }, 200, { ETag: etagOf(session) })
+    // newest first while reading, in batches, until the page is full or its bytes are spent
+    const parts: string[] = []
+    let bytes = 0
+    let more = false
+    while (parts.length < limit) {
+      const want = Math.min(HISTORY_BATCH, limit - parts.length)
+      // one more than wanted tells whether older entries remain
+      const batch = await deps.store.history(key, want + 1, before)
+      const olderRemain = batch.length > want
+      const usable = olderRemain ? batch.slice(1) : batch
+      let full = false
+      for (const entry of usable.reverse()) {
+        const json = await stringifySliced(historyView(entry))
+        const size = Buffer.byteLength(json) + 1
+        if (parts.length && bytes + size > PAGE_BYTES) {
+          full = true
+          break
+        }
+        parts.push(json)
+        bytes += size
+        before = entry.version
+      }
+      if (full) {
+        more = true
+        break
+      }
+      if (!olderRemain) break
+      if (parts.length >= limit) more = true
+    }
+    parts.reverse()
+    const nextCursor =
+      more && before !== undefined ? JSON.stringify(encodeHistoryCursor(before)) : 'null'
+    return c.body(textBody(`{"entries":[${parts.join(',')}],"next_cursor":${nextCursor}}`), 200, {
+      'Content-Type': 'application/json',
+      ETag: etagOf(session),
+    }) as never
   })
 }

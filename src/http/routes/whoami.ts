@@ -1,0 +1,27 @@
+/**
+ * @module http/routes/whoami
+ * `GET /v1/whoami`: the tenant and role of the caller's key, so a client can show what it may
+ * do without trying it.
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import type { AppEnv } from '../env.js'
+import { problemResponses } from '../problem.js'
+import { Whoami } from '../schemas.js'
+
+const whoami = createRoute({
+  method: 'get',
+  path: '/v1/whoami',
+  tags: ['auth'],
+  summary: "The caller's tenant and role",
+  responses: {
+    200: { description: 'Who the key is', content: { 'application/json': { schema: Whoami } } },
+    ...problemResponses(401),
+  },
+})
+
+/** Registers `GET /v1/whoami`. */
+export function registerWhoamiRoute(app: OpenAPIHono<AppEnv>) {
+  app.openapi(whoami, (c) =>
+    c.json({ tenant: c.get('tenant'), role: c.get('role') }, 200, { 'Cache-Control': 'no-store' })
+  )
+}
