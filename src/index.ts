@@ -35,7 +35,11 @@ export { generateOpenApi } from './http/openapi.js'
 export { openStore, type StoreConfig } from './store/index.js'
 export { createMemoryStore } from './store/memory.js'
 export { createSqliteStore, type SqliteOptions } from './store/sqlite.js'
-export { createRedisStore, type RedisSessionStore, type RedisStoreOptions } from './store/redis/index.js'
+export {
+  createRedisStore,
+  type RedisSessionStore,
+  type RedisStoreOptions,
+} from './store/redis/index.js'
 export {
   ConflictRetryError,
   StoreUnavailableError,

@@ -81,8 +81,7 @@ export interface IdempotencyRecord {
 }
 
 export type IdempotencyClaim =
-  | { claimed: true; token: string }
-  | { claimed: false; record: IdempotencyRecord }
+  { claimed: true; token: string } | { claimed: false; record: IdempotencyRecord }
 
 export interface StoreOptions {
   /** Idle sessions expire this long after their last change. */
@@ -195,10 +194,9 @@ export class StoreUnavailableError extends Error {
     /** True when reads may still work and only writes fail. */
     readonly writeOnly = false
   ) {
-    super(
-      writeOnly ? 'the session store cannot write' : 'the session store is unavailable',
-      { cause }
-    )
+    super(writeOnly ? 'the session store cannot write' : 'the session store is unavailable', {
+      cause,
+    })
     this.name = 'StoreUnavailableError'
   }
 }
