@@ -100,12 +100,12 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'tombstones, idempotency claim tokens and the write probe',
     up(db) {
       // the last version of a deleted session, for the session TTL, so a re-created session
-      // goes on from it; small rows, so WITHOUT ROWID fits them on the page
+      // goes on from it
       db.exec(`
         CREATE TABLE tombstones (
           tenant TEXT NOT NULL, session_id TEXT NOT NULL, version INTEGER NOT NULL,
           expires_at INTEGER NOT NULL,
-          PRIMARY KEY (tenant, session_id)) STRICT, WITHOUT ROWID;
+          PRIMARY KEY (tenant, session_id)) STRICT;
         CREATE INDEX tombstones_by_expiry ON tombstones (expires_at);
         ALTER TABLE idempotency ADD COLUMN token TEXT;
         CREATE TABLE write_probe (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, pad BLOB NOT NULL) STRICT;`)
