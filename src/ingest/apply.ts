@@ -161,6 +161,29 @@ function dialectFromTools(family: AgentFamily, tools: readonly string[]): string
 }
 
 /**
+ * A delivery's events (all of one session) cut after each successful tool result, so that each list the
+ * agent had is a version of its own: a batch of stream lines (`observe` sends what arrived within
+ * a few ms together, a replayed JSONL file comes whole) keeps the history a line-by-line delivery
+ * would have. Each segment is one atomic update; a delivery cut short between two (store down)
+ * is retried whole, and what already applied is ignored by call id.
+ * @param events - the events, in order
+ */
+export function segmentsOf(events: readonly ObservedEvent[]): ObservedEvent[][] {
+  const segments: ObservedEvent[][] = []
+  let segment: ObservedEvent[] = []
+  for (const event of events) {
+    segment.push(event)
+    // a failed call changes no list: its result stays with what follows, which records its id
+    if (event.kind === 'tool_result' && !event.is_error) {
+      segments.push(segment)
+      segment = []
+    }
+  }
+  if (segment.length || !segments.length) segments.push(segment)
+  return segments
+}
+
+/**
  * Applies a delivery's events (all of one session) to the stored session.
  * @param current - the stored session, or null
  * @param events - the events, in order

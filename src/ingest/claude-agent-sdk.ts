@@ -114,6 +114,10 @@ export function claudeToolOfResult(
 function mustStage(name: string, input: unknown, subagent: boolean): boolean {
   // a subagent's results carry no tool_use_result
   if (name === 'TodoWrite') return subagent
+  // a TaskCreate's result has the id, subject and description, not activeForm nor metadata
+  if (name === 'TaskCreate' && isRecord(input)) {
+    return Object.keys(input).some((key) => !['subject', 'description'].includes(key))
+  }
   // a TaskUpdate's result names the changed fields, not their values (but for the status)
   if (name === 'TaskUpdate' && isRecord(input)) {
     return Object.keys(input).some((key) => !['taskId', 'task_id', 'id', 'status'].includes(key))

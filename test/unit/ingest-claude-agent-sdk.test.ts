@@ -24,8 +24,9 @@ describe('POST /v1/ingest/claude-agent-sdk', () => {
     assert.equal(res.status, 200)
     const id = 'claude:c1a2b3c4-d5e6-4f70-8192-a3b4c5d6e7f8'
     // applied: init, four calls, three results, the result frame; ignored: the refused call's
-    // result, and what only says the agent is alive (text, ToolSearch and its result)
-    assert.deepEqual(res.body, { session_id: id, version: 1, applied: 9, ignored: 5 })
+    // result, and what only says the agent is alive (text, ToolSearch and its result).
+    // One version per list the agent had, as line by line: init, three lists, the end
+    assert.deepEqual(res.body, { session_id: id, version: 5, applied: 9, ignored: 5 })
     const session = await view(t, id)
     assert.equal(session.source, 'claude-agent-sdk')
     assert.equal(session.dialect, 'claude-todowrite')
@@ -99,7 +100,8 @@ describe('POST /v1/ingest/claude-agent-sdk', () => {
     await ingest(t, ROUTE, lines.slice(4).join('\n'))
     const again = await ingest(t, ROUTE, text)
     assert.deepEqual(again.body.applied, 0)
-    assert.equal(again.body.version, 2)
+    // init, three lists, the end: nothing twice
+    assert.equal(again.body.version, 5)
   })
 
   it('Should end a max-turns run as max_turns, and keep it when the SessionEnd hook follows', async () => {
@@ -251,7 +253,8 @@ describe('POST /v1/ingest/claude-agent-sdk', () => {
       ['2', 'completed', T],
       ['3', 'completed', R],
     ])
-    assert.equal((await historyRows(t, res.body.session_id)).length, 1)
+    // the list the resumed run wrote, then its end
+    assert.equal((await historyRows(t, res.body.session_id)).length, 2)
   })
 
   it('Should record a session without todo tools (system/init.tools)', async () => {

@@ -57,7 +57,7 @@ describe('POST /v1/ingest/codex', () => {
     await ingest(t, 'codex', lines.slice(9).join('\n'), q)
     const replay = await ingest(t, 'codex', fixtureText('codex/exec.jsonl'))
     assert.equal(replay.body.applied, 0)
-    // one version per delivery that changed something: the second part held two updates
+    // one version per list the plan had, even when one part held two updates, then the end
     assert.deepEqual(await historyRows(t, THREAD), [
       [
         1,
@@ -73,12 +73,21 @@ describe('POST /v1/ingest/codex', () => {
         'ingest',
         [
           ['1', 'completed', H],
-          ['2', 'completed', T],
+          ['2', 'pending', T],
           ['3', 'pending', R],
         ],
       ],
       [
         3,
+        'ingest',
+        [
+          ['1', 'completed', H],
+          ['2', 'completed', T],
+          ['3', 'pending', R],
+        ],
+      ],
+      [
+        4,
         'ingest',
         [
           ['1', 'completed', H],

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict'
 import { parseAuthKeys } from '../../src/http/auth.js'
 import { generateOpenApi } from '../../src/http/openapi.js'
 import { makeTestApp, round } from '../helpers.js'
-import { fixtureJson, fixtureLines, fixtureText, ingest, view } from '../ingest-support.js'
+import {
+  fixtureJson,
+  fixtureLines,
+  fixtureText,
+  historyRows,
+  ingest,
+  view,
+} from '../ingest-support.js'
 import { sseReader } from '../sse.js'
 
 const AGENT = 'agent-key-0123456789'
@@ -227,6 +234,41 @@ describe('Ingest: observed sessions among the others', () => {
     assert.equal(session.reminder_due, false)
     assert.equal(session.round, 0)
   })
+})
+
+describe('Ingest: a stream posted whole or line by line', () => {
+  /** The lists of a history, oldest first, lifecycle-only versions (same list) folded. */
+  const lists = async (t: ReturnType<typeof makeTestApp>, id: string) => {
+    const out: unknown[][] = []
+    for (const [, , list] of await historyRows(t, id)) {
+      if (list.length && JSON.stringify(out.at(-1)) !== JSON.stringify(list)) out.push(list)
+    }
+    return out
+  }
+  const streams: [string, string, string?][] = [
+    ['claude-agent-sdk', 'claude-agent-sdk/real-todowrite.ndjson'],
+    ['claude-agent-sdk', 'claude-agent-sdk/real-tasks.ndjson'],
+    ['codex', 'codex/real-plan.ndjson', '?session_id=codex-batch'],
+    ['gemini-cli', 'gemini-cli/real-todos.ndjson', '?session_id=gemini-batch'],
+  ]
+  for (const [source, fixture, query = ''] of streams)
+    it(`Should keep every list of ${fixture} in the history, however the lines are batched`, async () => {
+      const lines = fixtureLines(fixture)
+      const whole = makeTestApp()
+      const one = await ingest(whole, source, lines.join('\n') + '\n', query)
+      assert.equal(one.status, 200, one.text)
+      const each = makeTestApp()
+      for (const line of lines) {
+        const res = await ingest(each, source, line + '\n', query)
+        assert.equal(res.status, 200, res.text)
+        assert.equal(res.body.session_id, one.body.session_id)
+      }
+      const id = one.body.session_id
+      const byLine = await lists(each, id)
+      assert.ok(byLine.length > 2, 'several lists')
+      assert.deepEqual(await lists(whole, id), byLine)
+      assert.deepEqual((await view(whole, id)).items, (await view(each, id)).items)
+    })
 })
 
 describe('Ingest: an observed session is the agent’s', () => {

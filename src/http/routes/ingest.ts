@@ -9,7 +9,12 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { ObservedSource, SessionKey } from '../../core/session.js'
-import { applyObserved, NotObservedError, type ApplyResult } from '../../ingest/apply.js'
+import {
+  applyObserved,
+  NotObservedError,
+  segmentsOf,
+  type ApplyResult,
+} from '../../ingest/apply.js'
 import { parseBody, valuesOf, type ParsedBody } from '../../ingest/body.js'
 import { parseClaudeMessages } from '../../ingest/claude-agent-sdk.js'
 import { parseClaudeHook } from '../../ingest/claude-code.js'
@@ -200,7 +205,7 @@ async function applyDelivery(
   const now = deps.now()
   const limits = limitsOf(deps)
   const keepAliveMs = deps.staleAfterMs / 2
-  const apply = (key: SessionKey, group: Group, agents: string[], events = group.events) =>
+  const applySegment = (key: SessionKey, group: Group, agents: string[], events: ObservedEvent[]) =>
     updateWithinQuota(deps, key, (current, { versionFloor }) => {
       let result: ApplyResult
       try {
@@ -229,6 +234,30 @@ async function applyDelivery(
             : undefined,
       }
     })
+  /** A group's events, one update per list the agent had; the counts and flags of all of them. */
+  const apply = async (
+    key: SessionKey,
+    group: Group,
+    agents: string[],
+    events = group.events
+  ): Promise<ApplyResult> => {
+    let total: ApplyResult | undefined
+    for (const segment of segmentsOf(events)) {
+      const result = await applySegment(key, group, agents, segment)
+      total = total
+        ? {
+            ...result,
+            session: result.session ?? total.session,
+            write: total.write || result.write,
+            applied: total.applied + result.applied,
+            ignored: total.ignored + result.ignored,
+            edit: total.edit ?? result.edit,
+            endAgents: total.endAgents || result.endAgents,
+          }
+        : result
+    }
+    return total!
+  }
 
   let applied = 0
   let ignored = 0
