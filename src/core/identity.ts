@@ -17,12 +17,15 @@ export interface Incoming {
  * @param before - the stored list
  * @param incoming - the new list, in order
  * @param nextId - the counter of fresh ids (a decimal integer)
+ * @param options - `byPosition: false` skips the positional match (a new plan after a cleared
+ *   list: only an item written again word for word is the same item)
  * @returns the ids, in the order of `incoming`, and the advanced counter
  */
 export function reconcileIds(
   before: readonly Item[],
   incoming: readonly Incoming[],
-  nextId: number
+  nextId: number,
+  { byPosition = true }: { byPosition?: boolean } = {}
 ): { ids: string[]; nextId: number } {
   const stored = new Set(before.map((item) => item.id))
   const matched = new Set<string>()
@@ -43,7 +46,7 @@ export function reconcileIds(
   })
   incoming.forEach((_, i) => {
     const old = before[i]
-    if (ids[i] !== undefined || !old || matched.has(old.id)) return
+    if (!byPosition || ids[i] !== undefined || !old || matched.has(old.id)) return
     matched.add(old.id)
     ids[i] = old.id
   })

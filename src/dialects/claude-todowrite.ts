@@ -4,6 +4,11 @@
  * byte for byte (`reference/dialects.md` §2.1 and its corrections): a whole-list replace whose
  * stored list is cleared once every item is completed.
  *
+ * - Cleared, as the model sees it: after an all-completed write the next call's `oldTodos` is
+ *   `[]` and the reminder shows no list. The session keeps the finished list, so it shows done
+ *   with what it finished rather than an empty working session; the next write starts a new plan
+ *   in which only an item written again word for word keeps its id.
+ *
  * - Description: the tool's long prompt (`claude-prompts`), as Claude Code sends it.
  * - Input errors: `formatZodValidationError` of 2.1.332 (every issue listed); `active_form` is
  *   not `activeForm` (the native strips the unknown item key and reports `activeForm` missing);
@@ -66,13 +71,24 @@ function repairInput(input: unknown): unknown {
   return { ...input, todos: parseStringified(input.todos) }
 }
 
+/**
+ * Whether Claude Code has cleared this list: every item completed, so its own store holds `[]`.
+ * @param items - the session's list
+ */
+export function todoWriteCleared(items: readonly Item[]): boolean {
+  return items.length > 0 && items.every((item) => item.status === 'completed')
+}
+
 function applyTodoWrite(state: DialectState, input: unknown): CallOutcome {
   const parsed = TodoWriteInput.safeParse(repairInput(input))
   if (!parsed.success) {
     return refused(state, inputValidationError('TodoWrite', parsed.error))
   }
   const { todos } = parsed.data
-  const { ids, nextId } = reconcileIds(state.items, todos, nextIdOf(state.data))
+  const cleared = todoWriteCleared(state.items)
+  const { ids, nextId } = reconcileIds(state.items, todos, nextIdOf(state.data), {
+    byPosition: !cleared,
+  })
   const before = new Map(state.items.map((item) => [item.id, item]))
   // a matched item keeps what TodoWrite cannot express (an operator's notes, owner, …)
   const written = todos.map((todo, i) => ({
@@ -81,15 +97,13 @@ function applyTodoWrite(state: DialectState, input: unknown): CallOutcome {
     status: todo.status,
     active_form: todo.activeForm,
   }))
-  const allDone = todos.every((todo) => todo.status === 'completed')
   return {
     result: {
       is_error: false,
       content: TODO_WRITE_RESULT,
-      structured: { oldTodos: state.items.map(toTodo), newTodos: todos },
+      structured: { oldTodos: cleared ? [] : state.items.map(toTodo), newTodos: todos },
     },
-    state: { items: allDone ? [] : written, data: { ...state.data, next_id: nextId } },
-    // measured against what was written: clearing an all-completed list drops nothing unfinished
+    state: { items: written, data: { ...state.data, next_id: nextId } },
     dropped: droppedItems(state.items, written),
   }
 }
@@ -100,7 +114,7 @@ function applyTodoWrite(state: DialectState, input: unknown): CallOutcome {
  * @param items - the current list
  */
 export function todoWriteReminder(items: readonly Item[]): string {
-  const list = renderNumbered(items, '')
+  const list = todoWriteCleared(items) ? '' : renderNumbered(items, '')
   const text =
     list.length > 0
       ? `${REMINDER}\n\nHere are the existing contents of your todo list:\n\n[${list}]`
@@ -139,7 +153,7 @@ function checkList(items: readonly Item[]): ListCheck {
 export const claudeTodoWrite: Dialect = {
   name: 'claude-todowrite',
   description:
-    "Claude Code's TodoWrite: whole-list todos[{content, status, activeForm}], cleared once all are completed, {oldTodos, newTodos} output; reminder after 10 rounds.",
+    "Claude Code's TodoWrite: whole-list todos[{content, status, activeForm}], cleared for the model once all are completed (the session keeps the finished list, done), {oldTodos, newTodos} output; reminder after 10 rounds.",
   tools: [{ name: 'TodoWrite', description: TODO_WRITE_PROMPT, input: TodoWriteInput }],
   reminder: { afterRounds: 10, repeatEvery: 10 },
   reminderText: todoWriteReminder,

@@ -32,12 +32,14 @@ export function nextIdOf(data: Readonly<Record<string, unknown>>): number {
  * removed are returned as `dropped`.
  * @param state - the dialect state before the write
  * @param incoming - the new list, in order
+ * @param options - passed to `reconcileIds`
  */
 export function rewriteList(
   state: DialectState,
-  incoming: readonly NewItem[]
+  incoming: readonly NewItem[],
+  options: { byPosition?: boolean } = {}
 ): { state: DialectState; dropped: Item[] } {
-  const assigned = reconcileIds(state.items, incoming, nextIdOf(state.data))
+  const assigned = reconcileIds(state.items, incoming, nextIdOf(state.data), options)
   const items = incoming.map((item, i) =>
     makeItem({
       id: assigned.ids[i],

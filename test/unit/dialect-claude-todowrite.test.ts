@@ -116,7 +116,7 @@ describe('claude-todowrite writes', () => {
     })
   })
 
-  it('Should clear the stored list once every item is completed, echoing the submitted list', () => {
+  it('Should clear the list for the model once every item is completed, the session keeping the finished list', () => {
     const before = write(EMPTY, [todo('A', 'in_progress'), todo('B')])
     const after = write(before.state, [todo('A', 'completed'), todo('B', 'completed')])
     assert.equal(after.result.content, SUCCESS)
@@ -124,8 +124,38 @@ describe('claude-todowrite writes', () => {
       oldTodos: [todo('A', 'in_progress'), todo('B')],
       newTodos: [todo('A', 'completed'), todo('B', 'completed')],
     })
-    assert.deepEqual(after.state.items, [])
+    // the session shows done with the list it finished
+    assert.deepEqual(
+      after.state.items.map((item) => [item.id, item.content, item.status]),
+      [
+        ['1', 'A', 'completed'],
+        ['2', 'B', 'completed'],
+      ]
+    )
     assert.deepEqual(after.dropped, [], 'clearing a finished list drops nothing unfinished')
+    // Claude Code's store is empty now: the next write's oldTodos and the reminder say so
+    const next = write(after.state, [todo('C')])
+    assert.deepEqual(next.result.structured, { oldTodos: [], newTodos: [todo('C')] })
+    assert.deepEqual(idsAndContent(next.state.items), [['3', 'C']])
+    assert.deepEqual(next.dropped, [])
+    assert.equal(
+      claudeTodoWrite.reminderText(after.state.items),
+      `<system-reminder>\n${REMINDER_BODY}\n</system-reminder>`
+    )
+  })
+
+  it('Should keep the id of an item written again word for word after a clear, and only that', () => {
+    const done = write(EMPTY, [todo('A', 'completed'), todo('B', 'completed')])
+    const next = write(done.state, [todo('X'), todo('B', 'in_progress')])
+    assert.deepEqual(next.result.structured, {
+      oldTodos: [],
+      newTodos: [todo('X'), todo('B', 'in_progress')],
+    })
+    // X is new although it sits where A was; B is B again
+    assert.deepEqual(idsAndContent(next.state.items), [
+      ['3', 'X'],
+      ['2', 'B'],
+    ])
   })
 
   it('Should report an unfinished item a rewrite leaves out in dropped, not a completed one', () => {
@@ -139,7 +169,7 @@ describe('claude-todowrite writes', () => {
   it('Should still report what an all-completed write left out unfinished', () => {
     const before = write(EMPTY, [todo('A', 'in_progress'), todo('B')])
     const after = write(before.state, [todo('A', 'completed')])
-    assert.deepEqual(after.state.items, [])
+    assert.deepEqual(idsAndContent(after.state.items), [['1', 'A']])
     assert.deepEqual(idsAndContent(after.dropped), [['2', 'B']])
   })
 
@@ -435,6 +465,49 @@ describe('claude-todowrite over HTTP', () => {
       ['3', 'C'],
       ['1', 'A'],
     ])
+  })
+
+  it('Should show a session whose last write completed everything as done, with that list', async () => {
+    const t = makeTestApp()
+    await round(
+      t,
+      'cc-done',
+      [{ id: 'a', name: 'TodoWrite', input: { todos: [todo('A'), todo('B')] } }],
+      {
+        dialect,
+      }
+    )
+    await round(t, 'cc-done', [
+      {
+        id: 'b',
+        name: 'TodoWrite',
+        input: { todos: [todo('A', 'completed'), todo('B', 'completed')] },
+      },
+    ])
+    const view = await t.call('GET', '/v1/sessions/cc-done')
+    assert.equal(view.body.state, 'done')
+    assert.deepEqual(idsAndContent(view.body.items), [
+      ['1', 'A'],
+      ['2', 'B'],
+    ])
+    assert.equal(view.body.progress.completed, 2)
+    assert.equal(view.body.progress.total, 2)
+    const done = await t.call('GET', '/v1/sessions?state=done')
+    assert.deepEqual(
+      done.body.sessions.map((s: { session_id: string; state: string }) => [s.session_id, s.state]),
+      [['cc-done', 'done']]
+    )
+    const active = await t.call('GET', '/v1/sessions?state=active')
+    assert.deepEqual(active.body.sessions, [])
+    // the model's next write starts from Claude Code's cleared store
+    const next = await round(t, 'cc-done', [
+      { id: 'c', name: 'TodoWrite', input: { todos: [todo('C', 'in_progress')] } },
+    ])
+    assert.deepEqual(next.body.results[0].structured, {
+      oldTodos: [],
+      newTodos: [todo('C', 'in_progress')],
+    })
+    assert.equal((await t.call('GET', '/v1/sessions/cc-done')).body.state, 'active')
   })
 
   it('Should answer a bad call with is_error and leave the list unchanged', async () => {

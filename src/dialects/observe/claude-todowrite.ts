@@ -8,6 +8,7 @@
  */
 import { isRecord } from '../json.js'
 import { parseStringified, repairKeys } from '../claude-shared.js'
+import { todoWriteCleared } from '../claude-todowrite.js'
 import { rewriteList, type NewItem } from '../list-rewrite.js'
 import type { DialectState } from '../types.js'
 import { canonicalStatus, notApplied, type Observer } from './types.js'
@@ -33,10 +34,6 @@ export function todoWriteItems(value: unknown): NewItem[] | undefined {
   return items
 }
 
-/** Whether Claude has cleared this list: every item completed (its store then holds `[]`). */
-const cleared = (state: DialectState) =>
-  state.items.length > 0 && state.items.every((item) => item.status === 'completed')
-
 /** The `claude-todowrite` observer. */
 export const claudeTodoWriteObserver: Observer = {
   dialect: 'claude-todowrite',
@@ -49,12 +46,9 @@ export const claudeTodoWriteObserver: Observer = {
       (isRecord(call.input) ? todoWriteItems(call.input.todos) : undefined)
     if (!todos) return notApplied('no list in the call or its result')
     const oldTodos = structured?.oldTodos
-    let base = state
-    if (cleared(state) && (!Array.isArray(oldTodos) || oldTodos.length === 0)) {
-      // a new plan: only an item written again word for word keeps its id
-      const contents = new Set(todos.map((todo) => todo.content))
-      base = { ...state, items: state.items.filter((item) => contents.has(item.content)) }
-    }
-    return { applied: true, state: rewriteList(base, todos).state }
+    // a new plan after a cleared list: only an item written again word for word keeps its id
+    const fresh =
+      todoWriteCleared(state.items) && (!Array.isArray(oldTodos) || oldTodos.length === 0)
+    return { applied: true, state: rewriteList(state, todos, { byPosition: !fresh }).state }
   },
 }
