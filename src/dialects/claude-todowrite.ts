@@ -1,8 +1,9 @@
 /**
  * @module dialects/claude-todowrite
  * Claude Code's `TodoWrite` as Claude Code 2.1.332 ships it (`content`, `status`, `activeForm`),
- * byte for byte (`reference/dialects.md` §2.1 and its corrections): a whole-list replace whose
- * stored list is cleared once every item is completed.
+ * byte for byte (`TodoWriteInput` / `TodoWriteOutput` in the `sdk-tools.d.ts` of
+ * `@anthropic-ai/claude-code` 2.1.332, a dev dependency): a whole-list replace whose stored list is
+ * cleared once every item is completed.
  *
  * - Description: the tool's long prompt (`claude-prompts`), as Claude Code sends it.
  * - Input errors: `formatZodValidationError` of 2.1.332 (every issue listed); `active_form` is
