@@ -115,7 +115,7 @@ export function streamFlagProblem(agent: AgentKind, command: string[]): string |
   return null
 }
 
-/** The session id a stream line names, as the SPEC maps it (`claude:<session_id>` …). */
+/** The session id a stream line names, as docs/observe.md maps it (`claude:<session_id>` …). */
 function sessionOfLine(agent: AgentKind, value: Record<string, unknown>): string | null {
   if (agent === 'codex')
     return value.type === 'thread.started' && typeof value.thread_id === 'string'

@@ -51,7 +51,7 @@ export interface StagedCall {
 
 /**
  * What the service keeps about a session whose agent runs its own todo tools
- * (`reference/observers.md` §10): never executed here, only applied from the agent's events.
+ * (docs/observe.md): never executed here, only applied from the agent's events.
  */
 export interface Observed {
   /** The first source that fed the session. */

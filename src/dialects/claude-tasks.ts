@@ -1,8 +1,9 @@
 /**
  * @module dialects/claude-tasks
  * Claude Code's task tools `TaskCreate`, `TaskGet`, `TaskUpdate` and `TaskList`, byte for byte
- * (`reference/dialects.md` §2.3): per-item CRUD with server ids "1", "2", … never reused, partial
- * updates, bidirectional blocks/blockedBy. Follows Claude Code 2.1.332: the tools' long prompts
+ * (their input and output types: `sdk-tools.d.ts` of `@anthropic-ai/claude-code` 2.1.332, a dev
+ * dependency): per-item CRUD with server ids "1", "2", … never reused, partial updates,
+ * bidirectional blocks/blockedBy. Follows Claude Code 2.1.332: the tools' long prompts
  * as descriptions, its input repairs and steering text (`claude-task-repairs`), TaskGet's open
  * blockers only, TaskCreate's `{task: {id, subject, description}}`.
  */

@@ -1,8 +1,9 @@
 /**
  * @module dialects/claude-todowrite
  * Claude Code's `TodoWrite` as Claude Code 2.1.332 ships it (`content`, `status`, `activeForm`),
- * byte for byte (`reference/dialects.md` §2.1 and its corrections): a whole-list replace whose
- * stored list is cleared once every item is completed.
+ * byte for byte (`TodoWriteInput` / `TodoWriteOutput` in the `sdk-tools.d.ts` of
+ * `@anthropic-ai/claude-code` 2.1.332, a dev dependency): a whole-list replace whose stored list is
+ * cleared once every item is completed.
  *
  * - Cleared, as the model sees it: after an all-completed write the next call's `oldTodos` is
  *   `[]` and the reminder shows no list. The session keeps the finished list, so it shows done

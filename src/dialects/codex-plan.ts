@@ -1,8 +1,8 @@
 /**
  * @module dialects/codex-plan
- * OpenAI Codex CLI's `update_plan` tool as Codex 0.171.0 ships it (`codex-rs/protocol/src/plan_tool.rs`,
- * handler `codex-rs/core/src/tools/handlers/plan.rs`; `reference/dialects.md` §3 and its
- * corrections): a non-strict Responses function tool (`strict: false`).
+ * OpenAI Codex CLI's `update_plan` tool as Codex 0.171.0 ships it (`openai/codex`:
+ * `codex-rs/protocol/src/plan_tool.rs`, handler `codex-rs/core/src/tools/handlers/plan.rs`): a
+ * non-strict Responses function tool (`strict: false`).
  *
  * - Input `{explanation?, plan: [{step, status}]}`, parsed as serde_json parses it into
  *   `UpdatePlanArgs` (`deny_unknown_fields`, status `pending | in_progress | completed`): a bad

@@ -1,8 +1,8 @@
 /**
  * @module dialects/gemini-todos
  * Google Gemini CLI's `write_todos` tool as `@google/gemini-cli-core` 0.61.0 ships it
- * (`packages/core/src/tools/write-todos.ts`, declaration in
- * `tools/definitions/model-family-sets/gemini-3.ts`; `reference/dialects.md` §4). Served in the
+ * (`google-gemini/gemini-cli`: `packages/core/src/tools/write-todos.ts`, declaration in
+ * `packages/core/src/tools/definitions/model-family-sets/gemini-3.ts`). Served in the
  * gemini format as `parametersJsonSchema`, as gemini-cli declares it.
  *
  * - Input `{todos: [{description, status}]}`, status one of pending, in_progress, completed,

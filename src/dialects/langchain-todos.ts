@@ -1,9 +1,10 @@
 /**
  * @module dialects/langchain-todos
  * LangChain's `TodoListMiddleware` / deepagents `write_todos` tool in its Python flavour: the
- * `langchain` package for Python, v1 (`libs/langchain_v1/langchain/agents/middleware/todo.py`,
- * as of Nov 2026; `reference/dialects.md` §6). The JavaScript `langchain` (`todoListMiddleware`)
- * answers with JSON instead of Python's repr; this dialect speaks the Python texts.
+ * `langchain` package for Python, v1 (`langchain-ai/langchain`:
+ * `libs/langchain_v1/langchain/agents/middleware/todo.py`, as of Nov 2026). The JavaScript
+ * `langchain` (`todoListMiddleware`) answers with JSON instead of Python's repr; this dialect
+ * speaks the Python texts.
  *
  * - Input `{todos: [{content, status}]}`, status pending, in_progress or completed; a full
  *   replace; several items may be in_progress (the description allows it).

@@ -1,9 +1,9 @@
 /**
  * @module dialects/openhands-tracker
  * OpenHands' `task_tracker` tool as the released V1 software agent SDK (main, Nov 2026) ships it
- * (`openhands-tools/openhands/tools/task_tracker/definition.py` and its
- * `templates/tool_description.j2`; `reference/dialects.md` §5.2 and its corrections: the stable
- * ids of §5.2 are the unmerged PR #4470, not the released tool).
+ * (`OpenHands/software-agent-sdk`: `openhands-tools/openhands/tools/task_tracker/definition.py`
+ * and its `templates/tool_description.j2`). The released tool's tasks carry no `id`: stable task
+ * ids exist only in the unmerged PR #4470.
  *
  * - Input `{summary?, command?: 'view' | 'plan' = 'view', task_list?: [{title, notes?,
  *   status?}]}`; `plan` replaces the list, `view` shows it. Statuses map both ways: todo ↔

@@ -1,7 +1,7 @@
 /**
  * @module dialects/s03
- * The `todo` tool of learn-claude-code's legacy s03 lesson (`agents/s03_todo_write.py`, commits
- * `714778bd`/`0f691a09`), byte for byte (`reference/seed-s03.md`); the lesson's own
+ * The `todo` tool of learn-claude-code's legacy s03 lesson (`shareAI-lab/learn-claude-code`:
+ * `agents/s03_todo_write.py`, commits `714778bd`/`0f691a09`), byte for byte; the lesson's own
  * `tests/test_todo_manager.py` runs as golden tests (test/unit/peer-golden.test.ts).
  */
 import { z } from 'zod'

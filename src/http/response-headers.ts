@@ -2,14 +2,14 @@
  * @module http/response-headers
  * The request id and the security headers of every response, set where they cost least.
  *
- * hono's `requestId()` and `secureHeaders()` set these through the response's WHATWG `Headers`.
- * On Node that object is undici's: every `set` runs its WebIDL conversion and token checks, the
- * adapter then copies it sorted, and reading the request's `X-Request-Id` builds a `Headers` of
- * the whole request: about 14 % of the CPU of a round in a profile (bench/README.md). Under the
+ * hono's `requestId()` and `secureHeaders()` set these through the response's WHATWG `Headers`. On
+ * Node that object is undici's: every `set` runs its WebIDL conversion and token checks, the
+ * adapter then copies it sorted, and reading the request's `X-Request-Id` builds a `Headers` of the
+ * whole request, on every request (the cost: bench/README.md, "Headers without undici"). Under the
  * Node server the same headers go straight onto the `ServerResponse`, which writes them with the
  * route's own headers (the route's win on a clash); elsewhere (`app.request()`, other runtimes)
- * they go through hono's context as before. The values are hono's `secureHeaders()` defaults,
- * which a test compares.
+ * they go through hono's context as before. The values are hono's `secureHeaders()` defaults, which
+ * a test compares.
  */
 import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'

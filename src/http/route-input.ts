@@ -4,12 +4,12 @@
  *
  * `app.openapi()` validates each part of a request in its own async middleware: the path, the
  * headers (copying every request header into a record through undici's sorted `Headers`), a
- * content-type gate, then the JSON body, each with `safeParseAsync` and a hook. On the rounds
- * route, the one every agent step calls, that chain cost about a quarter of a round's CPU: 16 µs
- * for the header validator, then 74 → 64 µs for the rest (A/B of builds, bench/results.md). `registerDocumented` keeps the route's OpenAPI entry exactly as declared and
- * serves it with a plain handler; `validInput` validates the same parts with the same schemas, in
- * the same order, with the same problems (400 `invalid-session-id` / `invalid-request`,
- * `malformed-json`, 415).
+ * content-type gate, then the JSON body, each with `safeParseAsync` and a hook. The rounds route is
+ * the one every agent step calls, and that chain was a large part of its cost (the figures:
+ * bench/README.md, "One validation pass on the rounds route"). `registerDocumented` keeps the
+ * route's OpenAPI entry exactly as declared and serves it with a plain handler; `validInput`
+ * validates the same parts with the same schemas, in the same order, with the same problems (400
+ * `invalid-session-id` / `invalid-request`, `malformed-json`, 415).
  */
 import type { IncomingMessage } from 'node:http'
 import type { OpenAPIHono, RouteConfig, z } from '@hono/zod-openapi'

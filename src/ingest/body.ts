@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import { IngestFormatError } from './events.js'
 
-/** Deeper bodies are refused (the SPEC's bound for any body). */
+/** Deeper bodies are refused (the bound every request body has; the README's Limits). */
 export const MAX_BODY_DEPTH = 512
 
 /** Whether a parsed value nests deeper than `max` levels; iterative, so any depth is safe. */

@@ -1,9 +1,10 @@
 /**
  * @module ingest/claude-agent-sdk
  * Claude Agent SDK messages, which are also the lines of `claude -p --output-format stream-json
- * --verbose` (`reference/observers.md` §2): an assistant `tool_use` stages a call, the user frame
- * with its `tool_result` (and `tool_use_result`, the tool's structured output) commits it, the
- * `result` frame ends the run. Replays (`isReplay`) and partial frames (`stream_event`) are
+ * --verbose` (`SDKMessage` in `sdk.d.ts` of `@anthropic-ai/claude-agent-sdk` 0.3.332; the Python
+ * SDK's `claude_agent_sdk/types.py`, 0.2.143): an assistant `tool_use` stages a call, the user
+ * frame with its `tool_result` (and `tool_use_result`, the tool's structured output) commits it,
+ * the `result` frame ends the run. Replays (`isReplay`) and partial frames (`stream_event`) are
  * ignored. The Python SDK's messages come as `{"type": type(m).__name__, **asdict(m)}`: its
  * dataclasses carry no block types, so blocks are told apart by their keys.
  */
@@ -126,7 +127,7 @@ function mustStage(name: string, input: unknown, subagent: boolean): boolean {
 }
 
 /**
- * The SDK `result` frame's outcome (`reference/observers.md` §2.5, §10.4).
+ * The SDK `result` frame's outcome, as one of the outcomes `POST /v1/sessions/{id}/end` takes.
  * @param message - the result frame
  */
 export function sdkOutcome(message: Record<string, unknown>): {

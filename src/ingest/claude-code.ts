@@ -1,10 +1,11 @@
 /**
  * @module ingest/claude-code
- * Claude Code hook inputs, one per request, as its `"type": "http"` hooks post them
- * (`reference/observers.md` §3, `reference/real-agents.md`). `PostToolUse` of a todo tool commits
- * the call with its structured `tool_response`; a schema-invalid call fires no tool hook at all,
- * and `PostToolUseFailure` changes nothing. Subagent hooks carry `agent_id`: a subagent's
- * TodoWrite list is its own; Task lists are shared with the main session.
+ * Claude Code hook inputs, one per request, as its `"type": "http"` hooks post them (hook input
+ * types in `sdk.d.ts` of `@anthropic-ai/claude-agent-sdk` 0.3.332; Claude Code 2.1.332's real hooks
+ * in test/fixtures/ingest/claude-code/real-*, see REAL-CAPTURES.md there). `PostToolUse` of a todo
+ * tool commits the call with its structured `tool_response`; a schema-invalid call fires no tool
+ * hook at all, and `PostToolUseFailure` changes nothing. Subagent hooks carry `agent_id`: a
+ * subagent's TodoWrite list is its own; Task lists are shared with the main session.
  */
 import { isRecord } from '../dialects/json.js'
 import { digest } from './body.js'

@@ -1,6 +1,7 @@
 /**
  * @module ingest/codex
- * OpenAI Codex CLI (`reference/observers.md` §5, `reference/real-agents.md`): the JSONL of
+ * OpenAI Codex CLI 0.171.0 (events typed in `@openai/codex-sdk` 0.163.0 `dist/index.d.ts`; real
+ * runs in test/fixtures/ingest/codex/real-*, see REAL-CAPTURES.md there): the JSONL of
  * `codex exec --json`, whole or in consecutive parts (only the first line, `thread.started`, names
  * the thread: later parts need `?session_id=`), or one command-hook input. The exec stream's
  * `todo_list` items are snapshots with done / not done only; a hook's `update_plan` PostToolUse

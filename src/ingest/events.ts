@@ -1,7 +1,7 @@
 /**
  * @module ingest/events
- * What every agent's event format is parsed into (`reference/observers.md` §10.2): calls,
- * results, and lifecycle. Pure data; the parsers in this folder make it, `ingest/apply` applies it.
+ * What every agent's event format is parsed into, one model for all of them: calls, results,
+ * and lifecycle. Pure data; the parsers in this folder make it, `ingest/apply` applies it.
  */
 import type { EndedOutcome } from '../core/session.js'
 

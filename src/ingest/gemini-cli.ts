@@ -1,10 +1,12 @@
 /**
  * @module ingest/gemini-cli
- * Gemini CLI (`reference/observers.md` §6, `reference/real-agents.md`): one command-hook input, or
- * `--output-format stream-json` NDJSON. Hooks carry no call id: a repeat of the same tool input at
- * the same `timestamp` is the same call. A stream-json `tool_result` of `write_todos` carries no
- * output: the list is in its `tool_use`, so that call waits for its result. Only `init` names the
- * session: later parts of a stream need `?session_id=`.
+ * Gemini CLI 0.61.0 (`google-gemini/gemini-cli` `packages/core/src/hooks/types.ts` and
+ * `packages/core/src/output/types.ts`; real runs in test/fixtures/ingest/gemini-cli/real-*, see
+ * REAL-CAPTURES.md there): one command-hook input, or `--output-format stream-json` NDJSON. Hooks
+ * carry no call id: a repeat of the same tool input at the same `timestamp` is the same call. A
+ * stream-json `tool_result` of `write_todos` carries no output: the list is in its `tool_use`, so
+ * that call waits for its result. Only `init` names the session: later parts of a stream need
+ * `?session_id=`.
  */
 import type { EndedOutcome } from '../core/session.js'
 import { isRecord } from '../dialects/json.js'
@@ -78,7 +80,7 @@ export function parseGeminiHook(value: Record<string, unknown>): ObservedEvent[]
   }
 }
 
-/** The stream's `result` event's outcome (`reference/observers.md` §6.2, §10.4). */
+/** The stream's `result` event's outcome, one of those `POST /v1/sessions/{id}/end` takes. */
 function resultOutcome(line: Record<string, unknown>): {
   outcome: EndedOutcome
   detail: string | null

@@ -1,9 +1,11 @@
 /**
  * @module ingest/openhands
- * OpenHands agent-server webhooks (`reference/observers.md` §7): `POST {base_url}/events/{hex}`
- * with a JSON array of events (batched, retried: duplicates are expected), and
- * `POST {base_url}/conversations` with the conversation's info. A `task_tracker` observation
- * carries the list after the call; `execution_status` and `ConversationErrorEvent` end the run.
+ * OpenHands agent-server webhooks (`OpenHands/software-agent-sdk`
+ * `openhands-agent-server/openhands/agent_server/config.py` and `conversation_service.py`):
+ * `POST {base_url}/events/{hex}` with a JSON array of events (batched, retried: duplicates are
+ * expected), and `POST {base_url}/conversations` with the conversation's info. A `task_tracker`
+ * observation carries the list after the call; `execution_status` and `ConversationErrorEvent`
+ * end the run.
  */
 import type { EndedOutcome } from '../core/session.js'
 import { isRecord } from '../dialects/json.js'

@@ -8,7 +8,7 @@
  * tools, resources and prompts (`test_simple_text`, `test://static-text`, ...). Those do not
  * apply here and are listed below with the reason; every other scenario must pass, check by
  * check. The suite cannot send custom headers, so a loopback proxy adds the one header a host is
- * configured with (`X-Session-Id`, see the README), and nothing else: Host and Origin pass
+ * configured with (`X-Session-Id`, see docs/mcp.md), and nothing else: Host and Origin pass
  * through, which the DNS-rebinding scenario needs.
  */
 import { spawn } from 'node:child_process'

@@ -1,6 +1,8 @@
 /**
  * @module dialects/observe/claude-tasks
- * Claude Code's task tools, observed (`reference/observers.md` §2.3, §10.1).
+ * Claude Code's task tools, observed: each call's outcome is read from its result (the
+ * `Task*Output` types of `sdk-tools.d.ts`, `@anthropic-ai/claude-code` 2.1.332) and applied as
+ * Claude Code rebuilds its own list; a call is never run again here.
  *
  * - `TaskCreate`: the id is the agent's, found only in the result (`task.id`, else the text
  *   `Task #N created successfully`); subject and description as saved (`task.subject`,

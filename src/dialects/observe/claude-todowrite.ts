@@ -1,6 +1,7 @@
 /**
  * @module dialects/observe/claude-todowrite
- * Claude Code's `TodoWrite`, observed (`reference/observers.md` §2.5): the list is the result's
+ * Claude Code's `TodoWrite`, observed (`TodoWriteOutput` in `sdk-tools.d.ts` of
+ * `@anthropic-ai/claude-code` 2.1.332): the list is the result's
  * `newTodos` (what the tool stored, after any hook rewrote the input), else the input's `todos`
  * (subagent lines carry no structured result). Unlike the dialect, an all-completed write is kept:
  * Claude clears its own store but returned the list, and the session shows done with it; the next

@@ -1,7 +1,8 @@
 /**
  * @module dialects/observe/codex-plan
- * OpenAI Codex CLI's plan, observed (`reference/observers.md` §5): `update_plan` as a command
- * hook sees it (the plan with every status), and the `todo_list` items of `codex exec --json`,
+ * OpenAI Codex CLI's plan, observed (Codex 0.171.0; the exec events are typed in
+ * `@openai/codex-sdk` 0.163.0 `dist/index.d.ts`): `update_plan` as a command hook sees it (the
+ * plan with every status), and the `todo_list` items of `codex exec --json`,
  * which keep only done / not done. A `todo_list` snapshot keeps the status a step already had while
  * it is not done (an `in_progress` seen through a hook stays), so the two feeds agree.
  */

@@ -1,6 +1,7 @@
 /**
  * @module dialects/observe/gemini-todos
- * Gemini CLI's `write_todos`, observed (`reference/observers.md` §6): the list is the hook's
+ * Gemini CLI's `write_todos`, observed (hook inputs: `google-gemini/gemini-cli`
+ * `packages/core/src/hooks/types.ts`, as in 0.61.0): the list is the hook's
  * `tool_response.returnDisplay.todos`, else the call's `todos` (stream-json results carry no
  * output). Gemini's five statuses map one to one.
  */

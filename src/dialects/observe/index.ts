@@ -1,7 +1,7 @@
 /**
  * @module dialects/observe
  * The observers of every dialect an observed agent's todo tools map to, and which dialect a tool
- * of each agent family fixes (`SPEC` §3 Observe).
+ * of each agent family fixes: a session's dialect follows its first todo tool (docs/observe.md).
  */
 import { claudeTasksObserver } from './claude-tasks.js'
 import { claudeTodoWriteObserver } from './claude-todowrite.js'

@@ -1,6 +1,7 @@
 /**
  * @module dialects/observe/openhands-tracker
- * OpenHands' `task_tracker`, observed (`reference/observers.md` §7): the observation's
+ * OpenHands' `task_tracker`, observed (`OpenHands/software-agent-sdk`
+ * `openhands-tools/openhands/tools/task_tracker/definition.py`): the observation's
  * `task_list` is the list after the call (`plan` wrote it, `view` shows it: both resync); the
  * action's list stands in when an observation carries none. The released tool's items carry no
  * ids: identity is kept by matching (id, then content, then position), as the dialect does.

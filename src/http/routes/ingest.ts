@@ -2,7 +2,7 @@
  * @module http/routes/ingest
  * `POST /v1/ingest/*`: the events of agents that run their own todo tools (Claude Code, the
  * Claude Agent SDK, Codex CLI, Gemini CLI, OpenHands), applied to their sessions, never executed
- * (`SPEC` §3 Observe). Each body is parsed whole before anything is applied: a body that is not
+ * (docs/observe.md). Each body is parsed whole before anything is applied: a body that is not
  * the agent's format is a 400 and changes nothing. They are /v1 routes: auth, tenants, the body
  * limit and the rate limit apply as everywhere.
  */

@@ -24,7 +24,7 @@ const FIRST_INDEXES = ['sessions_by_update', 'sessions_by_expiry', 'idempotency_
 
 // Rowid tables: a session row (~1.4 KB of JSON) and a history row (~1 KB) are larger than what
 // a WITHOUT ROWID b-tree keeps on its page (about 1 KB of 4 KB), so there every write also
-// rewrote overflow pages: 3× the CPU per write and 3× the file (bench/results.md).
+// rewrote overflow pages, costing CPU and file size (the figures: bench/results.md, SQLite).
 const ROWID_TABLES: Record<(typeof FIRST_TABLES)[number], string> = {
   sessions: `
     CREATE TABLE sessions (
