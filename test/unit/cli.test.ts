@@ -51,6 +51,10 @@ const summary = (id: string, fields: Partial<SessionSummary> = {}): SessionSumma
   reminder_due: false,
   ended: null,
   stale: false,
+  source: 'rounds',
+  parent: null,
+  waiting: null,
+  todo_tools: null,
   updated_at: new Date(NOW - 5000).toISOString(),
   ...fields,
 })
@@ -124,6 +128,7 @@ describe('cli render', () => {
       rendered: '',
       rounds_since_todo: 3,
       settings: {},
+      observed: null,
       created_at: new Date(NOW - 60_000).toISOString(),
     }
     const text = renderSession(view, 'header', options)
@@ -202,6 +207,7 @@ describe('cli render in narrow terminals', () => {
     rendered: '',
     rounds_since_todo: 3,
     settings: {},
+    observed: null,
     created_at: new Date(NOW - 60_000).toISOString(),
   }
 
