@@ -48,23 +48,6 @@
   }
   /** @type {Record<string, string>} */
   var STATUS_MARK = { pending: '○', in_progress: '▶', completed: '✓', cancelled: '✕', blocked: '!' }
-  /** @type {Record<string, string>} */
-  var OUTCOME_LABEL = {
-    completed: 'Ended · completed',
-    max_turns: 'Ended at max turns',
-    error: 'Ended with error',
-    cancelled: 'Ended · cancelled',
-  }
-  /** @type {Record<string, string>} */
-  var STATE_LABEL = {
-    working: 'Working',
-    waiting: 'Waiting',
-    stale: 'Stale',
-    done: 'Done',
-    ended: 'Ended',
-  }
-  /** @type {Record<string, string>} */
-  var SOURCE_LABEL = { round: 'Round', put: 'Operator edit', end: 'Ended', delete: 'Deleted' }
   // the observed agents, by a session's `source`; sessions fed by rounds have no badge
   /** @type {Record<string, string>} */
   var AGENT_LABEL = {
@@ -76,6 +59,17 @@
   }
   // Claude Code's switch for its todo tools, off by default on current models
   var CLAUDE_TODO_TOOLS_ENV = 'CLAUDE_CODE_ENABLE_TODO_TOOLS'
+  /** @type {Record<string, string>} */
+  var OUTCOME_LABEL = {
+    completed: 'Ended · completed',
+    max_turns: 'Ended at max turns',
+    error: 'Ended with error',
+    cancelled: 'Ended · cancelled',
+  }
+  /** @type {Record<string, string>} */
+  var STATE_LABEL = { working: 'Working', stale: 'Stale', done: 'Done', ended: 'Ended' }
+  /** @type {Record<string, string>} */
+  var SOURCE_LABEL = { round: 'Round', put: 'Operator edit', end: 'Ended', delete: 'Deleted' }
 
   /**
    * The page's element with this id (the page has every id the script names).
