@@ -25,6 +25,41 @@ export type SessionState = SessionSummary['state']
 /** How a state reads in the terminal (the server's names, except active: "working"). */
 const STATE_LABEL: Record<string, string> = { active: 'working' }
 
+/**
+ * What an observed agent's badge reads, long and short (narrow terminals); sessions fed by rounds
+ * have none, and a source a newer server adds reads as its name.
+ */
+const SOURCE_LABEL: Record<string, readonly [string, string]> = {
+  rounds: ['', ''],
+  'claude-code': ['Claude Code', 'claude'],
+  'claude-agent-sdk': ['Claude SDK', 'sdk'],
+  codex: ['Codex', 'codex'],
+  'gemini-cli': ['Gemini CLI', 'gemini'],
+  openhands: ['OpenHands', 'ohands'],
+}
+
+/**
+ * A session's source badge: '' for sessions fed by rounds.
+ * @param source - the session's `source`
+ * @param short - the narrow form
+ */
+export function sourceLabel(source: string, short = false): string {
+  const labels = SOURCE_LABEL[source]
+  return labels ? labels[short ? 1 : 0] : sanitize(source)
+}
+
+/** Claude Code's switch for its todo tools (off by default on current models). */
+const CLAUDE_TODO_TOOLS_ENV = 'CLAUDE_CODE_ENABLE_TODO_TOOLS'
+
+const isClaude = (source: string) => source === 'claude-code' || source === 'claude-agent-sdk'
+
+/** The note for a session whose agent has no todo tools (`todo_tools: false`). */
+export function todoToolsNote(source: string, short = false): string {
+  return isClaude(source) && !short
+    ? `todo tools off (set ${CLAUDE_TODO_TOOLS_ENV}=1)`
+    : 'todo tools off'
+}
+
 const OUTCOME_LABEL: Record<string, string> = {
   completed: 'ended: completed',
   max_turns: 'ended at max turns',
@@ -48,6 +83,7 @@ const ANSI = {
   red: '31',
   green: '32',
   yellow: '33',
+  magenta: '35',
   cyan: '36',
 } as const
 
@@ -92,22 +128,32 @@ export function progressBar(percent: number, width = BAR_WIDTH): string {
   return '█'.repeat(filled) + '░'.repeat(width - filled)
 }
 
-const stateLabel = (session: Pick<SessionSummary, 'ended' | 'state'>) =>
+type Shown = Pick<SessionSummary, 'ended' | 'state' | 'waiting'>
+
+/**
+ * The state as shown: the server's, except that an active session whose agent waits for a
+ * person reads "waiting" (the server never lists it stale).
+ */
+const shownState = (session: Shown) =>
+  session.state === 'active' && session.waiting ? 'waiting' : session.state
+
+const stateLabel = (session: Shown) =>
   session.state === 'ended' && session.ended
     ? (OUTCOME_LABEL[session.ended.outcome] ?? 'ended')
-    : (STATE_LABEL[session.state] ?? session.state)
+    : (STATE_LABEL[shownState(session)] ?? shownState(session))
 
 const STATE_STYLE: Record<string, Style> = {
   active: 'cyan',
+  waiting: 'magenta',
   stale: 'yellow',
   done: 'green',
   ended: 'red',
 }
 
-const stateStyle = (session: Pick<SessionSummary, 'ended' | 'state'>): Style =>
+const stateStyle = (session: Shown): Style =>
   session.state === 'ended' && session.ended?.outcome === 'completed'
     ? 'dim'
-    : (STATE_STYLE[session.state] ?? 'bold')
+    : (STATE_STYLE[shownState(session)] ?? 'bold')
 
 /**
  * "12 s ago", "5 min ago"...
@@ -131,32 +177,96 @@ const currentText = (session: Pick<SessionSummary, 'current'>) =>
 
 /**
  * Column widths of the tenant table for a terminal width (every line fits from 40 columns);
- * `current` 0 drops that column.
+ * `current` 0 drops that column, `source` 0 has none (no observed session).
  * @param width - terminal columns
  * @param longestId - the longest session id, in code points
+ * @param sources - the longest source badge, long and short, in code points
  */
-export function tenantLayout(width: number, longestId: number) {
+export function tenantLayout(width: number, longestId: number, sources = { long: 0, short: 0 }) {
   const layout = {
     state: 18,
+    source: sources.long,
+    shortSource: false,
     id: Math.min(32, Math.max(7, longestId)),
     bar: BAR_WIDTH,
     counted: true,
     current: 0,
   }
-  // state, id, bar, percent and their gaps; the counts and the current item when they fit
+  // state, source, id, bar, percent and their gaps; the counts and the current item when they fit
   const fixed = () =>
-    layout.state + 1 + layout.id + 2 + layout.bar + 1 + 4 + (layout.counted ? 8 : 0) + 2
+    layout.state +
+    1 +
+    (layout.source ? layout.source + 1 : 0) +
+    layout.id +
+    2 +
+    layout.bar +
+    1 +
+    4 +
+    (layout.counted ? 8 : 0) +
+    2
   // narrow terminals: give up cells in this order until the current item has 10
   const fits = () => width - fixed() >= 10
   while (!fits() && layout.bar > 10) layout.bar--
+  // the current item tells more than the tail of a long id (observed agents' ids are UUIDs)
+  while (width - fixed() < 24 && layout.id > 20) layout.id--
   if (!fits()) layout.counted = false
   while (!fits() && layout.id > 16) layout.id--
+  if (!fits() && layout.source) {
+    layout.source = sources.short
+    layout.shortSource = true
+  }
   while (!fits() && layout.state > 10) layout.state--
   while (!fits() && layout.id > 8) layout.id--
   while (!fits() && layout.bar > 5) layout.bar--
   layout.current = Math.max(0, width - fixed())
   return layout
 }
+
+/**
+ * Sessions in listing order with subagents right after their main session (depth 1, theirs 2…);
+ * a subagent whose main session is not listed stays at the top level.
+ * @param sorted - the sessions, newest change first
+ */
+export function nestSubagents<T extends Pick<SessionSummary, 'session_id' | 'parent'>>(
+  sorted: readonly T[]
+): { session: T; depth: number }[] {
+  const ids = new Set(sorted.map((s) => s.session_id))
+  const children = new Map<string, T[]>()
+  for (const s of sorted) {
+    if (s.parent && s.parent !== s.session_id && ids.has(s.parent)) {
+      const siblings = children.get(s.parent) ?? []
+      siblings.push(s)
+      children.set(s.parent, siblings)
+    }
+  }
+  const out: { session: T; depth: number }[] = []
+  const placed = new Set<string>()
+  const place = (s: T, depth: number) => {
+    if (placed.has(s.session_id)) return
+    placed.add(s.session_id)
+    out.push({ session: s, depth })
+    for (const child of children.get(s.session_id) ?? []) place(child, depth + 1)
+  }
+  for (const s of sorted) if (!s.parent || !ids.has(s.parent)) place(s, 0)
+  // parents that name each other: nothing above them is listed, so they go at the top level
+  for (const s of sorted) place(s, 0)
+  return out
+}
+
+/**
+ * How a nested subagent's id reads: the part after its main session's id ("agent:…").
+ * @param session - the subagent's session
+ */
+const nestedId = (session: Pick<SessionSummary, 'session_id' | 'parent'>) => {
+  const prefix = `${session.parent}:`
+  return session.session_id.startsWith(prefix)
+    ? session.session_id.slice(prefix.length)
+    : session.session_id
+}
+
+/** The SESSION cell: the id, or a subagent's own part indented under its main session. */
+const idCell = (session: Pick<SessionSummary, 'session_id' | 'parent'>, depth: number) =>
+  depth ? `${'  '.repeat(depth - 1)}↳ ${sanitize(nestedId(session))}` : sanitize(session.session_id)
 
 /**
  * The tenant frame: one line per session, newest change first, each line within the width.
@@ -175,9 +285,9 @@ export function renderTenant(
       a.session_id.localeCompare(b.session_id)
   )
   const tally = new Map<string, number>()
-  for (const s of sorted) tally.set(s.state, (tally.get(s.state) ?? 0) + 1)
-  // the four states always, then any state a newer server sends
-  const known = ['active', 'stale', 'done', 'ended']
+  for (const s of sorted) tally.set(shownState(s), (tally.get(shownState(s)) ?? 0) + 1)
+  // the four states always, waiting when there is one, then any state a newer server sends
+  const known = ['active', ...(tally.has('waiting') ? ['waiting'] : []), 'stale', 'done', 'ended']
   const states = [...known, ...[...tally.keys()].filter((state) => !known.includes(state)).sort()]
   const counts = states
     .map((state) => `${tally.get(state) ?? 0} ${STATE_LABEL[state] ?? state}`)
@@ -191,40 +301,57 @@ export function renderTenant(
     lines.push(paint(options, 'dim', 'No sessions yet.'))
     return lines.join('\n') + '\n'
   }
+  const rows = nestSubagents(sorted)
+  const longest = (texts: string[]) => Math.max(0, ...texts.map((t) => Array.from(t).length))
   const layout = tenantLayout(
     options.width,
-    Math.max(...sorted.map((s) => Array.from(sanitize(s.session_id)).length))
+    longest(rows.map((row) => idCell(row.session, row.depth))),
+    {
+      long: longest(sorted.map((s) => sourceLabel(s.source))),
+      short: longest(sorted.map((s) => sourceLabel(s.source, true))),
+    }
   )
   const progressTitle = layout.bar + 5 + (layout.counted ? 8 : 0)
-  let titles = `${pad('STATE', layout.state)} ${pad('SESSION', layout.id)}  ${pad('PROGRESS', progressTitle)}`
+  const sourceTitle = layout.source ? `${pad('SOURCE', layout.source)} ` : ''
+  let titles = `${pad('STATE', layout.state)} ${sourceTitle}${pad('SESSION', layout.id)}  ${pad('PROGRESS', progressTitle)}`
   if (layout.current) titles += '  CURRENT'
   lines.push(paint(options, 'dim', fit(titles.trimEnd(), options.width)))
   const room = Number.isFinite(options.height)
     ? Math.max(1, options.height - lines.length - 2)
-    : sorted.length
-  for (const s of sorted.slice(0, room)) {
+    : rows.length
+  for (const { session: s, depth } of rows.slice(0, room)) {
     const style = stateStyle(s)
-    const line = [
-      paint(options, style, pad(stateLabel(s), layout.state)),
-      ' ',
-      pad(sanitize(s.session_id), layout.id),
-      '  ',
-      paint(options, style, progressBar(s.progress.percent, layout.bar)),
-      ' ',
-      `${s.progress.percent}%`.padStart(4),
-    ]
-    if (layout.counted) line.push(' ', counted(s.progress).padStart(7))
+    const line = [paint(options, style, pad(stateLabel(s), layout.state)), ' ']
+    if (layout.source)
+      line.push(
+        paint(options, 'bold', pad(sourceLabel(s.source, layout.shortSource), layout.source)),
+        ' '
+      )
+    line.push(pad(idCell(s, depth), layout.id), '  ')
+    // an agent without todo tools has no list to make progress on: the note takes the bar's place
+    const noTools = s.todo_tools === false
+    if (noTools)
+      line.push(paint(options, 'yellow', pad(todoToolsNote(s.source, true), layout.bar + 5)))
+    else
+      line.push(
+        paint(options, style, progressBar(s.progress.percent, layout.bar)),
+        ' ',
+        `${s.progress.percent}%`.padStart(4)
+      )
+    if (layout.counted) line.push(' ', noTools ? ' '.repeat(7) : counted(s.progress).padStart(7))
     if (layout.current) {
       let current = currentText(s)
+      if (!current && noTools && isClaude(s.source)) current = `set ${CLAUDE_TODO_TOOLS_ENV}=1`
       if (!current)
         current =
           s.progress.total === 0 ? '(no items yet)' : s.state === 'done' ? '(all done)' : '—'
+      if (s.waiting && shownState(s) !== 'waiting' && s.state !== 'ended') current += ' [waiting]'
       if (s.reminder_due && s.state !== 'ended') current += ' [reminder due]'
       line.push('  ', fit(current, layout.current))
     }
     lines.push(line.join('').trimEnd())
   }
-  if (sorted.length > room) lines.push(paint(options, 'dim', `… ${sorted.length - room} more`))
+  if (rows.length > room) lines.push(paint(options, 'dim', `… ${rows.length - room} more`))
   return lines.join('\n') + '\n'
 }
 
@@ -237,11 +364,14 @@ export function renderTenant(
 export function renderSession(view: SessionView, header: string, options: RenderOptions): string {
   const style = stateStyle(view)
   const p = view.progress
+  const source = sourceLabel(view.source)
+  // an observed agent runs no rounds here: its round count says nothing
   const title = [
     sanitize(view.session_id),
+    ...(source ? [source] : []),
     view.dialect,
     `v${view.version}`,
-    `round ${view.round}`,
+    ...(view.source === 'rounds' ? [`round ${view.round}`] : []),
     `updated ${ago(view.updated_at, options.now)}`,
   ]
   const counts = [`${counted(p)} completed`, `${p.in_progress} in progress`, `${p.pending} pending`]
@@ -260,6 +390,33 @@ export function renderSession(view: SessionView, header: string, options: Render
     `${bar} ${rest}`,
     `State: ${paint(options, style, fit(stateLabel(view), Math.max(1, options.width - 7)))}${options.width >= 40 ? reminder : ''}`,
   ]
+  if (view.waiting) {
+    const message = view.waiting.message ? `: ${sanitize(view.waiting.message)}` : ''
+    lines.push(
+      paint(
+        options,
+        'magenta',
+        fit(`Waiting for a person (${sanitize(view.waiting.reason)})${message}`, options.width)
+      )
+    )
+  }
+  if (view.parent) lines.push(fit(`Subagent of ${sanitize(view.parent)}`, options.width))
+  const subagents = view.observed?.subagents ?? []
+  if (subagents.length) {
+    const names = subagents.map((id) =>
+      sanitize(nestedId({ session_id: id, parent: view.session_id }))
+    )
+    lines.push(fit(`Subagents: ${names.join(', ')}`, options.width))
+  }
+  if (view.observed?.todo_tools === false) {
+    const note = todoToolsNote(view.source)
+    const shown = Array.from(note).length <= options.width ? note : todoToolsNote(view.source, true)
+    lines.push(paint(options, 'yellow', fit(shown, options.width)))
+  }
+  if (view.observed?.pending_edit) {
+    const at = ago(view.observed.pending_edit.at, options.now)
+    lines.push(fit(`Edit pending delivery to the agent (made ${at})`, options.width))
+  }
   if (view.current)
     lines.push(fit(`${view.ended ? 'Stopped at' : 'Now'}: ${currentText(view)}`, options.width))
   if (view.ended) {

@@ -535,12 +535,12 @@ export interface components {
             reminder_due: boolean;
             settings: components["schemas"]["SessionSettings"];
             ended: components["schemas"]["Ended"] | null;
-            source?: components["schemas"]["SessionSource"];
+            source: components["schemas"]["SessionSource"];
             /** @description A subagent's list: the main session */
-            parent?: string | null;
-            waiting?: components["schemas"]["Waiting"] | null;
+            parent: string | null;
+            waiting: components["schemas"]["Waiting"] | null;
             /** @description null for sessions fed by rounds */
-            observed?: components["schemas"]["ObservedView"] | null;
+            observed: components["schemas"]["ObservedView"] | null;
             created_at: string;
             updated_at: string;
         };
@@ -628,10 +628,12 @@ export interface components {
             ended: components["schemas"]["Ended"] | null;
             /** @description state is 'stale' */
             stale: boolean;
-            source?: components["schemas"]["SessionSource"];
-            parent?: string | null;
-            waiting?: components["schemas"]["Waiting"] | null;
-            todo_tools?: boolean | null;
+            source: components["schemas"]["SessionSource"];
+            /** @description A subagent's list: the main session */
+            parent: string | null;
+            waiting: components["schemas"]["Waiting"] | null;
+            /** @description The view's observed.todo_tools: false when the agent has no todo tools */
+            todo_tools: boolean | null;
             updated_at: string;
         };
         History: {

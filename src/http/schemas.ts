@@ -193,18 +193,10 @@ export const SessionView = z
     reminder_due: z.boolean(),
     settings: Settings,
     ended: orNull(Ended),
-    // always sent; optional only until the CLI's watch (which builds summaries from views) passes
-    // them on
-    source: SessionSourceName.optional(),
-    parent: z
-      .string()
-      .nullable()
-      .optional()
-      .openapi({ description: "A subagent's list: the main session" }),
-    waiting: orNull(Waiting).optional(),
-    observed: orNull(ObservedView)
-      .optional()
-      .openapi({ description: 'null for sessions fed by rounds' }),
+    source: SessionSourceName,
+    parent: z.string().nullable().openapi({ description: "A subagent's list: the main session" }),
+    waiting: orNull(Waiting),
+    observed: orNull(ObservedView).openapi({ description: 'null for sessions fed by rounds' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -250,11 +242,12 @@ export const SessionSummary = z
     reminder_due: z.boolean(),
     ended: orNull(Ended),
     stale: z.boolean().openapi({ description: "state is 'stale'" }),
-    // always sent (optional as in SessionView)
-    source: SessionSourceName.optional(),
-    parent: z.string().nullable().optional(),
-    waiting: orNull(Waiting).optional(),
-    todo_tools: z.boolean().nullable().optional(),
+    source: SessionSourceName,
+    parent: z.string().nullable().openapi({ description: "A subagent's list: the main session" }),
+    waiting: orNull(Waiting),
+    todo_tools: z.boolean().nullable().openapi({
+      description: "The view's observed.todo_tools: false when the agent has no todo tools",
+    }),
     updated_at: z.string(),
   })
   .openapi('SessionSummary')

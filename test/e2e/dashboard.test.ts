@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { BrowserContext, Page } from 'playwright-core'
+import { fixtureJson, fixtureLines } from '../ingest-support.js'
 import { request, startServer, type ServerProcess } from './server-process.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
@@ -312,6 +313,233 @@ describe('The dashboard in headless Chromium', { skip, timeout: 60_000 }, () => 
       mkdirSync(ARTIFACTS, { recursive: true })
       await page.screenshot({ path: join(ARTIFACTS, 'dashboard.png'), fullPage: true })
       clearInterval(pump)
+      assert.deepEqual(problems, [])
+    })
+  })
+
+  describe('observed agents (fed through the ingest routes)', () => {
+    let server: ServerProcess
+    let page: Page
+    let problems: string[]
+    const api = (method: string, path: string, body?: unknown) =>
+      request(server.url, method, path, body)
+    const hooks = async (source: string, inputs: unknown[]) => {
+      for (const input of inputs) {
+        const res = await api('POST', `/v1/ingest/${source}`, input)
+        assert.equal(res.status, 200, res.text)
+      }
+    }
+    const stream = async (source: string, lines: string[]) => {
+      const res = await request(
+        server.url,
+        'POST',
+        `/v1/ingest/${source}`,
+        lines.join('\n') + '\n',
+        { 'content-type': 'application/x-ndjson' }
+      )
+      assert.equal(res.status, 200, res.text)
+    }
+    // the fixtures' sessions (test/fixtures/ingest/)
+    const MAIN = 'claude:beb21700-11bb-4a47-9146-1f02fab85f4a'
+    const SUBAGENT = `${MAIN}:agent:a3ad0f60fd2fb066f`
+    const WAITING = 'claude:5d2e7f10-8a3b-4c6d-9e1f-2a3b4c5d6e7f'
+    const NO_TOOLS = 'claude:f4d5e6f7-0819-4a3b-b4c5-d6e7f8091a2b'
+    const CODEX = 'codex:0199a213-81c0-7800-8aa1-bbab2a035a53'
+    const waitingHooks = fixtureJson('claude-code/waiting.hooks.json')
+
+    before(async () => {
+      server = open
+      // the main session plans and starts a subagent, which writes its own list (the run goes on)
+      await hooks('claude-code', fixtureJson('claude-code/subagent.hooks.json').slice(0, 4))
+      // a plan, then Claude waits at its prompt
+      await hooks('claude-code', waitingHooks)
+      // a headless run without todo tools (no result yet: still running)
+      await stream(
+        'claude-agent-sdk',
+        fixtureLines('claude-agent-sdk/no-todo-tools.ndjson').slice(0, -1)
+      )
+      // codex exec --json, the turn not over
+      await stream('codex', fixtureLines('codex/exec.jsonl').slice(0, -1))
+      page = await context.newPage()
+      problems = watchPage(page)
+    })
+
+    after(async () => {
+      await page?.close()
+    })
+
+    it('Should badge each agent, nest a subagent under its main session and keep a waiting session apart from stale', async () => {
+      await page.goto(server.url)
+      for (const id of [MAIN, SUBAGENT, WAITING, NO_TOOLS, CODEX, 'build-api'])
+        await page.waitForSelector(rowSelector(id))
+      const source = (id: string) =>
+        page.$eval(
+          rowSelector(id),
+          (row) => row.querySelector('.badge-source')?.textContent ?? null
+        )
+      assert.equal(await source(MAIN), 'Claude Code')
+      assert.equal(await source(WAITING), 'Claude Code')
+      assert.equal(await source(NO_TOOLS), 'Claude Agent SDK')
+      assert.equal(await source(CODEX), 'Codex')
+      assert.equal(await source('build-api'), null, 'sessions fed by rounds have no agent badge')
+
+      // the subagent's row comes right after its main session's, indented, named by its own part
+      const order = () =>
+        page.$$eval('#rows tr', (rows) => rows.map((row) => row.getAttribute('data-session-id')))
+      const ids = await order()
+      assert.equal(ids[ids.indexOf(MAIN) + 1], SUBAGENT)
+      const sub = await page.$eval(rowSelector(SUBAGENT), (row) => ({
+        className: row.className,
+        parent: row.getAttribute('data-parent'),
+        text: row.querySelector('.sid')?.textContent,
+        indent: parseFloat(getComputedStyle(row.querySelector('td')).paddingLeft),
+        mainIndent: parseFloat(
+          getComputedStyle(
+            document.querySelector(
+              `#rows tr[data-session-id="${row.getAttribute('data-parent')}"] td`
+            )
+          ).paddingLeft
+        ),
+      }))
+      assert.match(sub.className, /\bsubagent\b/)
+      assert.equal(sub.parent, MAIN)
+      assert.equal(sub.text, 'agent:a3ad0f60fd2fb066f')
+      assert.ok(sub.indent > sub.mainIndent, `indented: ${sub.indent} px > ${sub.mainIndent} px`)
+
+      // STALE_AFTER_SECONDS=1: the main session goes stale, the waiting one stays waiting
+      await page.waitForSelector(`${rowSelector(MAIN)}[data-state="stale"]`, { timeout: 5000 })
+      assert.equal(await page.getAttribute(rowSelector(WAITING), 'data-state'), 'waiting')
+      const waiting = await page.$eval(`${rowSelector(WAITING)} .cell-state .badge`, (node) => ({
+        text: node.textContent,
+        title: node.getAttribute('title'),
+        color: getComputedStyle(node).backgroundColor,
+      }))
+      const stale = await page.$eval(`${rowSelector(MAIN)} .cell-state .badge`, (node) => ({
+        text: node.textContent,
+        color: getComputedStyle(node).backgroundColor,
+      }))
+      assert.equal(waiting.text, 'Waiting')
+      assert.equal(stale.text, 'Stale')
+      assert.notEqual(waiting.color, stale.color)
+      assert.match(waiting.title ?? '', /idle_prompt.*Claude is waiting for your input/)
+      assert.equal(
+        await page.textContent(`${rowSelector(WAITING)} .waiting-text`),
+        'Waiting for a person (idle_prompt): Claude is waiting for your input'
+      )
+      assert.equal(await page.textContent('#count-waiting'), '1')
+      await page.click('button[data-filter="waiting"]')
+      await page.waitForFunction(
+        () => document.querySelectorAll('#rows tr:not([hidden])').length === 1
+      )
+      assert.deepEqual(
+        await page.$$eval('#rows tr:not([hidden])', (rows) =>
+          rows.map((row) => row.getAttribute('data-session-id'))
+        ),
+        [WAITING]
+      )
+      await page.click('button[data-filter="all"]')
+
+      // an agent without todo tools says so, and how to turn them on
+      assert.equal(
+        await page.textContent(`${rowSelector(NO_TOOLS)} .current`),
+        'todo tools off (set CLAUDE_CODE_ENABLE_TODO_TOOLS=1)'
+      )
+      assert.equal(
+        await page.textContent(`${rowSelector(NO_TOOLS)} .badge-notools`),
+        'Todo tools off'
+      )
+      await page.click(`${rowSelector(NO_TOOLS)} .sid`)
+      await page.waitForSelector('#detail-notools:not([hidden])')
+      assert.match(
+        (await page.textContent('#detail-notools')) ?? '',
+        /^todo tools off \(set CLAUDE_CODE_ENABLE_TODO_TOOLS=1\)/
+      )
+
+      // the main session's details link its subagent
+      await page.click(`${rowSelector(MAIN)} .sid`)
+      await page.waitForFunction(
+        (id) => document.querySelector('#detail-title')?.textContent === id,
+        MAIN
+      )
+      await page.waitForSelector('#detail-meta .subagents a')
+      assert.equal(
+        await page.getAttribute('#detail-meta .subagents a', 'href'),
+        `#session=${encodeURIComponent(SUBAGENT)}`
+      )
+    })
+
+    it('Should offer no edit of a Codex list (the agent owns it)', async () => {
+      await page.click(`${rowSelector(CODEX)} .sid`)
+      await page.waitForFunction(
+        (id) => document.querySelector('#detail-title')?.textContent === id,
+        CODEX
+      )
+      await page.waitForFunction(() => document.querySelectorAll('#detail-items li').length === 3)
+      await page.waitForSelector('#edit-owned:not([hidden])')
+      assert.equal(await page.isVisible('#edit-button'), false)
+      assert.equal(await page.isVisible('#edit-form'), false)
+      assert.match((await page.textContent('#edit-owned')) ?? '', /Codex owns this list/)
+      assert.equal(await page.textContent('#role'), 'Open access', 'the key could edit')
+      // as the service would refuse it
+      const put = await api('PUT', `/v1/sessions/${CODEX}/todos`, { items: [] })
+      assert.equal(put.status, 409)
+      assert.match(put.body.type, /agent-owns-list/)
+    })
+
+    it("Should send an edit of a Claude list to the agent and show it pending until Claude's next todo call", async () => {
+      await page.click(`${rowSelector(WAITING)} .sid`)
+      await page.waitForFunction(
+        (id) => document.querySelector('#detail-title')?.textContent === id,
+        WAITING
+      )
+      await page.waitForSelector('#detail-waiting:not([hidden])')
+      assert.match(
+        (await page.textContent('#detail-waiting')) ?? '',
+        /^Waiting for a person\s*since .+ · idle_prompt: Claude is waiting for your input$/
+      )
+      await page.waitForSelector('#edit-button:not([hidden])')
+      assert.equal(await page.isVisible('#edit-owned'), false)
+      await page.click('#edit-button')
+      assert.equal(await page.isVisible('#edit-observed'), true)
+      await page.selectOption('#edit-list .edit-row[data-item-id="1"] select', 'completed')
+      await page.selectOption('#edit-list .edit-row[data-item-id="2"] select', 'in_progress')
+      await page.click('#save-button')
+      await page.waitForSelector('#detail-pending:not([hidden])')
+      assert.match(
+        (await page.textContent('#detail-pending')) ?? '',
+        /^Edit pending delivery to the agent/
+      )
+      assert.match((await page.textContent('#detail-message')) ?? '', /^Sent as version \d+/)
+      // the list is the agent's until it writes it
+      assert.equal(
+        await page.getAttribute('#detail-items li[data-item-id="1"]', 'class'),
+        'status-in_progress'
+      )
+
+      mkdirSync(ARTIFACTS, { recursive: true })
+      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-observed.png'), fullPage: true })
+
+      // Claude's next todo call: the hook reply hands the edit to the model, once
+      const next = waitingHooks[0]
+      const reply = await api('POST', '/v1/ingest/claude-code', {
+        ...next,
+        tool_use_id: 'toolu_01Wait2',
+      })
+      assert.equal(reply.status, 200)
+      assert.equal(reply.body.hookSpecificOutput?.hookEventName, 'PostToolUse')
+      await page.waitForSelector('#detail-pending', { state: 'hidden' })
+      assert.deepEqual(problems, [])
+    })
+
+    it('Should list a subagent at the top level when its main session is not listed', async () => {
+      const deleted = await api('DELETE', `/v1/sessions/${MAIN}`)
+      assert.equal(deleted.status, 204)
+      await page.waitForSelector(rowSelector(MAIN), { state: 'detached' })
+      await page.waitForFunction((id) => {
+        const row = document.querySelector(`#rows tr[data-session-id="${id}"]`)
+        return row && !row.classList.contains('subagent')
+      }, SUBAGENT)
+      assert.equal(await page.textContent(`${rowSelector(SUBAGENT)} .sid`), SUBAGENT)
       assert.deepEqual(problems, [])
     })
   })

@@ -1,11 +1,13 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
-import { describe, it } from 'node:test'
+import { before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { serve } from '@hono/node-server'
 import { runCli } from '../../src/cli/main.js'
 import {
   fit,
+  nestSubagents,
   progressBar,
   renderSession,
   renderTenant,
@@ -15,6 +17,8 @@ import {
 } from '../../src/cli/render.js'
 import { readSse } from '../../src/cli/sse.js'
 import { watch } from '../../src/cli/watch.js'
+import { makeTestApp } from '../helpers.js'
+import { fixtureJson, fixtureLines, ingest, postHooks, view } from '../ingest-support.js'
 
 const NOW = Date.parse('2026-11-30T12:00:00Z')
 const options = { width: 100, height: Infinity, color: false, now: NOW }
@@ -51,6 +55,10 @@ const summary = (id: string, fields: Partial<SessionSummary> = {}): SessionSumma
   reminder_due: false,
   ended: null,
   stale: false,
+  source: 'rounds',
+  parent: null,
+  waiting: null,
+  todo_tools: null,
   updated_at: new Date(NOW - 5000).toISOString(),
   ...fields,
 })
@@ -124,6 +132,7 @@ describe('cli render', () => {
       rendered: '',
       rounds_since_todo: 3,
       settings: {},
+      observed: null,
       created_at: new Date(NOW - 60_000).toISOString(),
     }
     const text = renderSession(view, 'header', options)
@@ -202,6 +211,7 @@ describe('cli render in narrow terminals', () => {
     rendered: '',
     rounds_since_todo: 3,
     settings: {},
+    observed: null,
     created_at: new Date(NOW - 60_000).toISOString(),
   }
 
@@ -372,6 +382,199 @@ describe('cli watch on a narrow terminal', () => {
     } finally {
       controller.abort()
       server.closeAllConnections()
+      server.close()
+    }
+  })
+})
+
+describe('cli render of observed sessions (the ingest fixtures)', () => {
+  const MAIN = 'claude:beb21700-11bb-4a47-9146-1f02fab85f4a'
+  const SUBAGENT = `${MAIN}:agent:a3ad0f60fd2fb066f`
+  const WAITING = 'claude:5d2e7f10-8a3b-4c6d-9e1f-2a3b4c5d6e7f'
+  const NO_TOOLS = 'claude:f4d5e6f7-0819-4a3b-b4c5-d6e7f8091a2b'
+  const CODEX = 'codex:0199a213-81c0-7800-8aa1-bbab2a035a53'
+  const t = makeTestApp()
+  let sessions: SessionSummary[] = []
+
+  before(async () => {
+    // the main session plans and starts a subagent, which writes its own list
+    await postHooks(t, 'claude-code', fixtureJson('claude-code/subagent.hooks.json').slice(0, 4))
+    // a plan, then Claude waits at its prompt
+    await postHooks(t, 'claude-code', fixtureJson('claude-code/waiting.hooks.json'))
+    // a headless run without todo tools, and a codex exec stream, both still running
+    const running = (path: string) => fixtureLines(path).slice(0, -1).join('\n') + '\n'
+    assert.equal(
+      (await ingest(t, 'claude-agent-sdk', running('claude-agent-sdk/no-todo-tools.ndjson')))
+        .status,
+      200
+    )
+    assert.equal((await ingest(t, 'codex', running('codex/exec.jsonl'))).status, 200)
+    // and a session fed by rounds
+    const res = await t.call('POST', '/v1/sessions/run-42/rounds', {
+      tool_calls: [
+        {
+          id: 'c1',
+          name: 'todo',
+          input: { items: [{ id: '1', text: 'Plan', status: 'in_progress' }] },
+        },
+      ],
+    })
+    assert.equal(res.status, 200)
+    sessions = (await t.call('GET', '/v1/sessions')).body.sessions
+    assert.equal(sessions.length, 6)
+  })
+
+  const at60 = { ...options, width: 60, now: t.clock.now + 5000 }
+  const line = (text: string, pattern: RegExp) => {
+    const found = text.split('\n').find((l) => pattern.test(l))
+    assert.ok(found, `no line matches ${pattern}:\n${text}`)
+    return found
+  }
+
+  it('Should badge the agent, indent a subagent under its main session and show waiting and todo tools off at 60 columns', () => {
+    const text = renderTenant(sessions, 'agent-todos watch · all sessions · live', at60)
+    for (const row of text.split('\n'))
+      assert.ok(cells(row) <= 60, `${cells(row)} cells: ${JSON.stringify(row)}`)
+    assert.match(text, /6 sessions: 5 working, 1 waiting, 0 stale, 0 done, 0 ended/)
+    assert.match(text, /^STATE\s+SOURCE\s+SESSION\s+PROGRESS\s+CURRENT$/m)
+    // waiting is its own state, not working and not stale
+    assert.match(
+      line(text, /claude:5d2e/),
+      /^waiting\s+claude\s+claude:5d2e\S*…\s+░+\s+0%\s+Writing/
+    )
+    const rows = text.split('\n')
+    const main = rows.findIndex((row) => /claude:beb2/.test(row))
+    assert.match(rows[main], /^working\s+claude\s+claude:beb2/)
+    assert.match(rows[main + 1], /^working\s+claude\s+↳ agent:a3ad\S*\s+░+\s+0%\s+Reading/)
+    assert.match(
+      line(text, /claude:f4d5/),
+      /^working\s+sdk\s+claude:f4d5\S*\s+todo tools off\s+set CLAUD/
+    )
+    assert.match(line(text, /codex:0199/), /^working\s+codex\s+codex:0199\S*\s+█+░+\s+66%/)
+    // a session fed by rounds has no badge
+    assert.match(line(text, /run-42/), /^working\s+run-42\s+░+\s+0%\s+Plan$/)
+    // in colour too, every line fits
+    const coloured = renderTenant(sessions, 'header', { ...at60, color: true })
+    for (const row of coloured.split('\n'))
+      assert.ok(cells(row) <= 60, `${cells(row)} cells: ${JSON.stringify(row)}`)
+  })
+
+  it('Should name the agents in full where the terminal is wide', () => {
+    const text = renderTenant(sessions, 'header', { ...at60, width: 160 })
+    assert.match(line(text, /claude:5d2e/), /^waiting\s+Claude Code\s+claude:5d2e/)
+    assert.match(
+      line(text, /claude:f4d5/),
+      /^working\s+Claude SDK\s+claude:f4d5\S*\s+todo tools off\s+set CLAUDE_CODE_ENABLE_TODO_TOOLS=1$/
+    )
+    assert.match(line(text, /codex:0199/), /^working\s+Codex\s+codex:0199/)
+    assert.match(line(text, /↳/), /^working\s+Claude Code\s+↳ agent:a3ad0f60fd2fb066f\s/)
+  })
+
+  it("Should show a session's agent, waiting, subagents, parent and todo tools off at 60 columns", async () => {
+    const frame = async (id: string) => {
+      const text = renderSession(await view(t, id), `agent-todos watch · session ${id}`, at60)
+      for (const row of text.split('\n'))
+        assert.ok(cells(row) <= 60, `${cells(row)} cells: ${JSON.stringify(row)}`)
+      return text
+    }
+    const waiting = await frame(WAITING)
+    assert.match(waiting, /^claude:5d2e7f10-8a3b-4c6d-9e1f-2a3b4c5d6e7f · Claude Code ·…$/m)
+    assert.match(waiting, /^State: waiting$/m)
+    assert.match(waiting, /^Waiting for a person \(idle_prompt\): Claude is waiting for y…$/m)
+    const main = await frame(MAIN)
+    assert.match(main, /^Subagents: agent:a3ad0f60fd2fb066f$/m)
+    const subagent = await frame(SUBAGENT)
+    assert.match(subagent, /^Subagent of claude:beb21700-11bb-4a47-9146-1f02fab85f4a$/m)
+    const noTools = await frame(NO_TOOLS)
+    assert.match(noTools, /^todo tools off \(set CLAUDE_CODE_ENABLE_TODO_TOOLS=1\)$/m)
+    const codex = renderSession(await view(t, CODEX), 'header', { ...at60, width: 100 })
+    // an observed agent runs no rounds here: no round count
+    assert.match(codex, /^codex:\S+ · Codex · codex-plan · v\d+ · updated 5 s ago$/m)
+    assert.doesNotMatch(codex, /round 0|todo tools off|Waiting/)
+  })
+
+  it("Should show a Claude edit as pending until the agent's next todo call", async () => {
+    const put = await t.call('PUT', `/v1/sessions/${WAITING}/todos`, {
+      items: [{ id: '1', content: 'Write the /health handler', status: 'completed' }],
+    })
+    assert.equal(put.status, 200)
+    assert.match(
+      renderSession(await view(t, WAITING), 'header', at60),
+      /^Edit pending delivery to the agent \(made \d+ s ago\)$/m
+    )
+  })
+
+  it('Should list a subagent at the top level when its main session is not listed', () => {
+    const orphan = sessions.filter((s) => s.session_id !== MAIN)
+    const text = renderTenant(orphan, 'header', { ...at60, width: 120 })
+    // its own id, from the start (cut to the column), not indented
+    assert.match(
+      line(text, /Reading the source/),
+      /^working\s+Claude Code\s+claude:beb21700-11bb-4a47-9\S*…\s/
+    )
+    assert.doesNotMatch(text, /↳/)
+    assert.deepEqual(
+      nestSubagents(orphan)
+        .map((row) => [row.session.session_id, row.depth])
+        .filter(([id]) => id === SUBAGENT),
+      [[SUBAGENT, 0]]
+    )
+  })
+
+  it('Should nest subagents of subagents, and list sessions that name each other once each', () => {
+    const rows = nestSubagents([
+      { session_id: 'c', parent: 'b' },
+      { session_id: 'x', parent: 'y' },
+      { session_id: 'a', parent: null },
+      { session_id: 'b', parent: 'a' },
+      { session_id: 'y', parent: 'x' },
+    ])
+    assert.deepEqual(
+      rows.map((row) => [row.session.session_id, row.depth]),
+      [
+        ['a', 0],
+        ['b', 1],
+        ['c', 2],
+        ['x', 0],
+        ['y', 1],
+      ]
+    )
+  })
+
+  it('Should draw them live in a 60-column terminal (watch on the tenant stream)', async () => {
+    const server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' })
+    await new Promise((resolve) => server.once('listening', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const out = sink()
+    Object.assign(out.stream, { isTTY: true, columns: 60, rows: 30 })
+    const controller = new AbortController()
+    const running = watch({
+      url,
+      once: false,
+      out: out.stream,
+      color: true,
+      signal: controller.signal,
+    })
+    try {
+      const deadline = Date.now() + 5000
+      while (!/↳ agent:/.test(out.text())) {
+        assert.ok(Date.now() < deadline, `no frame: ${out.text()}`)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      controller.abort()
+      assert.equal(await running, 0)
+      const frames = out.text().split('\x1b[H\x1b[2J').filter(Boolean)
+      // the frame as the terminal shows it: no colours, no cursor switches
+      const last = frames[frames.length - 1]
+        .split('\u001b[')
+        .map((part, i) => (i ? part.replace(/^[0-9;?]*[A-Za-z]/, '') : part))
+        .join('')
+      assert.match(last, /^waiting\s+claude\s+claude:5d2e/m)
+      assert.match(last, /todo tools off/)
+      for (const row of last.split('\n'))
+        assert.ok(cells(row) <= 60, `${cells(row)} cells: ${JSON.stringify(row)}`)
+    } finally {
+      controller.abort()
       server.close()
     }
   })

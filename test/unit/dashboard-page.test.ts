@@ -3,7 +3,7 @@ import { Script } from 'node:vm'
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { parseAuthKeys } from '../../src/http/auth.js'
-import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from '../../src/http/dashboard/page.js'
+import { DASHBOARD_SCRIPT, DASHBOARD_STYLE, dashboardHtml } from '../../src/http/dashboard/page.js'
 import { makeTestApp } from '../helpers.js'
 
 const hash = (source: string) =>
@@ -39,6 +39,27 @@ describe('GET / (dashboard)', () => {
     assert.equal(style, DASHBOARD_STYLE)
     assert.ok(csp.includes(`script-src ${hash(script)}`))
     assert.ok(csp.includes(`style-src ${hash(style)}`))
+  })
+
+  it('Should have every element the script looks up by id, the Waiting filter and the observe boxes', () => {
+    const html = dashboardHtml({ staleAfterMs: 60_000, serverNow: 0 })
+    const ids = new Set([...html.matchAll(/\bid="([^"]+)"/g)].map((m) => m[1]))
+    const named = [
+      ...DASHBOARD_SCRIPT.matchAll(/(?:\$|inputOf|dialogOf)\('([A-Za-z0-9-]+)'\)/g),
+    ].map((m) => m[1])
+    assert.ok(named.length > 30, `${named.length} ids`)
+    // the one id the script gives an element it builds (the details' "Last update")
+    const built = ['detail-updated']
+    for (const id of named) {
+      if (!built.includes(id)) assert.ok(ids.has(id), `the page has no #${id}`)
+    }
+    // each state the rows count has its filter and count: Waiting apart from Stale
+    for (const filter of ['all', 'working', 'waiting', 'stale', 'ended', 'done']) {
+      assert.match(html, new RegExp(`data-filter="${filter}"`))
+      assert.ok(ids.has(`count-${filter}`), `the page has no #count-${filter}`)
+    }
+    for (const id of ['detail-waiting', 'detail-notools', 'detail-pending', 'edit-owned'])
+      assert.ok(ids.has(id), `the page has no #${id}`)
   })
 
   it('Should ship a script that parses and builds no markup from strings', () => {

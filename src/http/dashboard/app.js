@@ -13,7 +13,13 @@
   /** @typedef {Schemas['ProblemDetails']} ProblemDetails */
   /** @typedef {'agent' | 'viewer' | 'open'} Role */
   /** @typedef {SessionSummary | SessionView} Shown a row's session: a summary, or the open session's view */
-  /** @typedef {{ s: Shown, row: HTMLTableRowElement | null, kind: string }} SessionRecord */
+  /**
+   * @typedef {object} SessionRecord
+   * @property {Shown} s
+   * @property {HTMLTableRowElement | null} row
+   * @property {string} kind
+   * @property {number} depth - 0 at the top level; a subagent listed under its main session: 1
+   */
   /**
    * @template T
    * @typedef {{ status: number, ok: boolean, data: T | null, headers: Headers }} ApiResult
@@ -42,6 +48,17 @@
   }
   /** @type {Record<string, string>} */
   var STATUS_MARK = { pending: '○', in_progress: '▶', completed: '✓', cancelled: '✕', blocked: '!' }
+  // the observed agents, by a session's `source`; sessions fed by rounds have no badge
+  /** @type {Record<string, string>} */
+  var AGENT_LABEL = {
+    'claude-code': 'Claude Code',
+    'claude-agent-sdk': 'Claude Agent SDK',
+    codex: 'Codex',
+    'gemini-cli': 'Gemini CLI',
+    openhands: 'OpenHands',
+  }
+  // Claude Code's switch for its todo tools, off by default on current models
+  var CLAUDE_TODO_TOOLS_ENV = 'CLAUDE_CODE_ENABLE_TODO_TOOLS'
   /** @type {Record<string, string>} */
   var OUTCOME_LABEL = {
     completed: 'Ended · completed',
@@ -485,13 +502,81 @@
 
   // ---- session model -------------------------------------------------------------------------
 
-  // the server computes each session's state; the page only names it ("active" reads "working")
+  // the server computes each session's state; the page only names it ("active" reads "working",
+  // and an active session whose agent waits for a person "waiting": the server never lists it stale)
   /** @type {Record<string, string>} */
   var KIND_OF_STATE = { active: 'working' }
 
   /** @param {Shown} s */
   function kindOf(s) {
+    if (s.state === 'active' && s.waiting) return 'waiting'
     return KIND_OF_STATE[s.state] || s.state
+  }
+
+  /**
+   * Whether an observed agent (not rounds executed here) feeds the session.
+   * @param {Shown} s
+   */
+  function isObserved(s) {
+    return !!s.source && s.source !== 'rounds'
+  }
+
+  /** @param {Shown} s */
+  function isClaude(s) {
+    return s.source === 'claude-code' || s.source === 'claude-agent-sdk'
+  }
+
+  /** @param {Shown} s */
+  function agentLabel(s) {
+    return AGENT_LABEL[s.source] || s.source
+  }
+
+  /**
+   * A person may edit the list here: sessions fed by rounds, and Claude's (the edit is handed
+   * to the model); every other agent owns its list (PUT answers 409 agent-owns-list).
+   * @param {Shown} s
+   */
+  function listEditable(s) {
+    return !isObserved(s) || isClaude(s)
+  }
+
+  /**
+   * The agent has no todo tools at all (a summary's `todo_tools`, a view's `observed.todo_tools`).
+   * @param {Shown} s
+   */
+  function todoToolsOff(s) {
+    if ('observed' in s) return !!s.observed && s.observed.todo_tools === false
+    return s.todo_tools === false
+  }
+
+  /** @param {Shown} s */
+  function todoToolsText(s) {
+    return isClaude(s) ? 'todo tools off (set ' + CLAUDE_TODO_TOOLS_ENV + '=1)' : 'todo tools off'
+  }
+
+  /** @param {Shown} s */
+  function waitingText(s) {
+    if (!s.waiting) return ''
+    return (
+      'Waiting for a person (' +
+      s.waiting.reason +
+      ')' +
+      (s.waiting.message ? ': ' + s.waiting.message : '')
+    )
+  }
+
+  /**
+   * The observed agent's badge; none for sessions fed by rounds.
+   * @param {Shown} s
+   */
+  function sourceBadge(s) {
+    if (!isObserved(s)) return null
+    return el('span', {
+      class: 'badge badge-source',
+      'data-source': s.source,
+      text: agentLabel(s),
+      title: 'Observed: ' + agentLabel(s) + ' runs its own todo tool and reports it here',
+    })
   }
 
   /** @param {Shown} s */
@@ -516,6 +601,8 @@
         text: 'Stale',
         title: 'No change for ' + Math.round(STALE_AFTER_MS / 1000) + ' s with unfinished items',
       })
+    if (kind === 'waiting')
+      return el('span', { class: 'badge badge-waiting', text: 'Waiting', title: waitingText(s) })
     if (kind === 'done') return el('span', { class: 'badge badge-done', text: 'Done' })
     if (kind === 'working')
       return el('span', { class: 'badge badge-working badge-live', text: 'Working' })
@@ -529,6 +616,19 @@
    */
   function badges(s, kind) {
     var list = [stateBadge(s, kind)]
+    // done, yet waiting (Claude idles at its prompt once its list is through)
+    if (s.waiting && kind !== 'waiting' && kind !== 'ended')
+      list.push(
+        el('span', { class: 'badge badge-waiting', text: 'Waiting', title: waitingText(s) })
+      )
+    if (todoToolsOff(s))
+      list.push(
+        el('span', {
+          class: 'badge badge-notools',
+          text: 'Todo tools off',
+          title: todoToolsText(s) + ': the agent has no todo tools, so there is no list to show',
+        })
+      )
     if (s.reminder_due && kind !== 'ended') {
       list.push(
         el('span', {
@@ -579,21 +679,36 @@
    * @param {string} kind
    */
   function currentCell(s, kind) {
+    var waiting = s.waiting
+      ? el('div', { class: 'sub waiting-text', title: waitingText(s), text: waitingText(s) })
+      : null
     if (s.current) {
       var text = s.current.active_form || s.current.content
-      return el('div', { class: 'current', title: text }, [
-        el('span', { class: 'spinner', 'aria-hidden': 'true' }),
-        kind === 'ended' ? el('span', { class: 'item-prefix', text: 'stopped at ' }) : null,
-        el('span', { class: 'current-text', text: text }),
+      return el('div', null, [
+        el('div', { class: 'current', title: text }, [
+          el('span', { class: 'spinner', 'aria-hidden': 'true' }),
+          kind === 'ended' ? el('span', { class: 'item-prefix', text: 'stopped at ' }) : null,
+          el('span', { class: 'current-text', text: text }),
+        ]),
+        waiting,
       ])
     }
+    if (todoToolsOff(s))
+      return el('div', null, [
+        el('div', {
+          class: 'current none notools',
+          title: todoToolsText(s),
+          text: todoToolsText(s),
+        }),
+        waiting,
+      ])
     var none =
       s.progress.total === 0
         ? 'No items yet'
         : kind === 'done'
           ? 'All items done'
           : 'Nothing in progress'
-    return el('div', { class: 'current none', text: none })
+    return el('div', null, [el('div', { class: 'current none', text: none }), waiting])
   }
 
   /**
@@ -604,7 +719,7 @@
   function upsert(summary, force) {
     var record = app.sessions.get(summary.session_id)
     if (!record) {
-      record = { s: summary, row: null, kind: kindOf(summary) }
+      record = { s: summary, row: null, kind: kindOf(summary), depth: 0 }
       app.sessions.set(summary.session_id, record)
     } else {
       if (!force && summary.version < record.s.version) return
@@ -637,6 +752,11 @@
     var kind = kindOf(s)
     record.kind = kind
     var href = '#session=' + encodeURIComponent(s.session_id)
+    var nested = record.depth > 0
+    // an observed agent runs no rounds here: its round count says nothing
+    var sub = isObserved(s)
+      ? s.dialect + ' · v' + s.version
+      : s.dialect + ' · round ' + s.round + ' · v' + s.version
     var row = el(
       'tr',
       {
@@ -644,23 +764,26 @@
           'state-' +
           kind +
           (badOutcome(s) ? ' outcome-bad' : '') +
+          (nested ? ' subagent' : '') +
           (app.selected === s.session_id ? ' selected' : ''),
         'data-session-id': s.session_id,
         'data-state': kind,
         'data-version': s.version,
+        'data-source': s.source,
+        'data-parent': nested ? s.parent : null,
       },
       [
         el('td', { class: 'cell-session' }, [
+          nested ? el('span', { class: 'nest', 'aria-hidden': 'true', text: '↳ ' }) : null,
           el('a', {
             class: 'sid',
             href: href,
-            text: s.session_id,
+            text: nested ? nestedId(s) : s.session_id,
+            title: nested ? 'Subagent of ' + s.parent + ': ' + s.session_id : null,
+            'aria-label': nested ? 'Subagent ' + s.session_id : null,
             'aria-current': app.selected === s.session_id ? 'true' : null,
           }),
-          el('span', {
-            class: 'sub',
-            text: s.dialect + ' · round ' + s.round + ' · v' + s.version,
-          }),
+          el('span', { class: 'sub' }, [sourceBadge(s), sub]),
         ]),
         el('td', { class: 'cell-progress' }, [
           progressBar(s.progress, kind, 'Progress of ' + s.session_id),
@@ -676,9 +799,66 @@
         ]),
       ]
     )
+    if (nested) row.cells[0].style.paddingLeft = 12 + 20 * record.depth + 'px'
     if (record.row) record.row.replaceWith(row)
     record.row = row
     return row
+  }
+
+  /**
+   * How a subagent listed under its main session reads: its id after the main session's
+   * ("agent:…").
+   * @param {{ session_id: string, parent: string | null }} s
+   */
+  function nestedId(s) {
+    var prefix = s.parent + ':'
+    return s.parent && s.session_id.indexOf(prefix) === 0
+      ? s.session_id.slice(prefix.length)
+      : s.session_id
+  }
+
+  /**
+   * Records in listing order with each subagent right after its main session (depth 1, its own
+   * subagents 2…); a subagent whose main session is not listed stays at the top level.
+   * @param {SessionRecord[]} sorted - newest change first
+   * @returns {{ record: SessionRecord, depth: number }[]}
+   */
+  function nestSubagents(sorted) {
+    /** @type {Map<string, SessionRecord[]>} */
+    var children = new Map()
+    sorted.forEach(function (record) {
+      var parent = record.s.parent
+      if (parent && parent !== record.s.session_id && app.sessions.has(parent)) {
+        var siblings = children.get(parent) || []
+        siblings.push(record)
+        children.set(parent, siblings)
+      }
+    })
+    /** @type {{ record: SessionRecord, depth: number }[]} */
+    var out = []
+    /** @type {Set<string>} */
+    var placed = new Set()
+    /**
+     * @param {SessionRecord} record
+     * @param {number} depth
+     */
+    var place = function (record, depth) {
+      if (placed.has(record.s.session_id)) return
+      placed.add(record.s.session_id)
+      out.push({ record: record, depth: depth })
+      ;(children.get(record.s.session_id) || []).forEach(function (child) {
+        place(child, depth + 1)
+      })
+    }
+    sorted.forEach(function (record) {
+      var parent = record.s.parent
+      if (!parent || !app.sessions.has(parent)) place(record, 0)
+    })
+    // sessions that name each other as parents: nothing above them is listed
+    sorted.forEach(function (record) {
+      place(record, 0)
+    })
+    return out
   }
 
   /** @param {SessionRecord} record */
@@ -694,14 +874,22 @@
       if (record) buildRow(record)
     })
     app.dirty.clear()
-    var records = Array.from(app.sessions.values())
-    records.sort(function (a, b) {
+    var sorted = Array.from(app.sessions.values())
+    sorted.sort(function (a, b) {
       var diff = Date.parse(b.s.updated_at) - Date.parse(a.s.updated_at)
       return diff !== 0 ? diff : a.s.session_id < b.s.session_id ? -1 : 1
     })
+    var records = nestSubagents(sorted).map(function (placed) {
+      // a subagent moves under its main session (or back) when that one comes or goes
+      if (placed.record.depth !== placed.depth) {
+        placed.record.depth = placed.depth
+        buildRow(placed.record)
+      }
+      return placed.record
+    })
     var tbody = $('rows')
     /** @type {Record<string, number>} */
-    var counts = { all: records.length, working: 0, stale: 0, ended: 0, done: 0 }
+    var counts = { all: records.length, working: 0, waiting: 0, stale: 0, ended: 0, done: 0 }
     var visible = 0
     for (var i = 0; i < records.length; i++) {
       var record = records[i]
@@ -717,7 +905,7 @@
     setText(
       empty,
       records.length === 0
-        ? 'No sessions yet. A session appears here when its agent loop posts its first round.'
+        ? 'No sessions yet. A session appears here when its agent loop posts its first round, or an observed agent its first event.'
         : 'No session matches this filter.'
     )
   }
@@ -913,6 +1101,83 @@
     return absoluteTime(view.updated_at) + ' (' + relativeTime(view.updated_at) + ')'
   }
 
+  /**
+   * A link that opens another session in this panel.
+   * @param {string} id
+   * @param {string} text
+   */
+  function sessionLink(id, text) {
+    return el('a', { href: '#session=' + encodeURIComponent(id), title: id, text: text })
+  }
+
+  /**
+   * What an observed agent adds: waiting for a person, no todo tools, a person's edit not yet
+   * handed to the model.
+   * @param {SessionView} view
+   */
+  function renderObserved(view) {
+    var waiting = $('detail-waiting')
+    waiting.hidden = !view.waiting
+    if (view.waiting)
+      waiting.replaceChildren(
+        el('strong', { text: 'Waiting for a person' }),
+        el('div', { class: 'item-sub' }, [
+          'since ',
+          el('time', {
+            datetime: view.waiting.at,
+            title: absoluteTime(view.waiting.at),
+            text: new Date(view.waiting.at).toLocaleTimeString(),
+          }),
+          ' · ' + view.waiting.reason + (view.waiting.message ? ': ' + view.waiting.message : ''),
+        ])
+      )
+    var notools = $('detail-notools')
+    notools.hidden = !todoToolsOff(view)
+    if (todoToolsOff(view))
+      notools.replaceChildren(
+        el('strong', { text: todoToolsText(view) }),
+        el('div', {
+          class: 'item-sub',
+          text: isClaude(view)
+            ? 'Claude Code offers its todo tools on current models only when ' +
+              CLAUDE_TODO_TOOLS_ENV +
+              '=1 is in its environment: without them there is no list to show.'
+            : 'The agent has no todo tool: there is no list to show.',
+        })
+      )
+    var pending = $('detail-pending')
+    var edited = view.observed && view.observed.pending_edit
+    pending.hidden = !edited
+    if (edited)
+      pending.replaceChildren(
+        el('strong', { text: 'Edit pending delivery to the agent' }),
+        el('div', {
+          class: 'item-sub',
+          text:
+            'Made ' +
+            relativeTime(edited.at) +
+            '. ' +
+            agentLabel(view) +
+            ' gets it once, with the reply to its next todo tool call; the list below changes when the agent writes it.',
+        }),
+        el(
+          'ol',
+          { class: 'pending-items' },
+          edited.items.map(function (item) {
+            return el('li', { class: 'status-' + item.status }, [
+              el('span', {
+                class: 'mark',
+                'aria-hidden': 'true',
+                text: STATUS_MARK[item.status] || '?',
+              }),
+              el('span', { class: 'visually-hidden', text: STATUS_LABEL[item.status] + ': ' }),
+              item.content,
+            ])
+          })
+        )
+      )
+  }
+
   function renderDetailHeader() {
     var view = detail.view
     if (!view) return
@@ -920,14 +1185,38 @@
     var kind = kindOf(view)
     detail.kind = kind
     var badgesNode = $('detail-badges')
-    badgesNode.replaceChildren.apply(badgesNode, badges(s, kind))
+    var source = sourceBadge(s)
+    badgesNode.replaceChildren.apply(badgesNode, (source ? [source] : []).concat(badges(s, kind)))
     var progressNode = $('detail-progress')
     progressNode.replaceChildren(progressBar(view.progress, kind, 'Progress of ' + view.session_id))
     var p = view.progress
+    /** @type {[string, string | Node, string?][]} */
     var meta = [
-      ['Dialect', view.dialect],
-      ['Version', String(view.version)],
-      ['Round', view.round + ' (' + view.rounds_since_todo + ' since the list was last updated)'],
+      [
+        'Source',
+        isObserved(view)
+          ? agentLabel(view) + ' (observed: the agent runs its own todo tool)'
+          : 'Rounds run here',
+      ],
+    ]
+    if (view.parent) meta.push(['Subagent of', sessionLink(view.parent, view.parent)])
+    var subagents = view.observed ? view.observed.subagents : []
+    if (subagents.length) {
+      var links = el('span', { class: 'subagents' })
+      var main = view.session_id
+      subagents.forEach(function (id, i) {
+        if (i) links.append(', ')
+        links.append(sessionLink(id, nestedId({ session_id: id, parent: main })))
+      })
+      meta.push(['Subagents', links])
+    }
+    meta.push(['Dialect', view.dialect], ['Version', String(view.version)])
+    if (!isObserved(view))
+      meta.push([
+        'Round',
+        view.round + ' (' + view.rounds_since_todo + ' since the list was last updated)',
+      ])
+    meta.push(
       [
         'Items',
         p.total +
@@ -942,13 +1231,20 @@
           (p.cancelled ? ' · ' + p.cancelled + ' cancelled' : ''),
       ],
       ['Created', absoluteTime(view.created_at)],
-      ['Last update', lastUpdateText(view), 'detail-updated'],
-    ]
+      ['Last update', lastUpdateText(view), 'detail-updated']
+    )
     var dl = $('detail-meta')
     dl.replaceChildren()
     meta.forEach(function (row) {
-      dl.append(el('dt', { text: row[0] }), el('dd', { text: row[1], id: row[2] || null }))
+      var value = row[1]
+      dl.append(
+        el('dt', { text: row[0] }),
+        typeof value === 'string'
+          ? el('dd', { text: value, id: row[2] || null })
+          : el('dd', null, [value])
+      )
     })
+    renderObserved(view)
     var endedNode = $('detail-ended')
     endedNode.hidden = !view.ended
     if (view.ended) {
@@ -980,8 +1276,14 @@
     setText(status, detail.gone || 'Loading…')
     if (!loaded) return
     renderDetailHeader()
-    $('edit-button').hidden = !canEdit() || !!edit
+    var view = detail.view
+    var editable = !!view && listEditable(view)
+    $('edit-button').hidden = !canEdit() || !editable || !!edit
     $('edit-readonly').hidden = canEdit() || app.role === null
+    var owned = $('edit-owned')
+    owned.hidden = !view || editable || !canEdit()
+    if (view && !editable)
+      setText(owned, 'Read-only: ' + agentLabel(view) + ' owns this list and writes it itself')
     renderItems()
     renderEditForm()
   }
@@ -1104,6 +1406,20 @@
     return groups
   }
 
+  /**
+   * What wrote a history entry: an observed agent's change reads as the agent's name, and a
+   * person's edit of an observed list as sent to it (the list changes when the agent writes it).
+   * @param {HistoryEntry} entry
+   */
+  function historySource(entry) {
+    var view = detail.view
+    if (view && isObserved(view)) {
+      if (entry.source === 'ingest') return agentLabel(view)
+      if (entry.source === 'put') return 'Edit sent to the agent'
+    }
+    return SOURCE_LABEL[entry.source] || entry.source
+  }
+
   function renderHistory() {
     var list = $('detail-history')
     list.replaceChildren()
@@ -1134,7 +1450,7 @@
         el('li', { class: 'src-' + entry.source + (group.quiet ? ' quiet' : '') }, [
           el('div', { class: 'h-head' }, [
             el('span', { class: 'h-version', text: version }),
-            el('span', { class: 'h-source', text: SOURCE_LABEL[entry.source] || entry.source }),
+            el('span', { class: 'h-source', text: historySource(entry) }),
             el('time', {
               datetime: entry.at,
               title: absoluteTime(entry.at),
@@ -1157,12 +1473,14 @@
   // ---- editing -------------------------------------------------------------------------------
 
   function startEdit() {
-    if (!detail.view || !canEdit()) return
+    if (!detail.view || !canEdit() || !listEditable(detail.view)) return
+    // an edit not yet handed to the agent is where the next one starts
+    var pending = detail.view.observed && detail.view.observed.pending_edit
     edit = {
       base: detail.view.version,
       changedTo: null,
       saving: false,
-      items: detail.view.items.map(function (item) {
+      items: (pending ? pending.items : detail.view.items).map(function (item) {
         return { item: item, content: item.content, status: item.status }
       }),
     }
@@ -1207,6 +1525,7 @@
     form.hidden = !edit
     const editing = edit
     if (!editing) return
+    $('edit-observed').hidden = !detail.view || !isObserved(detail.view)
     var note = $('edit-note')
     note.hidden = editing.changedTo === null
     if (editing.changedTo !== null) {
@@ -1325,6 +1644,16 @@
       upsert(res.data)
       renderDetail()
       scheduleHistory()
+      if (isObserved(res.data)) {
+        showMessage(
+          'Sent as version ' +
+            res.data.version +
+            ': the edit is pending delivery to the agent, which gets it with the reply to its next todo tool call.',
+          'info'
+        )
+        toast('Edit of ' + id + ' sent to the agent')
+        return
+      }
       showMessage(
         'Saved as version ' +
           res.data.version +
