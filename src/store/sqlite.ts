@@ -173,6 +173,9 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   sweep.unref()
 
   let closed = false
+  // The SessionStore interface is async; these methods read synchronously (better-sqlite3), and `async` is
+  // what turns their throws (StoreUnavailableError from a storage fault) into the rejected promises the interface promises.
+  /* eslint-disable @typescript-eslint/require-await */
   return {
     kind: 'sqlite',
     async get(key) {
@@ -269,7 +272,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
         version: row.version,
         at: row.at,
         source: row.source as HistoryEntry['source'],
-        items: JSON.parse(row.items),
+        items: JSON.parse(row.items) as HistoryEntry['items'],
       }))
     },
     claimIdempotency(scope, fingerprint, ttlMs) {
@@ -315,4 +318,5 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       if (db.open) db.close()
     },
   }
+  /* eslint-enable @typescript-eslint/require-await */
 }
