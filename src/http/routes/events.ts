@@ -131,14 +131,14 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
     return sseResponse(
       c,
       open(() => hub.openSession(key, lastEventId, dropper(c)))
-    ) as never
+    )
   })
 
-  app.openapi(tenantEvents, async (c) => {
+  app.openapi(tenantEvents, (c) => {
     refuseWhileDraining()
     return sseResponse(
       c,
       open(() => hub.openTenant(c.get('tenant'), dropper(c)))
-    ) as never
+    )
   })
 }

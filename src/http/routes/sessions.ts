@@ -189,13 +189,13 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
 
   app.openapi(getSession, async (c) => {
     const session = await load(keyOf(c, c.req.valid('param').session_id))
-    return (notModified(c, etagOf(session)) ?? (await viewResponse(c, session))) as never
+    return notModified(c, etagOf(session)) ?? (await viewResponse(c, session))
   })
 
   app.openapi(getRender, async (c) => {
     const session = await load(keyOf(c, c.req.valid('param').session_id))
     const etag = etagOf(session)
-    return (notModified(c, etag) ?? c.text(renderSession(session), 200, { ETag: etag })) as never
+    return notModified(c, etag) ?? c.text(renderSession(session), 200, { ETag: etag })
   })
 
   app.openapi(putTodos, async (c) => {
@@ -297,7 +297,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     const nextCursor = next ? JSON.stringify(encodeCursor(next)) : 'null'
     return c.body(textBody(`{"sessions":${json},"next_cursor":${nextCursor}}`), 200, {
       'Content-Type': 'application/json',
-    }) as never
+    })
   })
 
   app.openapi(getHistory, async (c) => {
@@ -308,7 +308,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     if (query.cursor !== undefined && before === undefined) throw invalidCursor()
     const session = await load(key)
     const cached = notModified(c, etagOf(session))
-    if (cached) return cached as never
+    if (cached) return cached
     // newest first while reading, in batches, until the page is full or its bytes are spent
     const parts: string[] = []
     let bytes = 0
@@ -344,6 +344,6 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     return c.body(textBody(`{"entries":[${parts.join(',')}],"next_cursor":${nextCursor}}`), 200, {
       'Content-Type': 'application/json',
       ETag: etagOf(session),
-    }) as never
+    })
   })
 }
