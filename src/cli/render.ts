@@ -2,12 +2,9 @@
  * @module cli/render
  * Text frames of `agent-todos watch`: a tenant's sessions, or one session's list.
  */
-import type { z } from '@hono/zod-openapi'
-import type * as S from '../http/schemas.js'
+import type { Progress, SessionSummary, SessionView } from '../client/index.js'
 
-export type SessionSummary = z.infer<typeof S.SessionSummary>
-export type SessionView = z.infer<typeof S.SessionView>
-type Progress = z.infer<typeof S.Progress>
+export type { SessionSummary, SessionView }
 
 export interface RenderOptions {
   /** Terminal columns. */
@@ -62,6 +59,7 @@ const paint = (options: RenderOptions, style: Style, text: string) =>
  * @param text - untrusted text
  */
 export function sanitize(text: string): string {
+  // eslint-disable-next-line no-control-regex -- the control characters are what it removes
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
 }
 
