@@ -177,6 +177,7 @@ describe('cli arguments', () => {
 })
 
 // what a terminal shows of a line: escape sequences take no cells
+// eslint-disable-next-line no-control-regex -- ESC starts the escape sequences it takes out
 const cells = (line: string) => Array.from(line.replace(/\x1b\[[0-9;]*m/g, '')).length
 
 describe('cli render in narrow terminals', () => {
@@ -364,6 +365,7 @@ describe('cli watch on a narrow terminal', () => {
       controller.abort()
       assert.equal(await running, 0)
       const frames = out.text().split('\x1b[H\x1b[2J').filter(Boolean)
+      // eslint-disable-next-line no-control-regex -- ESC starts the cursor sequences it takes out
       const last = frames[frames.length - 1].replace(/\x1b\[\?25[hl]/g, '')
       assert.match(last, /run-2/)
       for (const line of last.split('\n')) {
