@@ -7,12 +7,10 @@ import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import type { MiddlewareHandler } from 'hono'
 import { bearerAuth } from 'hono/bearer-auth'
-import type { AppEnv } from './env.js'
+import type { AppEnv, Role } from './context.js'
 import { ProblemError } from './problem.js'
 import { TENANT_PATTERN } from '../core/ids.js'
 import { budgetOf } from './rate-limit.js'
-
-export type Role = 'agent' | 'viewer'
 
 export interface ApiKey {
   tenant: string

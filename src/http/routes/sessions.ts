@@ -16,7 +16,7 @@ import {
   encodeHistoryCursor,
 } from '../../store/cursor.js'
 import { limitsOf, type AppDeps } from '../deps.js'
-import type { AppEnv } from '../env.js'
+import type { AppEnv } from '../context.js'
 import { conditionMatches, versionTag } from '../etag.js'
 import type { Metrics } from '../metrics.js'
 import { ProblemError, problemResponses, sessionNotFound } from '../problem.js'
