@@ -162,7 +162,7 @@ export function tenantLayout(width: number, longestId: number) {
  * @param header - the first line (server, connection state)
  * @param options - size, colour, clock
  */
-export function renderTenant(
+export function renderTenantFrame(
   sessions: readonly SessionSummary[],
   header: string,
   options: RenderOptions
@@ -232,7 +232,11 @@ export function renderTenant(
  * @param header - the first line (server, connection state)
  * @param options - size, colour, clock
  */
-export function renderSession(view: SessionView, header: string, options: RenderOptions): string {
+export function renderSessionFrame(
+  view: SessionView,
+  header: string,
+  options: RenderOptions
+): string {
   const style = stateStyle(view)
   const p = view.progress
   const title = [

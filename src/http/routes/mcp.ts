@@ -39,7 +39,7 @@ import { batchRefusal, mcpBody, type RpcRefusal } from '../mcp-guards.js'
 import { ProblemError } from '../problem.js'
 import { runRound } from '../round-runner.js'
 import { SESSION_ID_PATTERN } from '../schemas.js'
-import { renderSession } from '../views.js'
+import { renderedList } from '../views.js'
 
 export const MCP_PATH = '/mcp'
 
@@ -237,7 +237,7 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
     }
     const session = await deps.store.get({ tenant: scope.tenant, sessionId })
     // An unknown session reads as the empty list it would start as (in this tenant).
-    const text = session ? renderSession(session) : resolveDialect(null, scope.requested).render([])
+    const text = session ? renderedList(session) : resolveDialect(null, scope.requested).render([])
     return { contents: [{ uri, mimeType: 'text/plain', text }] }
   })
 

@@ -34,7 +34,7 @@ import { editRefusal, pendEdit } from '../../ingest/edit.js'
 import { updateWithinQuota } from '../round-runner.js'
 import { requestHeader } from '../route-input.js'
 import { jsonArrayWithin, PAGE_BYTES, stringifySliced, textBody } from '../json-parts.js'
-import { historyView, renderSession, sessionSummary, sessionView } from '../views.js'
+import { historyView, renderedList, sessionSummary, sessionView } from '../views.js'
 
 const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
 const viewContent = { 'application/json': { schema: SessionView } }
@@ -195,7 +195,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
   app.openapi(getRender, async (c) => {
     const session = await load(keyOf(c, c.req.valid('param').session_id))
     const etag = etagOf(session)
-    return notModified(c, etag) ?? c.text(renderSession(session), 200, { ETag: etag })
+    return notModified(c, etag) ?? c.text(renderedList(session), 200, { ETag: etag })
   })
 
   app.openapi(putTodos, async (c) => {
