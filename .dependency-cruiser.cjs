@@ -1,6 +1,7 @@
 /**
  * The layering, as rules that fail CI (`npm run lint`): data flows HTTP → ingest/dialects → core
- * → store, and each layer imports only what is below it.
+ * → store, and each layer imports only what is below it. Imports within a layer (a dialect's
+ * shared helpers, the registry) are the layer's own business.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -11,6 +12,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/core/' },
       to: { path: '^src/', pathNot: '^src/core/' },
+    },
+    {
+      name: 'core-does-no-io',
+      comment:
+        'src/core is the pure domain: no Node built-in module (files, network, processes, crypto).',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { dependencyTypes: ['core'] },
     },
     {
       name: 'dialects-import-only-core',
@@ -35,6 +44,21 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(core|dialects|ingest)/' },
     },
     {
+      name: 'tools-import-only-core-and-dialects',
+      comment: "A provider format of a dialect's tools knows the dialect, not HTTP or storage.",
+      severity: 'error',
+      from: { path: '^src/tools/' },
+      to: { path: '^src/', pathNot: '^src/(core|dialects|tools)/' },
+    },
+    {
+      name: 'client-is-standalone',
+      comment:
+        'src/client is published as its own package (packages/client): it imports only itself.',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: '^src/client/' },
+    },
+    {
       name: 'cli-imports-only-the-client',
       comment: 'The CLI is a client of the HTTP API like any other: it imports only src/client.',
       severity: 'error',
@@ -43,16 +67,18 @@ module.exports = {
     },
     {
       name: 'nothing-imports-the-server',
-      comment: 'src/server.ts is the composition root: it starts things, so nothing imports it.',
+      comment:
+        'src/server.ts is the composition root: it starts things, so nothing (tests included) imports it.',
       severity: 'error',
       from: {},
       to: { path: '^src/server\\.ts$' },
     },
     {
       name: 'no-circular',
+      comment: 'No import cycle, not even through type-only imports.',
       severity: 'error',
       from: {},
-      to: { circular: true, dependencyTypesNot: ['type-only'] },
+      to: { circular: true },
     },
   ],
   options: {

@@ -27,7 +27,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { argsIgnorePattern: '^_', caughtErrors: 'none' },
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
       ],
       // node:test's describe() and it() return promises the runner awaits itself
       '@typescript-eslint/no-floating-promises': [
@@ -57,7 +57,12 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
-    files: ['src/http/dashboard/**/*.js'],
+    files: ['src/http/dashboard/**/*.js', 'src/http/docs/**/*.js'],
     languageOptions: { globals: globals.browser },
+  },
+  {
+    // swagger-ui-dist's bundle, loaded by the page before init.js
+    files: ['src/http/docs/init.js'],
+    languageOptions: { globals: { SwaggerUIBundle: 'readonly' } },
   }
 )

@@ -14,7 +14,6 @@
 // Environment: BENCH_STORE (memory), BENCH_DURATION (s per throughput pass, 10), BENCH_ROUNDS (2),
 // BENCH_STREAMS (1000), BENCH_STUCK_SECONDS (60), BENCH_LARGEST_SECONDS (20), BENCH_PARTS
 // (throughput,stuck,largest), BENCH_DIST (another build).
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import fs from 'node:fs'
 import os from 'node:os'

@@ -97,12 +97,16 @@ async function main() {
       server.closeAllConnections()
     }, config.SHUTDOWN_GRACE_MS)
     force.unref()
-    server.close(async (error) => {
+    server.close((error) => {
       clearTimeout(force)
-      await store.close().catch((err) => logger.error({ err }, 'store close failed'))
-      logger.info('stopped')
-      logger.flush()
-      process.exit(error ? 1 : 0)
+      void store
+        .close()
+        .catch((err) => logger.error({ err }, 'store close failed'))
+        .then(() => {
+          logger.info('stopped')
+          logger.flush()
+          process.exit(error ? 1 : 0)
+        })
     })
     server.closeIdleConnections()
   }

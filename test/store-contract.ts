@@ -18,7 +18,7 @@ export interface ContractClock {
 }
 
 /** Creates a fresh, empty store on the given clock. */
-export type StoreFactory = (options: StoreOptions) => Promise<SessionStore>
+export type StoreFactory = (options: StoreOptions) => SessionStore | Promise<SessionStore>
 
 let counter = 0
 const uniqueTenant = () => `t${process.pid}-${Date.now()}-${counter++}`

@@ -262,7 +262,7 @@ class IngestSender {
       if (key) headers.Authorization = `Bearer ${key}`
       let status = 0
       let retryAfterMs: number | null = null
-      let detail = ''
+      let detail: string
       try {
         const res = await fetch(target, {
           method: 'POST',

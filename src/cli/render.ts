@@ -2,12 +2,9 @@
  * @module cli/render
  * Text frames of `agent-todos watch`: a tenant's sessions, or one session's list.
  */
-import type { z } from '@hono/zod-openapi'
-import type * as S from '../http/schemas.js'
+import type { Progress, SessionSummary, SessionView } from '../client/index.js'
 
-export type SessionSummary = z.infer<typeof S.SessionSummary>
-export type SessionView = z.infer<typeof S.SessionView>
-type Progress = z.infer<typeof S.Progress>
+export type { SessionSummary, SessionView }
 
 export interface RenderOptions {
   /** Terminal columns. */
@@ -98,6 +95,7 @@ const paint = (options: RenderOptions, style: Style, text: string) =>
  * @param text - untrusted text
  */
 export function sanitize(text: string): string {
+  // eslint-disable-next-line no-control-regex -- the control characters are what it removes
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
 }
 
@@ -274,7 +272,7 @@ const idCell = (session: Pick<SessionSummary, 'session_id' | 'parent'>, depth: n
  * @param header - the first line (server, connection state)
  * @param options - size, colour, clock
  */
-export function renderTenant(
+export function renderTenantFrame(
   sessions: readonly SessionSummary[],
   header: string,
   options: RenderOptions
@@ -361,7 +359,11 @@ export function renderTenant(
  * @param header - the first line (server, connection state)
  * @param options - size, colour, clock
  */
-export function renderSession(view: SessionView, header: string, options: RenderOptions): string {
+export function renderSessionFrame(
+  view: SessionView,
+  header: string,
+  options: RenderOptions
+): string {
   const style = stateStyle(view)
   const p = view.progress
   const source = sourceLabel(view.source)

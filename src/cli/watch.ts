@@ -4,7 +4,12 @@
  * Server-Sent Events the dashboard reads.
  */
 import { readSse, type SseEvent } from './sse.js'
-import { renderSession, renderTenant, type SessionSummary, type SessionView } from './render.js'
+import {
+  renderSessionFrame,
+  renderTenantFrame,
+  type SessionSummary,
+  type SessionView,
+} from './render.js'
 
 export interface WatchOptions {
   /** Service base URL, e.g. http://127.0.0.1:8080. */
@@ -150,9 +155,9 @@ export async function watch(options: WatchOptions): Promise<number> {
     const renderOptions = { ...size, color: options.color, now }
     if (options.session) {
       if (deleted) return `${header}\n\nThe session was deleted.\n`
-      return view ? renderSession(view, header, renderOptions) : `${header}\n`
+      return view ? renderSessionFrame(view, header, renderOptions) : `${header}\n`
     }
-    return renderTenant([...sessions.values()], header, renderOptions)
+    return renderTenantFrame([...sessions.values()], header, renderOptions)
   }
 
   let renderTimer: NodeJS.Timeout | undefined

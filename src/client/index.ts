@@ -29,6 +29,7 @@ export type RoundReply = Schemas['RoundReply']
 export type ToolCall = Schemas['ToolCall']
 export type ToolResult = Schemas['ToolResult']
 export type SessionView = Schemas['SessionView']
+export type SessionSummary = Schemas['SessionSummary']
 export type SessionList = Schemas['SessionList']
 export type Item = Schemas['Item']
 export type Progress = Schemas['Progress']
@@ -92,7 +93,7 @@ export async function listTools<F extends ToolFormat>(
       },
     },
   })
-  if (!data) throw new AgentTodosError(response.status, error as ProblemDetails | undefined)
+  if (!data) throw new AgentTodosError(response.status, error)
   // the server answers in the format it was asked for (ToolsReply is discriminated by it)
   return (data as ToolsReplyOf<F>).tools as ToolsOf<F>
 }

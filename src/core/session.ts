@@ -120,8 +120,11 @@ export const historyEntryOf = (session: Session, source: ChangeSource): HistoryE
 /** Which sessions a listing returns; `stale` needs `staleBefore`. */
 export type ListState = 'active' | 'done' | 'stale' | 'ended' | 'all'
 
-/** Columns a store indexes to filter listings without reading every record. */
-export interface SessionSummary {
+/**
+ * What a session's state is decided from (`sessionState`): the columns a store indexes to filter
+ * listings without reading every record. Not the listing's `SessionSummary` (http/schemas).
+ */
+export interface StateColumns {
   total: number
   unfinished: number
   ended: boolean
@@ -180,10 +183,10 @@ export function newSession(
 }
 
 /**
- * The indexed summary of a session.
+ * The state columns of a session.
  * @param session - the session
  */
-export function summarize(session: Session): SessionSummary {
+export function stateColumns(session: Session): StateColumns {
   return {
     total: session.items.length,
     unfinished: session.items.filter(isUnfinished).length,
@@ -207,37 +210,37 @@ export type SessionState = (typeof SESSION_STATES)[number]
  * - done: not ended, and every item completed or cancelled
  * - stale: not ended, some item unfinished, no change since `staleBefore`
  * - active: otherwise (some item unfinished, or no items yet)
- * @param summary - the session's indexed summary
+ * @param columns - the session's state columns
  * @param updatedAt - its last change, epoch ms
  * @param staleBefore - epoch ms: unfinished sessions unchanged since before this are stale
  */
 export function sessionState(
-  summary: SessionSummary,
+  columns: StateColumns,
   updatedAt: number,
   staleBefore: number
 ): SessionState {
-  if (summary.ended) return 'ended'
-  if (summary.total > 0 && summary.unfinished === 0) return 'done'
+  if (columns.ended) return 'ended'
+  if (columns.total > 0 && columns.unfinished === 0) return 'done'
   // an observed agent waiting for a person is not stale: it is waiting (see `waiting`)
-  if (summary.unfinished > 0 && updatedAt < staleBefore && !summary.waiting) return 'stale'
+  if (columns.unfinished > 0 && updatedAt < staleBefore && !columns.waiting) return 'stale'
   return 'active'
 }
 
 /**
  * Whether a session matches a listing state. The `active` filter also lists stale sessions
  * (they are active sessions that stopped changing).
- * @param summary - the session's summary
+ * @param columns - the session's state columns
  * @param updatedAt - its last change, epoch ms
  * @param state - the filter
  * @param staleBefore - epoch ms: unfinished sessions unchanged since before this are stale
  */
 export function matchesState(
-  summary: SessionSummary,
+  columns: StateColumns,
   updatedAt: number,
   state: ListState,
   staleBefore: number
 ): boolean {
   if (state === 'all') return true
-  const actual = sessionState(summary, updatedAt, staleBefore)
+  const actual = sessionState(columns, updatedAt, staleBefore)
   return actual === state || (state === 'active' && actual === 'stale')
 }

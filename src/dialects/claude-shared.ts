@@ -10,6 +10,7 @@ import { parseJsonText } from './json.js'
 // What Claude Code 2.1.332 escapes where it quotes model text back (its `v()`): control, format
 // and separator characters and a few invisible ones, as `\u{HEX}`.
 const INVISIBLE =
+  // eslint-disable-next-line no-misleading-character-class -- U+1160 and U+FE00 combine with the character before them in text, but here each is a class member of its own
   /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u2065\u3164\uFE00-\uFE0F\uFFA0\uFFF0-\uFFF8\u{E0000}-\u{E0FFF}]/u
 
 /** One character as Claude Code quotes it: invisible ones as `\u{HEX}`, no backticks or brackets. */

@@ -17,7 +17,7 @@
  * - Arguments that are no JSON: quoted back escaped (`unparsedInputError`).
  */
 import { z } from 'zod'
-import { reconcileIds } from '../core/identity.js'
+import { reconcileIds } from '../core/reconcile-ids.js'
 import { droppedItems, makeItem, type Item } from '../core/items.js'
 import {
   duplicateId,

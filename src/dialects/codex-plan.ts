@@ -21,7 +21,7 @@
  *   `update_plan`, `<reminder>Update your plan with update_plan.</reminder>` every round.
  */
 import { z } from 'zod'
-import type { Item, Status } from '../core/items.js'
+import type { Item } from '../core/items.js'
 import { renderChecklist, rewriteList } from './list-rewrite.js'
 import { fromStr, type Deserializer, type StructSpec } from './native/serde-json.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
@@ -105,7 +105,7 @@ function applyUpdatePlan(state: DialectState, input: unknown, raw?: string): Cal
   const { explanation, plan } = parsed.args
   const next = rewriteList(
     state,
-    plan.map((p) => ({ content: p.step, status: p.status as Status }))
+    plan.map((p) => ({ content: p.step, status: p.status }))
   )
   return {
     result: { is_error: false, content: 'Plan updated', structured: { explanation, plan } },

@@ -19,7 +19,7 @@
  *   `write_todos`, `<reminder>Update your todo list with write_todos.</reminder>` every round.
  */
 import { z } from 'zod'
-import type { Item, Status } from '../core/items.js'
+import type { Item } from '../core/items.js'
 import { isRecord } from './json.js'
 import { renderNumbered, rewriteList } from './list-rewrite.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
@@ -195,7 +195,7 @@ function applyWriteTodos(state: DialectState, input: unknown): CallOutcome {
   }))
   const next = rewriteList(
     state,
-    todos.map((todo) => ({ content: todo.description, status: todo.status as Status }))
+    todos.map((todo) => ({ content: todo.description, status: todo.status }))
   )
   const content =
     todos.length > 0

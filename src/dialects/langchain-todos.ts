@@ -22,7 +22,7 @@
  *   `write_todos`, `<reminder>Update your todo list with write_todos.</reminder>` every round.
  */
 import { z } from 'zod'
-import type { Item, Status } from '../core/items.js'
+import type { Item } from '../core/items.js'
 import { isRecord } from './json.js'
 import { renderChecklist, rewriteList } from './list-rewrite.js'
 import { literalMessage, pyRepr } from './native/python.js'
@@ -187,7 +187,7 @@ function applyWriteTodos(state: DialectState, input: unknown, ctx: CallContext):
   const todos = checked.todos.map((t) => ({ content: t.content, status: t.status }))
   const next = rewriteList(
     state,
-    todos.map((t) => ({ content: t.content, status: t.status as Status }))
+    todos.map((t) => ({ content: t.content, status: t.status }))
   )
   return {
     result: { is_error: false, content: updatedText(todos), structured: { todos } },

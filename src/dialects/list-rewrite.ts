@@ -3,7 +3,7 @@
  * A whole-list write as the replace-style dialects (codex-plan, gemini-todos, langchain-todos,
  * openhands-tracker) apply it: stable ids for unchanged items, and the unfinished items it drops.
  */
-import { reconcileIds } from '../core/identity.js'
+import { reconcileIds } from '../core/reconcile-ids.js'
 import { droppedItems, makeItem, type Item, type Status } from '../core/items.js'
 import type { DialectState } from './types.js'
 

@@ -499,6 +499,7 @@ export const openhandsTracker: Dialect = {
   argumentsError: (_toolName, raw) => {
     // the SDK retries json.loads with raw control characters escaped before it gives up
     const escaped = raw.replace(
+      // eslint-disable-next-line no-control-regex -- the control characters are what it escapes
       /[\u0000-\u001f]/g,
       (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
     )

@@ -8,7 +8,6 @@ import { cors } from 'hono/cors'
 import { etag } from 'hono/etag'
 import { HTTPException } from 'hono/http-exception'
 import { methodNotAllowed } from 'hono/method-not-allowed'
-import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { DialectConflictError } from '../dialects/round.js'
 import {
   ConflictRetryError,
@@ -21,7 +20,7 @@ import { bodyLimit } from './body-limit.js'
 import { limitsOf, type AppDeps } from './deps.js'
 import { jsonDepthLimit, TOO_DEEP_DETAIL } from './json-depth.js'
 import { tenantRateLimit } from './rate-limit.js'
-import type { AppEnv } from './env.js'
+import type { AppEnv } from './context.js'
 import { requestLogger } from './logging.js'
 import { responseHeaders } from './response-headers.js'
 import { watchWrites } from './store-health.js'
@@ -57,7 +56,7 @@ const ETAG_PATHS = ['/v1/dialects', '/v1/tools', '/v1/sessions']
 
 function onError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof ProblemError) {
-    return problem(c, error.status as ContentfulStatusCode, error.slug, error.message, {
+    return problem(c, error.status, error.slug, error.message, {
       errors: error.errors,
       headers: error.headers,
     })
@@ -92,7 +91,7 @@ function onError(error: Error, c: Context<AppEnv>): Response {
     return problem(c, 503, 'contention', error.message, { headers: { 'Retry-After': '1' } })
   }
   if (error instanceof HTTPException) {
-    const status = error.status as ContentfulStatusCode
+    const status = error.status
     const headers: Record<string, string> = {}
     error.res?.headers.forEach((value, name) => {
       if (name !== 'content-type' && name !== 'content-length') headers[name] = value

@@ -5,14 +5,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
-import type { Context, MiddlewareHandler } from 'hono'
+import type { MiddlewareHandler } from 'hono'
 import { bearerAuth } from 'hono/bearer-auth'
-import type { AppEnv } from './env.js'
+import type { AppEnv, Role } from './context.js'
 import { ProblemError } from './problem.js'
 import { TENANT_PATTERN } from '../core/ids.js'
 import { budgetOf } from './rate-limit.js'
-
-export type Role = 'agent' | 'viewer'
 
 export interface ApiKey {
   tenant: string
@@ -78,7 +76,7 @@ export function loadKeysFile(path: string): KeyTable {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
-    throw new Error(`AUTH_KEYS_FILE ${path}: ${(error as Error).message}`)
+    throw new Error(`AUTH_KEYS_FILE ${path}: ${(error as Error).message}`, { cause: error })
   }
   const result = KeysFile.safeParse(parsed)
   if (!result.success) {
@@ -127,18 +125,17 @@ export function authenticate(
     }
   }
   const known = [...keys].map(([sha256, key]) => ({ sha256: Buffer.from(sha256, 'hex'), key }))
-  const bearer = bearerAuth({
+  const bearer: MiddlewareHandler<AppEnv> = bearerAuth({
     verifyToken: (token, c) => {
       const key = findKey(known, token)
       if (!key) return false
-      const ctx = c as unknown as Context<AppEnv>
-      ctx.set('tenant', key.tenant)
-      ctx.set('role', key.role)
+      c.set('tenant', key.tenant)
+      c.set('role', key.role)
       return true
     },
   })
   return async function authenticate(c, next) {
-    return bearer(c as unknown as Context, async () => {
+    return bearer(c, async () => {
       const write = budgetOf(c.req.method) === 'write'
       if (c.get('role') === 'viewer' && write && options.viewerWrites !== 'let-route-decide') {
         throw new ProblemError(403, 'forbidden', 'This key is read-only (role viewer).')

@@ -5,7 +5,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { routePath } from 'hono/route'
 import type { Logger } from 'pino'
-import type { AppEnv } from './env.js'
+import type { AppEnv } from './context.js'
 
 /**
  * Logs each request once it is answered: request id, method, route pattern (never the raw path,

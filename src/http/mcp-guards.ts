@@ -5,7 +5,7 @@
  * hold) and what a batch costs against the tenant's request budget.
  */
 import type { Context, MiddlewareHandler } from 'hono'
-import type { AppEnv } from './env.js'
+import type { AppEnv } from './context.js'
 
 /** The MCP protocol revision that dropped JSON-RPC batching (2025-03-26 and earlier have it). */
 export const FIRST_REVISION_WITHOUT_BATCHES = '2025-06-18'

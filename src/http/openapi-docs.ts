@@ -47,8 +47,9 @@ export function operationIdOf(route: Pick<RouteConfig, 'method' | 'path'>): stri
     .filter(Boolean)
     .map((part) => {
       const param = /^{(.+)}$/.exec(part)
-      const word = (param ? `by_${param[1]}` : part).replace(/[^A-Za-z0-9]+(.)?/g, (_, c = '') =>
-        c.toUpperCase()
+      const word = (param ? `by_${param[1]}` : part).replace(
+        /[^A-Za-z0-9]+(.)?/g,
+        (_, c?: string) => (c ?? '').toUpperCase()
       )
       return word.charAt(0).toUpperCase() + word.slice(1)
     })

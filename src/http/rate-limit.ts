@@ -5,7 +5,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { rateLimiter, type Store } from 'hono-rate-limiter'
 import { StoreUnavailableError, type SharedCounters } from '../store/types.js'
-import type { AppEnv } from './env.js'
+import type { AppEnv } from './context.js'
 import { problem } from './problem.js'
 
 /**

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { MiddlewareHandler } from 'hono'
-import type { AppEnv } from './env.js'
+import type { AppEnv } from './context.js'
 import { requestHeader } from './route-input.js'
 
 /** hono's `secureHeaders()` with its default options. */

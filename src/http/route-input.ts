@@ -15,7 +15,7 @@ import type { IncomingMessage } from 'node:http'
 import type { OpenAPIHono, RouteConfig, z } from '@hono/zod-openapi'
 import type { Context, Handler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import type { AppEnv } from './env.js'
+import type { AppEnv } from './context.js'
 import { invalidInput } from './problem.js'
 
 type HeaderSchema = z.ZodObject<Record<string, z.ZodType<string | undefined>>>

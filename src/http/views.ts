@@ -8,7 +8,7 @@ import { isReminderDue } from '../core/reminder.js'
 import {
   sessionSource,
   sessionState,
-  summarize,
+  stateColumns,
   type Ended,
   type HistoryEntry,
   type Session,
@@ -45,7 +45,7 @@ const reminderDue = (session: Session) =>
   isReminderDue(dialectOf(session).reminder, session.settings, session)
 
 /** The list as the session's dialect renders it. */
-export const renderSession = (session: Session) => dialectOf(session).render(session.items)
+export const renderedList = (session: Session) => dialectOf(session).render(session.items)
 
 /**
  * The session's state (core `sessionState`) at a point in time.
@@ -53,7 +53,7 @@ export const renderSession = (session: Session) => dialectOf(session).render(ses
  * @param staleBefore - epoch ms: unfinished sessions unchanged since are stale
  */
 export const stateOf = (session: Session, staleBefore: number): SessionState =>
-  sessionState(summarize(session), session.updated_at, staleBefore)
+  sessionState(stateColumns(session), session.updated_at, staleBefore)
 
 /**
  * The full view of a session.
@@ -67,7 +67,7 @@ export function sessionView(session: Session, staleBefore: number): z.infer<type
     version: session.version,
     state: stateOf(session, staleBefore),
     items: session.items,
-    rendered: renderSession(session),
+    rendered: renderedList(session),
     progress: computeProgress(session.items),
     current: currentItem(session.items),
     round: session.round,

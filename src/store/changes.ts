@@ -26,13 +26,14 @@ export const changeEvent = (
 export function createChangeFeed() {
   const listeners = new Set<ChangeListener>()
   return {
-    subscribe(listener: ChangeListener) {
+    // arrow functions: the stores hand these on detached (`subscribe: feed.subscribe`)
+    subscribe: (listener: ChangeListener) => {
       listeners.add(listener)
       return () => {
         listeners.delete(listener)
       }
     },
-    emit(event: ChangeEvent) {
+    emit: (event: ChangeEvent) => {
       for (const listener of listeners) {
         try {
           listener(event)

@@ -2,7 +2,7 @@
  * @module store/filter
  * The listing filters, for stores that filter in process.
  */
-import { matchesState, sessionSource, summarize, type Session } from '../core/session.js'
+import { matchesState, sessionSource, stateColumns, type Session } from '../core/session.js'
 import type { ListQuery } from './types.js'
 
 /**
@@ -15,6 +15,6 @@ export function matchesListQuery(session: Session, query: ListQuery): boolean {
     (query.dialect === undefined || session.dialect === query.dialect) &&
     (query.source === undefined || sessionSource(session) === query.source) &&
     (query.updatedSince === undefined || session.updated_at >= query.updatedSince) &&
-    matchesState(summarize(session), session.updated_at, query.state, query.staleBefore)
+    matchesState(stateColumns(session), session.updated_at, query.state, query.staleBefore)
   )
 }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import { summarize, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
+import { stateColumns, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
 import { changeEvent, createChangeFeed } from './changes.js'
 import { cursorAfter } from './cursor.js'
 import {
@@ -115,16 +115,16 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     session: Session,
     source: string
   ) => {
-    const summary = summarize(session)
+    const columns = stateColumns(session)
     // parameter objects as literals of one shape: spreading them cost more than the binding
     const row: SessionParams = {
       tenant: key.tenant,
       sessionId: key.sessionId,
       version: session.version,
       data: JSON.stringify(session),
-      total: summary.total,
-      unfinished: summary.unfinished,
-      ended: summary.ended ? 1 : 0,
+      total: columns.total,
+      unfinished: columns.unfinished,
+      ended: columns.ended ? 1 : 0,
       updatedAt: session.updated_at,
       expiresAt: options.now() + options.ttlMs,
       expectedVersion: existing ? existing.version : 0,
@@ -173,6 +173,9 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   sweep.unref()
 
   let closed = false
+  // The SessionStore interface is async; these methods read synchronously (better-sqlite3), and `async` is
+  // what turns their throws (StoreUnavailableError from a storage fault) into the rejected promises the interface promises.
+  /* eslint-disable @typescript-eslint/require-await */
   return {
     kind: 'sqlite',
     async get(key) {
@@ -269,7 +272,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
         version: row.version,
         at: row.at,
         source: row.source as HistoryEntry['source'],
-        items: JSON.parse(row.items),
+        items: JSON.parse(row.items) as HistoryEntry['items'],
       }))
     },
     claimIdempotency(scope, fingerprint, ttlMs) {
@@ -315,4 +318,5 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       if (db.open) db.close()
     },
   }
+  /* eslint-enable @typescript-eslint/require-await */
 }

@@ -30,7 +30,7 @@ function literalUnion(branches: unknown[]): JsonSchema | undefined {
   const values: unknown[] = []
   for (const branch of branches) {
     if (!isObject(branch) || branch.type !== 'string') return undefined
-    if (Array.isArray(branch.enum)) values.push(...branch.enum)
+    if (Array.isArray(branch.enum)) values.push(...(branch.enum as unknown[]))
     else if (typeof branch.const === 'string') values.push(branch.const)
     else return undefined
   }
@@ -43,7 +43,7 @@ function nullable(schema: JsonSchema): JsonSchema {
   const described = (s: JsonSchema) => (description === undefined ? s : { ...s, description })
   const type = rest.type
   if (typeof type === 'string' && type !== 'object' && type !== 'array') {
-    const enumValues = Array.isArray(rest.enum) ? { enum: [...rest.enum, null] } : {}
+    const enumValues = Array.isArray(rest.enum) ? { enum: [...(rest.enum as unknown[]), null] } : {}
     return described({ ...rest, type: [type, 'null'], ...enumValues })
   }
   // objects and arrays: Anthropic reads `items` / `properties` only under a single type

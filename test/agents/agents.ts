@@ -71,7 +71,7 @@ const exampleText = async (file: string, serviceUrl?: string) => {
 }
 
 /** Writes the agent's configuration into the fresh HOME; returns the CLI arguments. */
-async function prepare(options: RunOptions, home: string, cwd: string): Promise<string[]> {
+async function prepare(options: RunOptions, home: string): Promise<string[]> {
   const { agent, script, api, service, hooks } = options
   if (hooks) {
     if (!service) throw new Error('hooks need a service URL')
@@ -224,7 +224,7 @@ export async function runAgent(options: RunOptions): Promise<AgentRun> {
   const cwd = join(root, 'project')
   await mkdir(home, { recursive: true })
   await mkdir(cwd, { recursive: true })
-  const args = await prepare(options, home, cwd)
+  const args = await prepare(options, home)
   const env = environment(options, home)
   let command = bin
   let argv = args

@@ -364,9 +364,9 @@ export async function startModelApi(scripts: Record<string, Script> = SCRIPTS): 
     return { turn, frames }
   }
 
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const text = await readBody(req)
-    let body: any = null
+    let body: any
     try {
       body = text ? JSON.parse(text) : null
     } catch {
@@ -453,7 +453,8 @@ export async function startModelApi(scripts: Record<string, Script> = SCRIPTS): 
       return
     }
     sse(res, frames)
-  })
+  }
+  const server = createServer((req, res) => void handle(req, res))
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
   const port = (server.address() as AddressInfo).port

@@ -4,7 +4,7 @@
  * `{session_id, version, applied, ignored}`), or with a status the test chooses.
  */
 import { once } from 'node:events'
-import { createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 export interface RecordedRequest {
@@ -56,7 +56,7 @@ export async function startRecorder(): Promise<Recorder> {
   const requests: RecordedRequest[] = []
   let decide: (req: RecordedRequest) => { status: number; body?: unknown } | undefined = () =>
     undefined
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const record: RecordedRequest = {
@@ -85,7 +85,8 @@ export async function startRecorder(): Promise<Recorder> {
         })
       )
     else res.end('{}')
-  })
+  }
+  const server = createServer((req, res) => void handle(req, res))
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
   const port = (server.address() as AddressInfo).port

@@ -31,6 +31,9 @@ const jsonLines = (text: string) =>
     .filter((line) => line.trim().startsWith('{'))
     .map((line) => line.replace(/\r$/, ''))
 
+/** A hook's JSON input as the CLI posted it: the event's name, the tool's for tool events. */
+type HookInput = Record<string, unknown> & { hook_event_name: string; tool_name?: string }
+
 describe('real agents against a recorder: hooks and observe deliver what the CLI emitted', () => {
   const cleanups: (() => Promise<void>)[] = []
   after(async () => {
@@ -44,7 +47,7 @@ describe('real agents against a recorder: hooks and observe deliver what the CLI
     run: AgentRun
     api: ModelApi
     recorder: Recorder
-    hooks: Record<string, unknown>[]
+    hooks: HookInput[]
   }> {
     const api = await startModelApi()
     const recorder = await startRecorder()
@@ -85,7 +88,7 @@ describe('real agents against a recorder: hooks and observe deliver what the CLI
     const last = recorder.requests.filter((r) => r.path.startsWith('/v1/sessions/')).at(-1)!
     assert.match(last.path, /^\/v1\/sessions\/[^/]+\/end$/)
     assert.deepEqual(JSON.parse(last.body), { outcome: 'completed', detail: 'exit code 0' })
-    const hooks = hookPosts.map((r) => JSON.parse(r.body) as Record<string, unknown>)
+    const hooks = hookPosts.map((r) => JSON.parse(r.body) as HookInput)
     return { run, api, recorder, hooks }
   }
 

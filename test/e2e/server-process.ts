@@ -56,8 +56,8 @@ export async function startServer(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  child.stdout!.on('data', (chunk) => (output += chunk))
-  child.stderr!.on('data', (chunk) => (output += chunk))
+  child.stdout.on('data', (chunk) => (output += chunk))
+  child.stderr.on('data', (chunk) => (output += chunk))
   const url = `http://127.0.0.1:${port}`
   const exited = once(child, 'exit')
   const proc: ServerProcess = {

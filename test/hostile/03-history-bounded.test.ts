@@ -133,8 +133,8 @@ describe('hostile 03: bounded responses', () => {
     const sse = sseReader(res.body!)
     const snapshot = await sse.nextEvent()
     assert.equal(snapshot?.event, 'snapshot')
-    assert.ok(Buffer.byteLength(snapshot!.data!) <= PAGE_BYTES + 1024)
-    const sessions = JSON.parse(snapshot!.data!).sessions
+    assert.ok(Buffer.byteLength(snapshot.data!) <= PAGE_BYTES + 1024)
+    const sessions = JSON.parse(snapshot.data!).sessions
     assert.ok(sessions.length >= 1 && sessions.length < 8, `${sessions.length} in the snapshot`)
     assert.equal(sessions[0].session_id, 's7', 'the newest first')
     for (const summary of sessions) {

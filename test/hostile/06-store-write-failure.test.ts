@@ -12,8 +12,9 @@ import { makeTestApp, round } from '../helpers.js'
 
 function fullDisk(store: SessionStore) {
   let full = false
+  const refusal = () => new StoreUnavailableError(new Error('SQLITE_FULL'), true)
   const refuse = () => {
-    if (full) throw new StoreUnavailableError(new Error('SQLITE_FULL'), true)
+    if (full) throw refusal()
   }
   const wrapped = Object.assign(Object.create(store), {
     async update(...args: Parameters<SessionStore['update']>) {
@@ -24,8 +25,8 @@ function fullDisk(store: SessionStore) {
       refuse()
       return store.delete(...args)
     },
-    async checkWritable() {
-      refuse()
+    checkWritable() {
+      return full ? Promise.reject(refusal()) : Promise.resolve()
     },
   }) as SessionStore
   return { store: wrapped, setFull: (value: boolean) => (full = value) }

@@ -57,9 +57,8 @@ describe('hostile 11: rate limits fit one tenant and its monitors', () => {
 
   it('Should let reads through uncounted when the shared counters cannot write', async () => {
     const failing: SharedCounters = {
-      increment: async () => {
-        throw new StoreUnavailableError(new Error('OOM command not allowed'), true)
-      },
+      increment: () =>
+        Promise.reject(new StoreUnavailableError(new Error('OOM command not allowed'), true)),
       decrement: async () => {},
       reset: async () => {},
     }

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 export interface Mount {
   dir: string
   /** Unmounts (lazily when still busy) and removes what the mount made; safe to call twice. */
-  cleanup(): void
+  cleanup: () => void
 }
 
 const run = (command: string, args: string[]) =>
@@ -63,7 +63,7 @@ export interface LoopMount extends Mount {
    * Makes the kernel report an ext4 error on this file system: mounted with
    * `errors=remount-ro`, it turns read-only under the open files, as a failing disk does.
    */
-  triggerError(): void
+  triggerError: () => void
 }
 
 /**

@@ -2,6 +2,7 @@
  * `agent-todos observe`: a fake agent command (test/agents/fake-agent.mjs printing canned lines,
  * among them the real captures of test/fixtures/ingest) against a recorder in place of the service.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { readFileSync } from 'node:fs'
 import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
@@ -267,13 +268,14 @@ describe('observe: a fake agent against a recorder', () => {
     let firstReplyAt = Infinity
     let gate: Promise<void> | null = null
     const { createServer } = await import('node:http')
-    const server = createServer(async (req, res) => {
+    const reply = async (req: IncomingMessage, res: ServerResponse) => {
       for await (const _ of req) void _
       gate ??= new Promise<void>((resolve) => setTimeout(resolve, 1000))
       await gate
       if (firstReplyAt === Infinity) firstReplyAt = Date.now()
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
-    })
+    }
+    const server = createServer((req, res) => void reply(req, res))
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const port = (server.address() as { port: number }).port
     try {

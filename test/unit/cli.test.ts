@@ -9,8 +9,8 @@ import {
   fit,
   nestSubagents,
   progressBar,
-  renderSession,
-  renderTenant,
+  renderSessionFrame,
+  renderTenantFrame,
   sanitize,
   type SessionSummary,
   type SessionView,
@@ -87,7 +87,7 @@ describe('cli render', () => {
   })
 
   it('Should tell working, stale, done and ended sessions apart in the tenant view', () => {
-    const text = renderTenant(
+    const text = renderTenantFrame(
       [
         summary('run-working'),
         summary('run-stale', {
@@ -135,7 +135,7 @@ describe('cli render', () => {
       observed: null,
       created_at: new Date(NOW - 60_000).toISOString(),
     }
-    const text = renderSession(view, 'header', options)
+    const text = renderSessionFrame(view, 'header', options)
     assert.match(text, /run-1 · s03 · v1 · round 1 · updated 5 s ago/)
     assert.match(text, /State: working {2}· reminder due/)
     assert.match(text, /^ {2}\[x\] #1 Plan$/m)
@@ -186,6 +186,7 @@ describe('cli arguments', () => {
 })
 
 // what a terminal shows of a line: escape sequences take no cells
+// eslint-disable-next-line no-control-regex -- ESC starts the escape sequences it takes out
 const cells = (line: string) => Array.from(line.replace(/\x1b\[[0-9;]*m/g, '')).length
 
 describe('cli render in narrow terminals', () => {
@@ -220,12 +221,12 @@ describe('cli render in narrow terminals', () => {
       it(`Should keep every line within ${width} columns${color ? ' (colour)' : ''}`, () => {
         const at = { ...options, width, color }
         const frames = [
-          renderTenant(
+          renderTenantFrame(
             sessions,
             `agent-todos watch · all sessions · http://127.0.0.1:8080 · live`,
             at
           ),
-          renderSession(view, 'agent-todos watch · session migrate-7 · live', at),
+          renderSessionFrame(view, 'agent-todos watch · session migrate-7 · live', at),
         ]
         for (const frame of frames) {
           for (const line of frame.split('\n')) {
@@ -237,7 +238,7 @@ describe('cli render in narrow terminals', () => {
   }
 
   it('Should still show state, id, bar and percent of each session at 60 columns', () => {
-    const text = renderTenant(sessions, 'header', { ...options, width: 60 })
+    const text = renderTenantFrame(sessions, 'header', { ...options, width: 60 })
     assert.match(text, /^working\s+migrate-7\s+█+░+\s+33%/m)
     assert.match(text, /^stale\s+a-rather-\S*…\s+█+░+\s+33%/m)
     assert.match(text, /^ended at max\S*\s+run-ended /m)
@@ -245,7 +246,7 @@ describe('cli render in narrow terminals', () => {
   })
 
   it('Should show a state a newer server adds under its own name', () => {
-    const text = renderTenant(
+    const text = renderTenantFrame(
       [summary('run-w', { state: 'waiting' as SessionSummary['state'] })],
       'header',
       options
@@ -374,6 +375,7 @@ describe('cli watch on a narrow terminal', () => {
       controller.abort()
       assert.equal(await running, 0)
       const frames = out.text().split('\x1b[H\x1b[2J').filter(Boolean)
+      // eslint-disable-next-line no-control-regex -- ESC starts the cursor sequences it takes out
       const last = frames[frames.length - 1].replace(/\x1b\[\?25[hl]/g, '')
       assert.match(last, /run-2/)
       for (const line of last.split('\n')) {

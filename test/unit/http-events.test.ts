@@ -24,7 +24,7 @@ describe('GET /v1/sessions/{id}/events', () => {
     const snapshot = await sse.nextEvent()
     assert.equal(snapshot?.event, 'snapshot')
     assert.equal(snapshot?.id, '1')
-    assert.equal(JSON.parse(snapshot!.data!).rendered, '[ ] #1: a\n\n(0/1 completed)')
+    assert.equal(JSON.parse(snapshot.data!).rendered, '[ ] #1: a\n\n(0/1 completed)')
     await round(t, 's1', [todo('a', 'in_progress')])
     await round(t, 's1', [{ name: 'bash' }])
     await t.call('PUT', '/v1/sessions/s1/todos', {
@@ -105,13 +105,13 @@ describe('GET /v1/events', () => {
     const snapshot = await sse.nextEvent()
     assert.equal(snapshot?.event, 'snapshot')
     assert.deepEqual(
-      JSON.parse(snapshot!.data!).sessions.map((s: any) => s.session_id),
+      JSON.parse(snapshot.data!).sessions.map((s: any) => s.session_id),
       ['a']
     )
     await round(t, 'b', [todo('y')])
     const update = await sse.nextEvent()
     assert.equal(update?.event, 'update')
-    assert.equal(JSON.parse(update!.data!).session_id, 'b')
+    assert.equal(JSON.parse(update.data!).session_id, 'b')
     await sse.cancel()
   })
 })
@@ -176,8 +176,8 @@ describe('State changes without a write', () => {
     const summary = await tenant.nextEvent()
     assert.equal(summary?.event, 'update')
     assert.equal(summary?.id, '1', 'the same version')
-    assert.equal(JSON.parse(summary!.data!).state, 'stale')
-    assert.equal(JSON.parse(summary!.data!).stale, true)
+    assert.equal(JSON.parse(summary.data!).state, 'stale')
+    assert.equal(JSON.parse(summary.data!).stale, true)
     const view = await session.nextEvent()
     assert.deepEqual([view?.event, view?.id], ['update', '1'])
     assert.equal(JSON.parse(view!.data!).state, 'stale')

@@ -45,8 +45,9 @@ function run(current: Session | null, events: ObservedEvent[], over: Partial<App
 
 describe('ingest/apply: versions', () => {
   it('Should write a version only when what the session shows changes', () => {
-    let { stored, write: wrote } = run(null, [write('c1', ['A', 'pending'])])
-    assert.ok(wrote)
+    const created = run(null, [write('c1', ['A', 'pending'])])
+    let stored = created.stored
+    assert.ok(created.write)
     assert.equal(stored!.version, 1)
     // a duplicate, an identical snapshot under a new id, and activity: no version
     for (const events of [
@@ -77,10 +78,9 @@ describe('ingest/apply: versions', () => {
     }
     assert.equal(versions, 7)
     // nothing unfinished: nothing can turn stale, so activity never writes
-    let done = run(null, [write('c1', ['A', 'completed'])]).stored
+    const done = run(null, [write('c1', ['A', 'completed'])]).stored
     const later = run(done, [activity], { now: T0 + 3_600_000 })
     assert.equal(later.write, false)
-    done = later.stored
   })
 
   it('Should stage calls and record applied ids within their bounds', () => {
@@ -115,7 +115,7 @@ describe('ingest/apply: lifecycle', () => {
   })
 
   it('Should keep the most specific end of a run, and open an ended session for a new run or a changed list', () => {
-    let stored = run(null, [
+    const stored = run(null, [
       write('c1', ['A', 'in_progress']),
       end('max_turns', true, 'turns'),
     ]).stored!

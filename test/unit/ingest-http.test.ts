@@ -216,7 +216,7 @@ describe('Ingest: observed sessions among the others', () => {
     const sse = sseReader(res.body!)
     const snapshot = await sse.nextEvent()
     assert.equal(snapshot?.event, 'snapshot')
-    assert.equal(JSON.parse(snapshot!.data!).source, 'claude-code')
+    assert.equal(JSON.parse(snapshot.data!).source, 'claude-code')
     for (const hook of hooks.slice(1, 5)) await ingest(t, 'claude-code', hook)
     const update = await sse.nextEvent()
     assert.deepEqual([update?.event, update?.id], ['update', '2'])

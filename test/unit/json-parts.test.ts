@@ -40,7 +40,7 @@ describe('http/json-parts', () => {
     const body = textBody(text)
     assert.ok(body instanceof ReadableStream)
     const pieces: Uint8Array[] = []
-    for await (const piece of body as ReadableStream<Uint8Array>) pieces.push(piece)
+    for await (const piece of body) pieces.push(piece)
     assert.ok(pieces.length > 3)
     assert.equal(Buffer.concat(pieces).toString('utf8'), text)
   })

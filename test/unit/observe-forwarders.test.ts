@@ -47,9 +47,9 @@ describe('examples/observe/claude-agent-sdk/forward.ts', () => {
     const headers: (string | null)[] = []
     process.env.AGENT_TODOS_KEY = 'k-123456789'
     try {
-      const send = (async (_url: string, init: RequestInit) => {
+      const send = ((_url: string, init: RequestInit) => {
         headers.push(new Headers(init.headers).get('authorization'))
-        throw new TypeError('fetch failed')
+        return Promise.reject(new TypeError('fetch failed'))
       }) as typeof fetch
       let count = 0
       for await (const _ of forward(messagesOf('claude-agent-sdk/max-turns.ndjson'), send)) count++

@@ -5,9 +5,9 @@ import { createMemoryStore } from '../../src/store/memory.js'
 import { createSqliteStore } from '../../src/store/sqlite.js'
 import { storeContract } from '../store-contract.js'
 
-storeContract('memory', async (options) => createMemoryStore(options))
+storeContract('memory', (options) => createMemoryStore(options))
 
-storeContract('sqlite', async (options) =>
+storeContract('sqlite', (options) =>
   createSqliteStore({
     ...options,
     path: join(mkdtempSync(join(tmpdir(), 'agent-todos-')), 'contract.db'),

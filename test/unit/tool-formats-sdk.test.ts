@@ -130,7 +130,10 @@ describe('GET /v1/tools against the provider SDKs', () => {
       { cwd: ROOT.pathname }
     ).then(
       () => ({ ok: true, output: '' }),
-      (error: { stdout?: string }) => ({ ok: false, output: error.stdout ?? String(error) })
+      (error: Error & { stdout?: string }) => ({
+        ok: false,
+        output: error.stdout ?? String(error),
+      })
     )
     assert.ok(run.ok, `the served tools do not typecheck as the SDK types:\n${run.output}`)
     // a sanity check that the file really holds every combination

@@ -69,6 +69,7 @@ function scalarRepr(value: unknown): string {
     return Number.isInteger(value) ? BigInt(value).toString() : pyFloat(value)
   }
   if (typeof value === 'string') return pyStr(value)
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects and arrays are pyRepr's; only a non-JSON primitive (a bigint) gets here
   return pyStr(String(value))
 }
 
@@ -119,6 +120,7 @@ export function pyTypeName(value: unknown): string {
 }
 
 // Python's whitespace is JavaScript's without U+FEFF, plus U+001C–U+001F and U+0085.
+// eslint-disable-next-line no-control-regex -- U+001C–U+001F are the point: Python counts them as whitespace
 const PY_SPACE = /^(?!\ufeff)[\s\x1c-\x1f\x85]$/u
 
 /**

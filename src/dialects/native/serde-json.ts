@@ -386,6 +386,7 @@ export class Deserializer {
     } catch (error) {
       failure ??= error
     }
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows what visit() or end() threw, as it was
     if (failure !== undefined) throw failure
     return result as T
   }

@@ -6,7 +6,6 @@
  * which keep only done / not done. A `todo_list` snapshot keeps the status a step already had while
  * it is not done (an `in_progress` seen through a hook stays), so the two feeds agree.
  */
-import type { Status } from '../../core/items.js'
 import { parseUpdatePlanArguments } from '../codex-plan.js'
 import { isRecord } from '../json.js'
 import { rewriteList, type NewItem } from '../list-rewrite.js'
@@ -18,7 +17,7 @@ function planItems(input: unknown): NewItem[] | undefined {
   const text = typeof input === 'string' ? input : JSON.stringify(input ?? null)
   const parsed = parseUpdatePlanArguments(text)
   if (parsed.ok) {
-    return parsed.args.plan.map((step) => ({ content: step.step, status: step.status as Status }))
+    return parsed.args.plan.map((step) => ({ content: step.step, status: step.status }))
   }
   let value: unknown = input
   if (typeof input === 'string') {

@@ -67,8 +67,6 @@
     cancelled: 'Ended · cancelled',
   }
   /** @type {Record<string, string>} */
-  var STATE_LABEL = { working: 'Working', stale: 'Stale', done: 'Done', ended: 'Ended' }
-  /** @type {Record<string, string>} */
   var SOURCE_LABEL = { round: 'Round', put: 'Operator edit', end: 'Ended', delete: 'Deleted' }
 
   /**
@@ -447,7 +445,7 @@
         return
       }
       if (!res.ok || !res.body) {
-        var data = null
+        var data
         try {
           data = await res.json()
         } catch (e) {
@@ -1033,7 +1031,7 @@
         return detail.view ? detail.view.version : null
       },
       onStatus: function () {},
-      onFail: function (status, data) {
+      onFail: function (status) {
         if (status === 404) {
           detail.gone = 'No session ' + quote(id) + ' in this tenant.'
           renderDetail()

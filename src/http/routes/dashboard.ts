@@ -5,7 +5,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppDeps } from '../deps.js'
-import type { AppEnv } from '../env.js'
+import type { AppEnv } from '../context.js'
 import { DASHBOARD_CSP, dashboardHtml } from '../dashboard/page.js'
 
 /**

@@ -8,7 +8,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { SessionKey } from '../../core/session.js'
 import { limitsOf, type AppDeps } from '../deps.js'
-import type { AppEnv } from '../env.js'
+import type { AppEnv } from '../context.js'
 import { createEventHub, StreamCapError } from '../streams/hub.js'
 import type { Metrics } from '../metrics.js'
 import { ProblemError, problemResponses, sessionNotFound } from '../problem.js'
@@ -131,14 +131,14 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
     return sseResponse(
       c,
       open(() => hub.openSession(key, lastEventId, dropper(c)))
-    ) as never
+    )
   })
 
-  app.openapi(tenantEvents, async (c) => {
+  app.openapi(tenantEvents, (c) => {
     refuseWhileDraining()
     return sseResponse(
       c,
       open(() => hub.openTenant(c.get('tenant'), dropper(c)))
-    ) as never
+    )
   })
 }

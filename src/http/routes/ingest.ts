@@ -23,7 +23,7 @@ import { IngestFormatError, type ObservedEvent, type Target } from '../../ingest
 import { parseGemini } from '../../ingest/gemini-cli.js'
 import { parseOpenHandsConversation, parseOpenHandsEvents } from '../../ingest/openhands.js'
 import { limitsOf, type AppDeps } from '../deps.js'
-import type { AppEnv } from '../env.js'
+import type { AppEnv } from '../context.js'
 import type { Metrics } from '../metrics.js'
 import { invalidInput, ProblemError, problemResponses } from '../problem.js'
 import { updateWithinQuota } from '../round-runner.js'

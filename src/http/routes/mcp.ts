@@ -34,12 +34,12 @@ import { DialectConflictError, resolveDialect } from '../../dialects/round.js'
 import type { Dialect } from '../../dialects/types.js'
 import { formatTool } from '../../tools/formats.js'
 import { limitsOf, type AppDeps } from '../deps.js'
-import type { AppEnv } from '../env.js'
+import type { AppEnv } from '../context.js'
 import { batchRefusal, mcpBody, type RpcRefusal } from '../mcp-guards.js'
 import { ProblemError } from '../problem.js'
 import { runRound } from '../round-runner.js'
 import { SESSION_ID_PATTERN } from '../schemas.js'
-import { renderSession } from '../views.js'
+import { renderedList } from '../views.js'
 
 export const MCP_PATH = '/mcp'
 
@@ -237,7 +237,7 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
     }
     const session = await deps.store.get({ tenant: scope.tenant, sessionId })
     // An unknown session reads as the empty list it would start as (in this tenant).
-    const text = session ? renderSession(session) : resolveDialect(null, scope.requested).render([])
+    const text = session ? renderedList(session) : resolveDialect(null, scope.requested).render([])
     return { contents: [{ uri, mimeType: 'text/plain', text }] }
   })
 

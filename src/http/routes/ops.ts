@@ -8,7 +8,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppDeps } from '../deps.js'
-import type { AppEnv } from '../env.js'
+import type { AppEnv } from '../context.js'
 import { problem } from '../problem.js'
 
 /** How long readiness waits for the store before calling it down. */

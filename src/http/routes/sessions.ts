@@ -16,7 +16,7 @@ import {
   encodeHistoryCursor,
 } from '../../store/cursor.js'
 import { limitsOf, type AppDeps } from '../deps.js'
-import type { AppEnv } from '../env.js'
+import type { AppEnv } from '../context.js'
 import { conditionMatches, versionTag } from '../etag.js'
 import type { Metrics } from '../metrics.js'
 import { ProblemError, problemResponses, sessionNotFound } from '../problem.js'
@@ -34,7 +34,7 @@ import { editRefusal, pendEdit } from '../../ingest/edit.js'
 import { updateWithinQuota } from '../round-runner.js'
 import { requestHeader } from '../route-input.js'
 import { jsonArrayWithin, PAGE_BYTES, stringifySliced, textBody } from '../json-parts.js'
-import { historyView, renderSession, sessionSummary, sessionView } from '../views.js'
+import { historyView, renderedList, sessionSummary, sessionView } from '../views.js'
 
 const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
 const viewContent = { 'application/json': { schema: SessionView } }
@@ -189,13 +189,13 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
 
   app.openapi(getSession, async (c) => {
     const session = await load(keyOf(c, c.req.valid('param').session_id))
-    return (notModified(c, etagOf(session)) ?? (await viewResponse(c, session))) as never
+    return notModified(c, etagOf(session)) ?? (await viewResponse(c, session))
   })
 
   app.openapi(getRender, async (c) => {
     const session = await load(keyOf(c, c.req.valid('param').session_id))
     const etag = etagOf(session)
-    return (notModified(c, etag) ?? c.text(renderSession(session), 200, { ETag: etag })) as never
+    return notModified(c, etag) ?? c.text(renderedList(session), 200, { ETag: etag })
   })
 
   app.openapi(putTodos, async (c) => {
@@ -297,7 +297,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     const nextCursor = next ? JSON.stringify(encodeCursor(next)) : 'null'
     return c.body(textBody(`{"sessions":${json},"next_cursor":${nextCursor}}`), 200, {
       'Content-Type': 'application/json',
-    }) as never
+    })
   })
 
   app.openapi(getHistory, async (c) => {
@@ -308,7 +308,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     if (query.cursor !== undefined && before === undefined) throw invalidCursor()
     const session = await load(key)
     const cached = notModified(c, etagOf(session))
-    if (cached) return cached as never
+    if (cached) return cached
     // newest first while reading, in batches, until the page is full or its bytes are spent
     const parts: string[] = []
     let bytes = 0
@@ -344,6 +344,6 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     return c.body(textBody(`{"entries":[${parts.join(',')}],"next_cursor":${nextCursor}}`), 200, {
       'Content-Type': 'application/json',
       ETag: etagOf(session),
-    }) as never
+    })
   })
 }

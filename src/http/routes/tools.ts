@@ -5,7 +5,7 @@
 import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi'
 import { DIALECTS } from '../../dialects/registry.js'
 import { formatTool, isStrictFormat, STRICT_FORMATS } from '../../tools/formats.js'
-import type { AppEnv } from '../env.js'
+import type { AppEnv } from '../context.js'
 import { ProblemError, problemResponses } from '../problem.js'
 import { DialectsReply, ToolsQuery, ToolsReply } from '../schemas.js'
 

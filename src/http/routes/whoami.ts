@@ -4,7 +4,7 @@
  * do without trying it.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
-import type { AppEnv } from '../env.js'
+import type { AppEnv } from '../context.js'
 import { problemResponses } from '../problem.js'
 import { Whoami } from '../schemas.js'
 

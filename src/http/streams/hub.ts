@@ -10,43 +10,12 @@
  * and the writers keep their throughput. It also pushes the one change that needs no write: an
  * unfinished session turning stale.
  */
-import type { Logger } from 'pino'
 import type { SessionKey } from '../../core/session.js'
-import type { SessionStore } from '../../store/types.js'
-import type { Metrics } from '../metrics.js'
+import type { EventHubOptions } from './hub-options.js'
 import { SessionTopic } from './session-topic.js'
 import { SseStream } from './sse.js'
 import { TenantTopic } from './tenant-topic.js'
 import type { HubContext } from './topic.js'
-
-export interface EventHubOptions {
-  store: SessionStore
-  logger: Logger
-  metrics: Metrics
-  now: () => number
-  staleAfterMs: number
-  historyLimit: number
-  heartbeatMs: number
-  /**
-   * Changes are gathered this long before they go out: a session that changed several times
-   * in a window is read once (a tenant stream sends its latest summary; a session stream every
-   * version), and each stream gets one chunk. Default 100 ms.
-   */
-  flushMs?: number
-  /**
-   * What one topic may write to its streams per second, counting each write as its bytes plus
-   * 4 KiB (the syscall): past it, the next window is longer, so that a tenant written to very
-   * fast with many viewers costs its viewers freshness instead of costing its writers
-   * throughput. Default 64 MiB/s.
-   */
-  fanoutBytesPerSecond?: number
-  /** Open streams per tenant on this instance; 0 for no cap. */
-  maxStreamsPerTenant: number
-  /** Unsent bytes per stream before its client is dropped. */
-  maxBacklogBytes: number
-  /** Aborted at shutdown: every stream closes. */
-  shutdownSignal?: AbortSignal
-}
 
 /** Refused: the tenant has `cap` streams open on this instance. */
 export class StreamCapError extends Error {

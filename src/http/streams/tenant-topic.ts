@@ -118,7 +118,7 @@ export class TenantTopic extends Topic {
         const sessions = await Promise.all(
           batch.map((event) =>
             event.source === 'delete'
-              ? null
+              ? Promise.resolve(null)
               : this.hub.options.store.get({ tenant: this.tenant, sessionId: event.session_id })
           )
         )

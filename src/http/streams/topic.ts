@@ -5,7 +5,7 @@
  * stale timer and the step loop that runs queued work in order.
  */
 import type { ChangeEvent } from '../../store/types.js'
-import type { EventHubOptions } from './hub.js'
+import type { EventHubOptions } from './hub-options.js'
 import { yieldToLoop } from '../json-parts.js'
 import { encodeMessage, HEARTBEAT, type SseStream } from './sse.js'
 

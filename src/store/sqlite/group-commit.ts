@@ -87,7 +87,7 @@ export function createGroupCommit(
       for (const op of batch) op.reject(new StoreClosedError())
       return
     }
-    const results: (OpResult | undefined)[] = new Array(batch.length)
+    const results = new Array<OpResult | undefined>(batch.length)
     const errors: unknown[] = new Array(batch.length)
     try {
       begin.run()

@@ -1,5 +1,5 @@
 /**
- * @module core/identity
+ * @module core/reconcile-ids
  * Stable item identity across whole-list rewrites, so monitors see one history per item.
  */
 import type { Item } from './items.js'
