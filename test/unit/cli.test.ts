@@ -434,7 +434,7 @@ describe('cli render of observed sessions (the ingest fixtures)', () => {
   }
 
   it('Should badge the agent, indent a subagent under its main session and show waiting and todo tools off at 60 columns', () => {
-    const text = renderTenant(sessions, 'agent-todos watch · all sessions · live', at60)
+    const text = renderTenantFrame(sessions, 'agent-todos watch · all sessions · live', at60)
     for (const row of text.split('\n'))
       assert.ok(cells(row) <= 60, `${cells(row)} cells: ${JSON.stringify(row)}`)
     assert.match(text, /6 sessions: 5 working, 1 waiting, 0 stale, 0 done, 0 ended/)
@@ -456,13 +456,13 @@ describe('cli render of observed sessions (the ingest fixtures)', () => {
     // a session fed by rounds has no badge
     assert.match(line(text, /run-42/), /^working\s+run-42\s+░+\s+0%\s+Plan$/)
     // in colour too, every line fits
-    const coloured = renderTenant(sessions, 'header', { ...at60, color: true })
+    const coloured = renderTenantFrame(sessions, 'header', { ...at60, color: true })
     for (const row of coloured.split('\n'))
       assert.ok(cells(row) <= 60, `${cells(row)} cells: ${JSON.stringify(row)}`)
   })
 
   it('Should name the agents in full where the terminal is wide', () => {
-    const text = renderTenant(sessions, 'header', { ...at60, width: 160 })
+    const text = renderTenantFrame(sessions, 'header', { ...at60, width: 160 })
     assert.match(line(text, /claude:5d2e/), /^waiting\s+Claude Code\s+claude:5d2e/)
     assert.match(
       line(text, /claude:f4d5/),
@@ -474,7 +474,7 @@ describe('cli render of observed sessions (the ingest fixtures)', () => {
 
   it("Should show a session's agent, waiting, subagents, parent and todo tools off at 60 columns", async () => {
     const frame = async (id: string) => {
-      const text = renderSession(await view(t, id), `agent-todos watch · session ${id}`, at60)
+      const text = renderSessionFrame(await view(t, id), `agent-todos watch · session ${id}`, at60)
       for (const row of text.split('\n'))
         assert.ok(cells(row) <= 60, `${cells(row)} cells: ${JSON.stringify(row)}`)
       return text
@@ -489,7 +489,7 @@ describe('cli render of observed sessions (the ingest fixtures)', () => {
     assert.match(subagent, /^Subagent of claude:beb21700-11bb-4a47-9146-1f02fab85f4a$/m)
     const noTools = await frame(NO_TOOLS)
     assert.match(noTools, /^todo tools off \(set CLAUDE_CODE_ENABLE_TODO_TOOLS=1\)$/m)
-    const codex = renderSession(await view(t, CODEX), 'header', { ...at60, width: 100 })
+    const codex = renderSessionFrame(await view(t, CODEX), 'header', { ...at60, width: 100 })
     // an observed agent runs no rounds here: no round count
     assert.match(codex, /^codex:\S+ · Codex · codex-plan · v\d+ · updated 5 s ago$/m)
     assert.doesNotMatch(codex, /round 0|todo tools off|Waiting/)
@@ -501,14 +501,14 @@ describe('cli render of observed sessions (the ingest fixtures)', () => {
     })
     assert.equal(put.status, 200)
     assert.match(
-      renderSession(await view(t, WAITING), 'header', at60),
+      renderSessionFrame(await view(t, WAITING), 'header', at60),
       /^Edit pending delivery to the agent \(made \d+ s ago\)$/m
     )
   })
 
   it('Should list a subagent at the top level when its main session is not listed', () => {
     const orphan = sessions.filter((s) => s.session_id !== MAIN)
-    const text = renderTenant(orphan, 'header', { ...at60, width: 120 })
+    const text = renderTenantFrame(orphan, 'header', { ...at60, width: 120 })
     // its own id, from the start (cut to the column), not indented
     assert.match(
       line(text, /Reading the source/),

@@ -11,7 +11,6 @@ import { isRecord } from '../json.js'
 import { parseStringified, repairKeys } from '../claude-shared.js'
 import { todoWriteCleared } from '../claude-todowrite.js'
 import { rewriteList, type NewItem } from '../list-rewrite.js'
-import type { DialectState } from '../types.js'
 import { canonicalStatus, notApplied, type Observer } from './types.js'
 
 /**
