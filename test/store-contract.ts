@@ -314,7 +314,7 @@ export function storeContract(name: string, factory: StoreFactory) {
       assert.equal(await store.countSessions(uniqueTenant()), 0)
     })
 
-    it('Should filter listings by source, and not list an observed agent waiting for a person as stale', async () => {
+    it('Should filter listings by source, and list an observed agent waiting for a person as waiting, not stale', async () => {
       const tenant = uniqueTenant()
       const t0 = clock.now
       const pending = [makeItem({ id: '1', content: 'x', status: 'pending' })]
@@ -339,6 +339,10 @@ export function storeContract(name: string, factory: StoreFactory) {
       assert.deepEqual(await ids({ source: 'codex', state: 'stale' }), ['codex'])
       assert.deepEqual(await ids({ state: 'stale' }), ['codex', 'loop'])
       assert.deepEqual(await ids({ source: 'gemini-cli' }), [])
+      // waiting for a person is a state of its own, listed among the active ones
+      assert.deepEqual(await ids({ state: 'waiting' }), ['claude'])
+      assert.deepEqual(await ids({ state: 'active' }), ['codex', 'claude', 'loop'])
+      assert.deepEqual(await ids({ state: 'done' }), [])
     })
 
     it('Should expire idle sessions after the TTL', async () => {

@@ -128,12 +128,8 @@ export function progressBar(percent: number, width = BAR_WIDTH): string {
 
 type Shown = Pick<SessionSummary, 'ended' | 'state' | 'waiting'>
 
-/**
- * The state as shown: the server's, except that an active session whose agent waits for a
- * person reads "waiting" (the server never lists it stale).
- */
-const shownState = (session: Shown) =>
-  session.state === 'active' && session.waiting ? 'waiting' : session.state
+/** The state as shown: the server's (it computes waiting, stale and the rest). */
+const shownState = (session: Shown) => session.state
 
 const stateLabel = (session: Shown) =>
   session.state === 'ended' && session.ended

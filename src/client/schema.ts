@@ -545,10 +545,10 @@ export interface components {
             updated_at: string;
         };
         /**
-         * @description ended: its run was ended; done: every item completed or cancelled; stale: some item unfinished and no change for STALE_AFTER_SECONDS; active: otherwise. More states may be added: show an unknown one as it is named.
+         * @description ended: its run was ended; done: every item completed or cancelled; waiting: an observed agent waits for a person (a Claude permission or idle prompt; see `waiting`), never stale; stale: some item unfinished and no change for STALE_AFTER_SECONDS; active: otherwise. More states may be added: show an unknown one as it is named.
          * @enum {string}
          */
-        SessionState: "active" | "done" | "stale" | "ended";
+        SessionState: "active" | "waiting" | "done" | "stale" | "ended";
         Ended: {
             /** @enum {string} */
             outcome: "completed" | "max_turns" | "error" | "cancelled";
@@ -1736,7 +1736,7 @@ export interface operations {
     listSessions: {
         parameters: {
             query?: {
-                state?: "active" | "done" | "stale" | "ended" | "all";
+                state?: "active" | "waiting" | "done" | "stale" | "ended" | "all";
                 dialect?: components["schemas"]["DialectName"];
                 /** @description What fed the session first: `rounds` (executed here) or the observed agent */
                 source?: components["schemas"]["SessionSource"];

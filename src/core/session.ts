@@ -118,7 +118,7 @@ export const historyEntryOf = (session: Session, source: ChangeSource): HistoryE
 })
 
 /** Which sessions a listing returns; `stale` needs `staleBefore`. */
-export type ListState = 'active' | 'done' | 'stale' | 'ended' | 'all'
+export type ListState = 'active' | 'waiting' | 'done' | 'stale' | 'ended' | 'all'
 
 /**
  * What a session's state is decided from (`sessionState`): the columns a store indexes to filter
@@ -197,10 +197,10 @@ export function stateColumns(session: Session): StateColumns {
 
 /**
  * What a session's state is, as views, summaries and listings name it. `stale` is an active
- * session that stopped changing; new states (e.g. one waiting for a person) go here and nowhere
- * else.
+ * session that stopped changing, `waiting` an observed agent's that waits for a person; new
+ * states go here and nowhere else.
  */
-export const SESSION_STATES = ['active', 'done', 'stale', 'ended'] as const
+export const SESSION_STATES = ['active', 'waiting', 'done', 'stale', 'ended'] as const
 export type SessionState = (typeof SESSION_STATES)[number]
 
 /**
@@ -208,6 +208,7 @@ export type SessionState = (typeof SESSION_STATES)[number]
  * stream summaries use it; clients show what the server sends).
  * - ended: its run was ended (`POST …/end`)
  * - done: not ended, and every item completed or cancelled
+ * - waiting: not ended nor done, and the agent waits for a person (`waiting`): never stale
  * - stale: not ended, some item unfinished, no change since `staleBefore`
  * - active: otherwise (some item unfinished, or no items yet)
  * @param columns - the session's state columns
@@ -221,14 +222,14 @@ export function sessionState(
 ): SessionState {
   if (columns.ended) return 'ended'
   if (columns.total > 0 && columns.unfinished === 0) return 'done'
-  // an observed agent waiting for a person is not stale: it is waiting (see `waiting`)
-  if (columns.unfinished > 0 && updatedAt < staleBefore && !columns.waiting) return 'stale'
+  if (columns.waiting) return 'waiting'
+  if (columns.unfinished > 0 && updatedAt < staleBefore) return 'stale'
   return 'active'
 }
 
 /**
- * Whether a session matches a listing state. The `active` filter also lists stale sessions
- * (they are active sessions that stopped changing).
+ * Whether a session matches a listing state. The `active` filter also lists stale and waiting
+ * sessions (active sessions that stopped changing, or wait for a person).
  * @param columns - the session's state columns
  * @param updatedAt - its last change, epoch ms
  * @param state - the filter
@@ -242,5 +243,5 @@ export function matchesState(
 ): boolean {
   if (state === 'all') return true
   const actual = sessionState(columns, updatedAt, staleBefore)
-  return actual === state || (state === 'active' && actual === 'stale')
+  return actual === state || (state === 'active' && (actual === 'stale' || actual === 'waiting'))
 }

@@ -175,7 +175,7 @@ export const ObservedView = z
 /** A session's state, computed by the server (core `sessionState`); the listing filter's names. */
 export const SessionStateName = z.enum(SESSION_STATES).openapi('SessionState', {
   description:
-    'ended: its run was ended; done: every item completed or cancelled; stale: some item unfinished and no change for STALE_AFTER_SECONDS; active: otherwise. More states may be added: show an unknown one as it is named.',
+    'ended: its run was ended; done: every item completed or cancelled; waiting: an observed agent waits for a person (a Claude permission or idle prompt; see `waiting`), never stale; stale: some item unfinished and no change for STALE_AFTER_SECONDS; active: otherwise. More states may be added: show an unknown one as it is named.',
 })
 
 export const SessionView = z
@@ -216,7 +216,7 @@ export const EndRequest = z
   .object({ outcome: z.enum(ENDED_OUTCOMES), detail: z.string().max(10_000).optional() })
   .openapi('EndRequest')
 
-export const LIST_STATES = ['active', 'done', 'stale', 'ended', 'all'] as const
+export const LIST_STATES = ['active', 'waiting', 'done', 'stale', 'ended', 'all'] as const
 
 export const ListQuery = z.object({
   state: z.enum(LIST_STATES).default('all'),

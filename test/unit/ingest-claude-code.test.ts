@@ -254,11 +254,16 @@ describe('POST /v1/ingest/claude-code: subagents, waiting, edits', () => {
     let listing = await t.call('GET', '/v1/sessions')
     assert.equal(listing.body.sessions[0].stale, false)
     assert.equal(listing.body.sessions[0].waiting.reason, 'permission_prompt')
+    assert.equal(listing.body.sessions[0].state, 'waiting')
+    assert.equal((await view(t, WAIT_SESSION)).state, 'waiting')
     assert.equal((await t.call('GET', '/v1/sessions?state=stale')).body.sessions.length, 0)
+    assert.equal((await t.call('GET', '/v1/sessions?state=waiting')).body.sessions.length, 1)
+    assert.equal((await t.call('GET', '/v1/sessions?state=active')).body.sessions.length, 1)
     // the tool ran: no longer waiting; the next event is activity only
     await postHooks(t, 'claude-code', [bash])
     session = await view(t, WAIT_SESSION)
     assert.equal(session.waiting, null)
+    assert.equal(session.state, 'active')
     const version = session.version
     await postHooks(t, 'claude-code', [stop])
     assert.equal((await view(t, WAIT_SESSION)).version, version)

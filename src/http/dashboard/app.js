@@ -500,14 +500,12 @@
 
   // ---- session model -------------------------------------------------------------------------
 
-  // the server computes each session's state; the page only names it ("active" reads "working",
-  // and an active session whose agent waits for a person "waiting": the server never lists it stale)
+  // the server computes each session's state (waiting included); the page only names it
   /** @type {Record<string, string>} */
   var KIND_OF_STATE = { active: 'working' }
 
   /** @param {Shown} s */
   function kindOf(s) {
-    if (s.state === 'active' && s.waiting) return 'waiting'
     return KIND_OF_STATE[s.state] || s.state
   }
 

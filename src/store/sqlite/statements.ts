@@ -60,7 +60,9 @@ const STATE_SQL: Record<ListQuery['state'], string> = {
   ended: 'ended = 1',
   active: 'ended = 0 AND (unfinished > 0 OR total = 0)',
   done: 'ended = 0 AND total > 0 AND unfinished = 0',
-  // an observed agent waiting for a person is not stale (no column yet: read from the JSON)
+  // an observed agent waiting for a person is waiting, not stale (no column yet: read from the JSON)
+  waiting:
+    "ended = 0 AND (unfinished > 0 OR total = 0) AND json_extract(data, '$.observed.waiting') IS NOT NULL",
   stale:
     "ended = 0 AND unfinished > 0 AND updated_at < @staleBefore AND json_extract(data, '$.observed.waiting') IS NULL",
 }
