@@ -7,10 +7,12 @@ import { join } from 'node:path'
 import { createSqliteStore } from '../../src/store/sqlite.js'
 import { storeContract } from '../store-contract.js'
 
-storeContract('sqlite', async (options) =>
-  createSqliteStore({
-    ...options,
-    path: join(mkdtempSync(join(tmpdir(), 'agent-todos-')), 'contract.db'),
-    synchronous: 'normal',
-  })
+storeContract('sqlite', (options) =>
+  Promise.resolve(
+    createSqliteStore({
+      ...options,
+      path: join(mkdtempSync(join(tmpdir(), 'agent-todos-')), 'contract.db'),
+      synchronous: 'normal',
+    })
+  )
 )

@@ -4,4 +4,4 @@
 import { createMemoryStore } from '../../src/store/memory.js'
 import { storeContract } from '../store-contract.js'
 
-storeContract('memory', async (options) => createMemoryStore(options))
+storeContract('memory', (options) => Promise.resolve(createMemoryStore(options)))
