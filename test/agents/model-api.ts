@@ -265,7 +265,7 @@ function responsesFrames(turn: ScriptTurn, ids: string[], seq: number) {
       id: `fc_standin_${seq}_${i}`,
       call_id: ids[i],
       name: call.name,
-      arguments: JSON.stringify(call.input),
+      arguments: call.arguments ?? JSON.stringify(call.input),
       status: 'completed',
     })
   )

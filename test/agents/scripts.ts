@@ -8,6 +8,8 @@
 export interface ScriptCall {
   name: string
   input: Record<string, unknown>
+  /** Responses API: the call's arguments text, sent as is (default: `input` as JSON). */
+  arguments?: string
 }
 
 export interface ScriptTurn {

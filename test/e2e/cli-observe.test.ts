@@ -16,7 +16,7 @@ import {
   type ObserveOptions,
 } from '../../src/cli/observe.js'
 import { startRecorder, type Recorder } from '../agents/recorder.js'
-import { freePort } from '../e2e/server-process.js'
+import { freePort } from './server-process.js'
 
 const FAKE = fileURLToPath(new URL('../agents/fake-agent.mjs', import.meta.url))
 const fixture = (path: string) =>
