@@ -295,6 +295,10 @@ export function pyJsonError(text: string): string | null {
     throw new PyJsonError('Expecting value', i)
   }
   try {
+    // json.loads checks this before it scans (a str, not bytes, that starts with a BOM)
+    if (s[0] === '\ufeff') {
+      throw new PyJsonError('Unexpected UTF-8 BOM (decode using utf-8-sig)', 0)
+    }
     const end = ws(scan(ws(0), 0))
     if (end !== n) throw new PyJsonError('Extra data', end)
     return null
