@@ -39,7 +39,7 @@ const itemsOf = (statuses: string[]) => ({
   items: STEPS.map((text, i) => ({ id: String(i + 1), text, status: statuses[i] })),
 })
 
-/** The todo calls of the reference walkthrough (seed-s03.md), with the exact texts they get. */
+/** The todo calls of the s03 walkthrough (the learn-claude-code s03 TodoManager), with the exact texts they get. */
 const WALKTHROUGH: { input: ReturnType<typeof itemsOf>; text: string }[] = [
   {
     input: itemsOf([p, p, p, p, p]),

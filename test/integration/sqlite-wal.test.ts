@@ -1,6 +1,6 @@
 /**
  * The SQLite WAL stays bounded under sustained writes: checkpoints run. The trap it guards against
- * (`reference/perf-baseline.md`): an autocommit `INSERT … RETURNING` read with `.get()` commits
+ * (measured on this project's CI machine kind): an autocommit `INSERT … RETURNING` read with `.get()` commits
  * inside `sqlite3_reset()`, SQLite skips the WAL hook, and the `-wal` file grows without bound.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs'

@@ -1,5 +1,5 @@
 /**
- * Golden tests of the claude-tasks dialect against reference/dialects.md §2.3 and Claude Code
+ * Golden tests of the claude-tasks dialect against Claude Code
  * 2.1.332 as shipped (prompts, input repairs, steering text, TaskGet's open blockers).
  */
 import { describe, it } from 'node:test'

@@ -1,5 +1,5 @@
 /**
- * Golden tests of the claude-todowrite dialect against reference/dialects.md §2.1 and Claude Code
+ * Golden tests of the claude-todowrite dialect against Claude Code
  * 2.1.332 as shipped (its prompt, its validation texts).
  */
 import { describe, it } from 'node:test'

@@ -10,7 +10,7 @@ import { makeItem } from '../../src/core/items.js'
 import { formatTool } from '../../src/tools/formats.js'
 import { makeTestApp, round } from '../helpers.js'
 
-/** Codex 0.171.0's `update_plan` spec (reference/dialects.md §3, with its corrections). */
+/** Codex 0.171.0's `update_plan` spec (openai/codex `codex-rs/protocol/src/plan_tool.rs`). */
 const NATIVE_TOOL = {
   type: 'function',
   name: 'update_plan',

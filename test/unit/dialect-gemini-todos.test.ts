@@ -6,7 +6,7 @@ import type { DialectState } from '../../src/dialects/types.js'
 import { formatTool } from '../../src/tools/formats.js'
 import { makeTestApp, round } from '../helpers.js'
 
-/** Gemini CLI's `parametersJsonSchema` of write_todos (reference/dialects.md §4). */
+/** Gemini CLI's `parametersJsonSchema` of write_todos (`@google/gemini-cli-core` 0.61.0). */
 const NATIVE_PARAMETERS = {
   type: 'object',
   properties: {

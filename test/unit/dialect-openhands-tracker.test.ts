@@ -1,6 +1,6 @@
 /**
  * Golden tests of the openhands-tracker dialect against the released OpenHands software agent SDK
- * task_tracker (reference/dialects.md §5.2 and its corrections).
+ * task_tracker (OpenHands/software-agent-sdk, `openhands-tools/openhands/tools/task_tracker/definition.py`).
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -16,7 +16,7 @@ import { makeTestApp, round } from '../helpers.js'
 
 /**
  * The released SDK's `to_openai_tool()` parameters of `task_tracker`: `TaskTrackerAction` with the
- * `summary` every tool gets, first (reference/dialects.md §5.2 and its corrections).
+ * `summary` every tool gets, first (`to_openai_tool()` of the released SDK).
  */
 const NATIVE_PARAMETERS = {
   type: 'object',

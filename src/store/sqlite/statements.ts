@@ -3,7 +3,7 @@
  * Every statement the SQLite store runs, prepared once, with named parameters.
  *
  * No statement uses RETURNING with `.get()`: that commits inside `sqlite3_reset()`, skips the WAL
- * hook, and the WAL is never checkpointed (`test/unit/sqlite-wal.test.ts`).
+ * hook, and the WAL is never checkpointed (`test/integration/sqlite-wal.test.ts`).
  */
 import type Database from 'better-sqlite3'
 import type { SessionKey } from '../../core/session.js'
@@ -46,7 +46,7 @@ export interface IdempotencyRow {
 
 /**
  * The newest `limit` history rows below a version, oldest first. The inner query is a range
- * scan of the primary key `(tenant, session_id, version)` (`test/unit/sqlite-schema.test.ts`).
+ * scan of the primary key `(tenant, session_id, version)` (`test/integration/sqlite-schema.test.ts`).
  */
 export const HISTORY_PAGE_SQL = `SELECT version, at, source, items FROM
   (SELECT version, at, source, items FROM history
