@@ -9,9 +9,23 @@ import { LIMIT_CEILINGS } from './core/limits.js'
 import { parseAuthKeys, type KeyTable } from './http/auth.js'
 import { DEFAULT_LIMITS, type ServiceLimits } from './http/deps.js'
 
+/**
+ * A number as a person writes it in decimal (`80`, `-1`, `80.5`, spaces around): anything else
+ * (`0x10`, `1e3`, `Infinity`) is not a number here, though JavaScript's `Number()` reads it.
+ */
+const decimalNumber = () =>
+  z.preprocess(
+    (value) =>
+      typeof value === 'string' && !/^[-+]?(?:\d+(?:\.\d*)?|\.\d+)$/.test(value.trim())
+        ? Number.NaN
+        : value,
+    z.coerce.number({ error: 'Invalid input: expected number, in decimal digits' })
+  )
+const wholeNumber = () => decimalNumber().pipe(z.number().int())
 const int = (min: number, max: number, fallback: number) =>
-  z.coerce.number().int().min(min).max(max).default(fallback)
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback)
+  decimalNumber().pipe(z.number().int().min(min).max(max)).default(fallback)
+const positiveInt = (fallback: number) =>
+  decimalNumber().pipe(z.number().int().positive()).default(fallback)
 
 /** A comma-separated list: entries trimmed, empty ones dropped. */
 const list = z
@@ -26,7 +40,7 @@ const list = z
 
 const EnvSchema = z
   .object({
-    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    PORT: int(0, 65535, 8080),
     HOST: z.string().default('0.0.0.0'),
     STORE: z.enum(['sqlite', 'memory', 'redis']).default('sqlite'),
     SQLITE_PATH: z.string().min(1).default('./data/agent-todos.db'),
@@ -49,20 +63,18 @@ const EnvSchema = z
         }
       }),
     AUTH_KEYS_FILE: z.string().optional(),
-    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(0),
-    READ_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(0),
-    MAX_STREAMS_PER_TENANT: z.coerce.number().int().min(0).default(100),
-    MAX_STREAM_BACKLOG_BYTES: z.coerce.number().int().min(65_536).default(4_194_304),
+    RATE_LIMIT_PER_MINUTE: wholeNumber().pipe(z.number().min(0)).default(0),
+    READ_RATE_LIMIT_PER_MINUTE: wholeNumber().pipe(z.number().min(0)).default(0),
+    MAX_STREAMS_PER_TENANT: wholeNumber().pipe(z.number().min(0)).default(100),
+    MAX_STREAM_BACKLOG_BYTES: wholeNumber().pipe(z.number().min(65_536)).default(4_194_304),
     MAX_ITEMS: int(1, LIMIT_CEILINGS.maxItems, DEFAULT_LIMITS.maxItems),
     MAX_CONTENT_LENGTH: int(1, LIMIT_CEILINGS.maxContentLength, DEFAULT_LIMITS.maxContentLength),
     // an item without metadata is 2 levels deep (the item, its `blocks` array)
     MAX_JSON_DEPTH: int(2, LIMIT_CEILINGS.maxJsonDepth, DEFAULT_LIMITS.maxJsonDepth),
     MAX_SESSION_BYTES: int(1024, LIMIT_CEILINGS.maxSessionBytes, DEFAULT_LIMITS.maxSessionBytes),
     MAX_TOOL_CALLS: int(1, LIMIT_CEILINGS.maxToolCalls, DEFAULT_LIMITS.maxToolCalls),
-    MAX_SESSIONS_PER_TENANT: z.coerce
-      .number()
-      .int()
-      .min(0)
+    MAX_SESSIONS_PER_TENANT: wholeNumber()
+      .pipe(z.number().min(0))
       .default(DEFAULT_LIMITS.maxSessionsPerTenant),
     CORS_ORIGINS: list,
     LOG_LEVEL: z
@@ -89,7 +101,10 @@ export type Config = z.infer<typeof EnvSchema>
  * @throws Error listing every invalid variable
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''))
+  // set to nothing (or only spaces) is unset, as a shell's `PORT= npm start` means
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value === undefined || value.trim() !== '')
+  )
   const result = EnvSchema.safeParse(present)
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)

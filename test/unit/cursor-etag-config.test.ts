@@ -205,6 +205,8 @@ describe('loadConfig', () => {
   const accepted: [name: string, value: string, parsed: unknown][] = [
     ['PORT', '0', 0],
     ['PORT', '65535', 65535],
+    ['PORT', ' 81 ', 81],
+    ['PORT', '   ', 8080],
     ['STORE', 'memory', 'memory'],
     ['STORE', 'redis', 'redis'],
     ['SQLITE_SYNC', 'full', 'full'],
@@ -231,6 +233,9 @@ describe('loadConfig', () => {
     ['PORT', '-1', /PORT: Too small/],
     ['PORT', '80.5', /PORT: .*expected int/],
     ['PORT', 'http', /PORT: .*expected number/],
+    ['PORT', '0x10', /PORT: .*expected number, in decimal digits/],
+    ['PORT', '1e3', /PORT: .*expected number, in decimal digits/],
+    ['MAX_STREAMS_PER_TENANT', 'Infinity', /MAX_STREAMS_PER_TENANT: .*expected number/],
     ['STORE', 'postgres', /STORE: .*"sqlite"\|"memory"\|"redis"/],
     ['SQLITE_SYNC', 'off', /SQLITE_SYNC/],
     ['REDIS_KEY_PREFIX', '{at}', /REDIS_KEY_PREFIX: .*no braces/],
