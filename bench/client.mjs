@@ -4,7 +4,7 @@
 //           sequential?, cycle?, start?, amount?, duration?, warmup?, connections? }] }
 //   sequential: session ids prefix+start, prefix+start+1, … (cycle: modulo pool); else random in pool
 // `seed` first writes one round to each of the POOL read sessions (g0…g999), so GET 304 matches
-// version 1. For each run: a warm-up pass, then `MEASURE_START <name>` on stderr, the measured
+// version 1; a scenario marked `seed` (ingest-dup) first gets its body once per session. For each run: a warm-up pass, then `MEASURE_START <name>` on stderr, the measured
 // pass, `MEASURE_END <name>`, and one JSON line on stdout. Latency comes from autocannon's
 // `response` event (fractional ms), kept per response for exact percentiles.
 import autocannon from 'autocannon'
@@ -55,6 +55,7 @@ function options(run, duration) {
               : counter++
             : (Math.random() * pool) | 0
           req.path = scenario.route(`${prefix}${n}`)
+          if (scenario.bodyFor) req.body = scenario.bodyFor(`${prefix}${n}`)
           return req
         },
       },
@@ -71,7 +72,29 @@ const cannon = (o, onResponse) =>
     if (onResponse) instance.on('response', onResponse)
   })
 
+/** Sends each session of a `seed` scenario its body once (the state its measured pass repeats). */
+async function seedScenario(scenario, prefix, pool) {
+  let next = 0
+  const worker = async () => {
+    while (next < pool) {
+      const sid = `${prefix}${next++}`
+      const res = await fetch(`${base}${scenario.route(sid)}`, {
+        method: scenario.method,
+        headers: { 'content-type': 'application/json' },
+        body: scenario.bodyFor(sid),
+      })
+      await res.arrayBuffer()
+      if (res.status !== scenario.expect) throw new Error(`seeding ${sid}: HTTP ${res.status}`)
+    }
+  }
+  await Promise.all(Array.from({ length: 25 }, worker))
+}
+
 if (plan.seed) await seed()
+for (const run of plan.runs) {
+  const scenario = SCENARIOS[run.scenario]
+  if (scenario.seed) await seedScenario(scenario, run.prefix ?? scenario.prefix, run.pool ?? POOL)
+}
 const latencies = new Float64Array(4_000_000)
 for (const run of plan.runs) {
   const scenario = SCENARIOS[run.scenario]

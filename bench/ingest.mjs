@@ -1,0 +1,187 @@
+// `npm run bench:ingest`: Claude Code hook ingest against a round on the same store (issue 13:
+// "hook ingest at 50 concurrent deliveries vs a round on the same store; target ≤ 1.2× the
+// round's server CPU and p99 under 10 ms"). One fresh server process (compiled, pinned to core 0)
+// per store and round; in it, autocannon (core 1, 50 connections) drives, each after its own
+// warm-up: `round-todo` (the s03 round of `npm run bench`), `ingest-todo` (a TodoWrite PostToolUse
+// hook input, a new tool_use_id and the next list of its session every delivery, so each one is
+// applied and stored) and `ingest-dup` (a delivery the session has already applied: a retried
+// hook). The order of the three is reversed every round; the ratio to the round's server CPU is
+// taken per process (paired) and its median reported. Writes the `ingest` section of
+// bench/results.md and bench/results-ingest.json.
+//
+// Environment: BENCH_DURATION (s, default 10), BENCH_ROUNDS (3), BENCH_WARMUP (s, default 2, per
+// scenario), BENCH_CONNECTIONS (50), BENCH_STORES (memory,sqlite,redis; redis skipped when it does
+// not answer), BENCH_DIST (another build), BENCH_OUT, BENCH_SECTION (ingest).
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import {
+  BENCH,
+  canary,
+  cpuBetween,
+  dropRedisPrefix,
+  median,
+  PINNED,
+  REDIS_URL,
+  redisInfo,
+  runClient,
+  snapshot,
+  startTarget,
+  writeSection,
+} from './lib.mjs'
+import { SCENARIOS } from './workload.mjs'
+
+const started = Date.now()
+const env = process.env
+const DURATION = Number(env.BENCH_DURATION || 10)
+const ROUNDS = Number(env.BENCH_ROUNDS || 3)
+const WARMUP = Number(env.BENCH_WARMUP ?? 2)
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS || 50)
+const SECTION = env.BENCH_SECTION || 'ingest'
+const DIST = env.BENCH_DIST ? path.resolve(env.BENCH_DIST) : undefined
+const OUT = env.BENCH_OUT || path.join(BENCH, 'results.md')
+const RAW = `${OUT.replace(/\.md$/, '')}-${SECTION}.json`
+const SCENARIO_NAMES = ['round-todo', 'ingest-todo', 'ingest-dup']
+/** The targets of issue 13. */
+const CPU_RATIO = 1.2
+const P99_MS = 10
+
+let stores = (env.BENCH_STORES || 'memory,sqlite,redis').split(',').filter(Boolean)
+const redis = stores.includes('redis') ? await redisInfo() : null
+if (stores.includes('redis') && !redis) {
+  console.error(`Redis at ${REDIS_URL} does not answer: skipping the redis store`)
+  stores = stores.filter((s) => s !== 'redis')
+}
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-todos-bench-ingest-'))
+let serial = 0
+const storeEnv = (store) =>
+  store === 'sqlite'
+    ? { STORE: 'sqlite', SQLITE_PATH: path.join(dataDir, `ingest-${serial++}.db`) }
+    : store === 'redis'
+      ? { STORE: 'redis', REDIS_URL, REDIS_KEY_PREFIX: `bench-ingest-${process.pid}-${serial++}` }
+      : { STORE: 'memory' }
+
+const rows = []
+async function runStore(store, round) {
+  const canaryMs = [await canary('0'), await canary('1')]
+  const load = os.loadavg()[0]
+  const targetEnv = storeEnv(store)
+  const server = await startTarget('service', targetEnv, [], DIST)
+  const redisPid = store === 'redis' ? redis.pid : 0
+  const order = round % 2 ? SCENARIO_NAMES : [...SCENARIO_NAMES].reverse()
+  const marks = {}
+  try {
+    const results = await runClient(
+      {
+        port: server.port,
+        connections: CONNECTIONS,
+        warmup: WARMUP,
+        duration: DURATION,
+        seed: false,
+        runs: order.map((scenario) => ({ name: scenario, scenario })),
+      },
+      (kind, name) => {
+        ;(marks[name] ??= {})[kind] = snapshot([server.pid, redisPid])
+      }
+    )
+    for (const r of results) {
+      const cpu = cpuBetween(marks[r.name].START, marks[r.name].END)
+      const row = {
+        store,
+        round,
+        ...r,
+        serverCpuPct: cpu.procs[0],
+        redisCpuPct: cpu.procs[1],
+        serverUsPerReq: ((cpu.procs[0] / 100) * 1e6) / r.rps,
+        redisUsPerReq: ((cpu.procs[1] / 100) * 1e6) / r.rps,
+        cores: cpu.cores,
+        canaryMs,
+        load,
+      }
+      rows.push(row)
+      console.log(
+        `r${round} ${store.padEnd(7)} ${r.scenario.padEnd(12)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.p50.toFixed(2)}  p99 ${r.p99.toFixed(2)} ms  srv ${row.serverCpuPct.toFixed(0)}% (${row.serverUsPerReq.toFixed(0)} µs/req${redisPid ? `, redis ${row.redisUsPerReq.toFixed(0)}` : ''})  bad ${r.bad + r.errors + r.timeouts}  canary ${canaryMs.join('/')} ms  load ${load.toFixed(1)}`
+      )
+    }
+  } finally {
+    await server.stop()
+    if (targetEnv.REDIS_KEY_PREFIX) await dropRedisPrefix(targetEnv.REDIS_KEY_PREFIX)
+  }
+}
+
+console.log(
+  `bench:ingest: ${ROUNDS} round(s) × [${stores.join(', ')}] × [${SCENARIO_NAMES.join(', ')}], ${DURATION} s measured, ${WARMUP} s warm-up each, ${CONNECTIONS} connections, pinned: ${PINNED}`
+)
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const store of round % 2 ? stores : [...stores].reverse()) {
+    await runStore(store, round)
+    await sleep(200)
+  }
+}
+fs.rmSync(dataDir, { recursive: true, force: true })
+const wallSeconds = (Date.now() - started) / 1000
+
+// ---- summary ----
+const f0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–')
+const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–')
+const cell = (store, scenario) => rows.filter((r) => r.store === store && r.scenario === scenario)
+const med = (rs, f) => median(rs.map(f))
+/** The scenario's server CPU per request over the round's, per process; the median. */
+const cpuRatio = (store, scenario) =>
+  median(
+    cell(store, scenario).map((r) => {
+      const base = cell(store, 'round-todo').find((x) => x.round === r.round)
+      return base ? r.serverUsPerReq / base.serverUsPerReq : NaN
+    })
+  )
+
+const lines = []
+lines.push(
+  `${DIST ? `Build measured: \`${DIST}\` (BENCH_DIST), not dist/. ` : ''}Generated by \`npm run bench:ingest\` on ${new Date().toISOString()}: node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}; ${ROUNDS} round(s), one server process per store and round running the three scenarios (order reversed every round), each ${DURATION} s measured after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, pipelining 1; server ${PINNED ? 'pinned to core 0, autocannon to core 1' : 'NOT pinned'}; RATE_LIMIT_PER_MINUTE=0, LOG_LEVEL=warn; Redis ${redis ? redis.version : 'not measured'}. **Wall time: ${(wallSeconds / 60).toFixed(1)} min.**`
+)
+lines.push('')
+lines.push(
+  '| store | scenario | n | req/s median (min–max) | p50 ms | p99 ms | srv CPU % | srv µs/req | × round srv µs (paired) | request B | failed |'
+)
+lines.push('|---|---|---|---|---|---|---|---|---|---|---|')
+for (const store of stores) {
+  for (const scenario of SCENARIO_NAMES) {
+    const rs = cell(store, scenario)
+    if (!rs.length) continue
+    const redisUs = med(rs, (r) => r.redisUsPerReq)
+    lines.push(
+      `| ${store} | ${scenario} | ${rs.length} | ${f0(med(rs, (r) => r.rps))} (${f0(Math.min(...rs.map((r) => r.rps)))}–${f0(Math.max(...rs.map((r) => r.rps)))}) | ${f2(med(rs, (r) => r.p50))} | ${f2(med(rs, (r) => r.p99))} | ${f0(med(rs, (r) => r.serverCpuPct))} | ${f0(med(rs, (r) => r.serverUsPerReq))}${redisUs >= 0.5 ? ` (+redis ${f0(redisUs)})` : ''} | ${scenario === 'round-todo' ? '1.00' : f2(cpuRatio(store, scenario))} | ${f0(Buffer.byteLength(SCENARIOS[scenario].body))} | ${rs.reduce((a, r) => a + r.bad + r.errors + r.timeouts, 0)} |`
+    )
+  }
+}
+lines.push('')
+lines.push(`Targets (issue 13: ≤ ${CPU_RATIO}× the round's server CPU, p99 < ${P99_MS} ms):`)
+lines.push('')
+lines.push('| check | target | measured | |')
+lines.push('|---|---|---|---|')
+for (const store of stores) {
+  for (const scenario of ['ingest-todo', 'ingest-dup']) {
+    if (!cell(store, scenario).length) continue
+    const ratio = cpuRatio(store, scenario)
+    const p99 = med(cell(store, scenario), (r) => r.p99)
+    lines.push(
+      `| ${store}: ${scenario} server CPU | ≤ ${CPU_RATIO}× round | ${f2(ratio)} | ${ratio <= CPU_RATIO ? 'met' : '**missed**'} |`
+    )
+    lines.push(
+      `| ${store}: ${scenario} p99 | < ${P99_MS} ms | ${f2(p99)} | ${p99 < P99_MS ? 'met' : '**missed**'} |`
+    )
+  }
+}
+lines.push('')
+const canaries = rows.flatMap((r) => r.canaryMs)
+lines.push(
+  `Noise: canary (fixed CPU work, ~115–155 ms on an idle core) median ${f0(median(canaries))} ms, max ${f0(Math.max(...canaries))} ms; 1-min load average at each process start median ${f2(median(rows.map((r) => r.load)))} (max ${f2(Math.max(...rows.map((r) => r.load)))}). Failed = responses other than 200, errors and timeouts.`
+)
+const text = lines.join('\n')
+writeSection(OUT, SECTION, text)
+fs.writeFileSync(RAW, JSON.stringify({ wallSeconds, rows }, null, 1) + '\n')
+console.log('\n' + text)
+console.log(
+  `\nwall time ${wallSeconds.toFixed(0)} s; wrote ${path.relative(process.cwd(), OUT)} and ${path.relative(process.cwd(), RAW)}`
+)
