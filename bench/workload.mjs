@@ -57,7 +57,13 @@ function hookBody(sid, toolUseId, k) {
 
 /** Deliveries so far per session of `ingest-todo` (this client process): the next list. */
 const hookCount = new Map()
-let hookSerial = 0
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+/** A new id shaped like Claude's (`toolu_01` and 22 random characters). */
+function toolUseId() {
+  let id = 'toolu_01'
+  for (let i = 0; i < 22; i++) id += BASE62[(Math.random() * 62) | 0]
+  return id
+}
 
 /**
  * The scenarios every target is driven with: method, body (or `bodyFor(sid)`, one per request),
@@ -86,11 +92,11 @@ export const SCENARIOS = {
   'ingest-todo': {
     label: 'Claude Code PostToolUse hook, TodoWrite, a new call',
     method: 'POST',
-    body: hookBody('h0', 'toolu_bench_0', 1),
+    body: hookBody('h0', 'toolu_01A09q90qw90lq917835lq9a', 1),
     bodyFor: (sid) => {
       const n = hookCount.get(sid) ?? 0
       hookCount.set(sid, n + 1)
-      return hookBody(sid, `toolu_bench_${process.pid}_${hookSerial++}`, n % 5)
+      return hookBody(sid, toolUseId(), n % 5)
     },
     route: () => '/v1/ingest/claude-code',
     prefix: 'h',
@@ -100,8 +106,8 @@ export const SCENARIOS = {
   'ingest-dup': {
     label: 'the same PostToolUse hook again (a duplicate delivery)',
     method: 'POST',
-    body: hookBody('d0', 'toolu_dup_d0', 1),
-    bodyFor: (sid) => hookBody(sid, `toolu_dup_${sid}`, 1),
+    body: hookBody('d0', 'toolu_01Dup00000000000000000d0', 1),
+    bodyFor: (sid) => hookBody(sid, `toolu_01Dup${sid.padStart(19, '0')}`, 1),
     // each session first gets the delivery once (bench/client.mjs seeds it)
     seed: true,
     route: () => '/v1/ingest/claude-code',
