@@ -136,6 +136,67 @@ export function newObserved(source: ObservedSource, parent: string | null): Obse
   }
 }
 
+/**
+ * Whether two JSON values (what a session holds) serialise alike: `JSON.stringify(a) ===
+ * JSON.stringify(b)`, key order included and properties holding `undefined` skipped, without
+ * building either text.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false
+    return true
+  }
+  const x = a as Record<string, unknown>
+  const y = b as Record<string, unknown>
+  const keysA = Object.keys(x)
+  const keysB = Object.keys(y)
+  let j = 0
+  for (const key of keysA) {
+    if (x[key] === undefined) continue
+    while (j < keysB.length && y[keysB[j]] === undefined) j++
+    if (j === keysB.length || keysB[j] !== key || !sameJson(x[key], y[key])) return false
+    j++
+  }
+  while (j < keysB.length && y[keysB[j]] === undefined) j++
+  return j === keysB.length
+}
+
+/**
+ * The applied call ids of a session during one update. A hook delivery looks up a call or two:
+ * the stored ids (up to `MAX_APPLIED_IDS`) are searched where they are rather than copied into a
+ * set, which a delivery of many events gets after its first few lookups.
+ */
+class AppliedIds {
+  private readonly added: string[] = []
+  private set: Set<string> | undefined
+  private lookups = 0
+
+  constructor(private readonly stored: string[]) {}
+
+  has(id: string): boolean {
+    if (this.set) return this.set.has(id)
+    if (++this.lookups > 8) {
+      this.set = new Set([...this.stored, ...this.added])
+      return this.set.has(id)
+    }
+    return this.stored.includes(id) || this.added.includes(id)
+  }
+
+  add(id: string): void {
+    this.added.push(id)
+    this.set?.add(id)
+  }
+
+  /** The ids to keep: the stored array if none was added, else the last `MAX_APPLIED_IDS`. */
+  list(): string[] {
+    if (!this.added.length) return this.stored
+    return [...this.stored, ...this.added].slice(-MAX_APPLIED_IDS)
+  }
+}
+
 /** Whether a delivery changed what the session shows (the list compared only when touched). */
 function showsChange(before: Session, after: Session): boolean {
   const a = before.observed!
@@ -149,7 +210,7 @@ function showsChange(before: Session, after: Session): boolean {
     a.pending_edit !== b.pending_edit ||
     a.pending.length !== b.pending.length ||
     a.pending.some((call, i) => call.id !== b.pending[i].id) ||
-    (before.items !== after.items && JSON.stringify(before.items) !== JSON.stringify(after.items))
+    !sameJson(before.items, after.items)
   )
 }
 
@@ -208,8 +269,7 @@ export function applyObserved(
   let data = base.dialect_state
   let dialect = base.dialect
   let ended = base.ended
-  const appliedIds = [...observed.applied]
-  const appliedSet = new Set(appliedIds)
+  const appliedIds = new AppliedIds(observed.applied)
   const staged = new Map<string, StagedCall>(observed.pending.map((call) => [call.id, call]))
   // calls staged by this delivery whose result will say what they did: not kept past it
   const transient = new Set<string>()
@@ -230,13 +290,12 @@ export function applyObserved(
   for (const event of events) {
     // a lifecycle event that has an id of its own is applied once, like a call
     if ('id' in event && event.id !== undefined) {
-      if (appliedSet.has(event.id)) {
+      if (appliedIds.has(event.id)) {
         alive = true
         ignored++
         continue
       }
-      appliedIds.push(event.id)
-      appliedSet.add(event.id)
+      appliedIds.add(event.id)
     }
     switch (event.kind) {
       case 'ignored':
@@ -248,7 +307,7 @@ export function applyObserved(
         break
       case 'tool_call': {
         stir()
-        if (appliedSet.has(event.call_id) || staged.has(event.call_id)) {
+        if (appliedIds.has(event.call_id) || staged.has(event.call_id)) {
           ignored++
           break
         }
@@ -259,7 +318,7 @@ export function applyObserved(
       }
       case 'tool_result': {
         stir()
-        if (appliedSet.has(event.call_id)) {
+        if (appliedIds.has(event.call_id)) {
           ignored++
           break
         }
@@ -273,8 +332,7 @@ export function applyObserved(
           break
         }
         // a todo call is seen once, whatever its outcome
-        appliedIds.push(event.call_id)
-        appliedSet.add(event.call_id)
+        appliedIds.add(event.call_id)
         if (event.is_error) {
           ignored++
           break
@@ -290,7 +348,7 @@ export function applyObserved(
           break
         }
         // a changed list means the agent runs again
-        if (ended && JSON.stringify(outcome.state.items) !== JSON.stringify(items)) reopen()
+        if (ended && !sameJson(outcome.state.items, items)) reopen()
         items = outcome.state.items
         data = outcome.state.data
         dialect = todoDialect
@@ -360,7 +418,7 @@ export function applyObserved(
   observed.pending = [...staged.values()]
     .filter((call) => !transient.has(call.id))
     .slice(-MAX_STAGED_CALLS)
-  observed.applied = appliedIds.slice(-MAX_APPLIED_IDS)
+  observed.applied = appliedIds.list()
   let edit: string | null = null
   if (ctx.deliverEdit && observed.pending_edit) {
     edit = editContext(getDialect(dialect)!.render(observed.pending_edit.items))
