@@ -1,7 +1,7 @@
 // The load generator, run in its own process (pinned to core 1 by bench/run.mjs).
 // Usage: node bench/client.mjs '<plan JSON>'
 //   plan: { port, connections, warmup, duration, seed, runs: [{ name, scenario, prefix?, pool?,
-//           sequential?, cycle?, start?, amount?, duration?, warmup?, connections? }] }
+//           sequential?, cycle?, start?, amount?, duration?, warmup?, connections?, rate? }] }
 //   sequential: session ids prefix+start, prefix+start+1, … (cycle: modulo pool); else random in pool
 // `seed` first writes one round to each of the POOL read sessions (g0…g999), so GET 304 matches
 // version 1; a scenario marked `seed` (ingest-dup) first gets its body once per session. For each run: a warm-up pass, then `MEASURE_START <name>` on stderr, the measured
@@ -61,6 +61,8 @@ function options(run, duration) {
       },
     ],
   }
+  // an open pace (requests per second over all connections) instead of as fast as answered
+  if (run.rate) o.overallRate = run.rate
   if (run.amount) o.amount = run.amount
   else o.duration = duration
   return o

@@ -1,17 +1,21 @@
 // `npm run bench:ingest`: Claude Code hook ingest against a round on the same store (issue 13:
 // "hook ingest at 50 concurrent deliveries vs a round on the same store; target ≤ 1.2× the
 // round's server CPU and p99 under 10 ms"). One fresh server process (compiled, pinned to core 0)
-// per store and round; in it, autocannon (core 1, 50 connections) drives, each after its own
-// warm-up: `round-todo` (the s03 round of `npm run bench`), `ingest-todo` (a TodoWrite PostToolUse
-// hook input, a new tool_use_id and the next list of its session every delivery, so each one is
-// applied and stored) and `ingest-dup` (a delivery the session has already applied: a retried
-// hook). The order of the three is reversed every round; the ratio to the round's server CPU is
-// taken per process (paired) and its median reported. Writes the `ingest` section of
+// per store and round; in it, autocannon (core 1, 50 connections) first warms every scenario for
+// BENCH_WARMUP s, then drives, each after a warm-up of its own: `round-todo` (the s03 round of
+// `npm run bench`), `ingest-todo` (a TodoWrite PostToolUse hook input, a new tool_use_id and the
+// next list of its session every delivery, so each one is applied and stored) and `ingest-dup`
+// (a delivery the session has already applied: a retried hook); then `round-todo` and
+// `ingest-todo` again at an open pace of BENCH_RATE requests per second over the 50 connections
+// (the latency an agent waits for when the server is not saturated). The order of the runs is
+// reversed every round; the ratio to the round's server CPU is taken per process (paired,
+// against the round at the same pace) and its median reported. Writes the `ingest` section of
 // bench/results.md and bench/results-ingest.json.
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_ROUNDS (3), BENCH_WARMUP (s, default 2, per
-// scenario), BENCH_CONNECTIONS (50), BENCH_STORES (memory,sqlite,redis; redis skipped when it does
-// not answer), BENCH_DIST (another build), BENCH_OUT, BENCH_SECTION (ingest).
+// run), BENCH_CONNECTIONS (50), BENCH_RATE (req/s of the paced runs, default 1000; 0: none),
+// BENCH_STORES (memory,sqlite,redis; redis skipped when it does not answer), BENCH_DIST (another
+// build), BENCH_OUT, BENCH_SECTION (ingest).
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -42,7 +46,21 @@ const SECTION = env.BENCH_SECTION || 'ingest'
 const DIST = env.BENCH_DIST ? path.resolve(env.BENCH_DIST) : undefined
 const OUT = env.BENCH_OUT || path.join(BENCH, 'results.md')
 const RAW = `${OUT.replace(/\.md$/, '')}-${SECTION}.json`
-const SCENARIO_NAMES = ['round-todo', 'ingest-todo', 'ingest-dup']
+const RATE = Number(env.BENCH_RATE ?? 1000)
+/** The runs of each process; `base` is the round each is compared with. */
+const RUNS = [
+  { name: 'round-todo', scenario: 'round-todo', base: 'round-todo' },
+  { name: 'ingest-todo', scenario: 'ingest-todo', base: 'round-todo' },
+  { name: 'ingest-dup', scenario: 'ingest-dup', base: 'round-todo' },
+  ...(RATE > 0
+    ? ['round-todo', 'ingest-todo'].map((scenario) => ({
+        name: `${scenario} @${RATE}/s`,
+        scenario,
+        rate: RATE,
+        base: `round-todo @${RATE}/s`,
+      }))
+    : []),
+]
 /** The targets of issue 13. */
 const CPU_RATIO = 1.2
 const P99_MS = 10
@@ -69,7 +87,7 @@ async function runStore(store, round) {
   const targetEnv = storeEnv(store)
   const server = await startTarget('service', targetEnv, [], DIST)
   const redisPid = store === 'redis' ? redis.pid : 0
-  const order = round % 2 ? SCENARIO_NAMES : [...SCENARIO_NAMES].reverse()
+  const order = round % 2 ? RUNS : [...RUNS].reverse()
   const marks = {}
   try {
     const results = await runClient(
@@ -79,13 +97,22 @@ async function runStore(store, round) {
         warmup: WARMUP,
         duration: DURATION,
         seed: false,
-        runs: order.map((scenario) => ({ name: scenario, scenario })),
+        // every code path warm before anything is measured, whichever run comes first
+        runs: [
+          ...['round-todo', 'ingest-todo', 'ingest-dup'].map((scenario) => ({
+            name: `warm ${scenario}`,
+            scenario,
+            warmup: 0,
+            duration: WARMUP,
+          })),
+          ...order.map(({ name, scenario, rate }) => ({ name, scenario, rate })),
+        ],
       },
       (kind, name) => {
         ;(marks[name] ??= {})[kind] = snapshot([server.pid, redisPid])
       }
     )
-    for (const r of results) {
+    for (const r of results.filter((x) => !x.name.startsWith('warm '))) {
       const cpu = cpuBetween(marks[r.name].START, marks[r.name].END)
       const row = {
         store,
@@ -101,7 +128,7 @@ async function runStore(store, round) {
       }
       rows.push(row)
       console.log(
-        `r${round} ${store.padEnd(7)} ${r.scenario.padEnd(12)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.p50.toFixed(2)}  p99 ${r.p99.toFixed(2)} ms  srv ${row.serverCpuPct.toFixed(0)}% (${row.serverUsPerReq.toFixed(0)} µs/req${redisPid ? `, redis ${row.redisUsPerReq.toFixed(0)}` : ''})  bad ${r.bad + r.errors + r.timeouts}  canary ${canaryMs.join('/')} ms  load ${load.toFixed(1)}`
+        `r${round} ${store.padEnd(7)} ${r.name.padEnd(20)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.p50.toFixed(2)}  p99 ${r.p99.toFixed(2)} ms  srv ${row.serverCpuPct.toFixed(0)}% (${row.serverUsPerReq.toFixed(0)} µs/req${redisPid ? `, redis ${row.redisUsPerReq.toFixed(0)}` : ''})  bad ${r.bad + r.errors + r.timeouts}  canary ${canaryMs.join('/')} ms  load ${load.toFixed(1)}`
       )
     }
   } finally {
@@ -111,7 +138,7 @@ async function runStore(store, round) {
 }
 
 console.log(
-  `bench:ingest: ${ROUNDS} round(s) × [${stores.join(', ')}] × [${SCENARIO_NAMES.join(', ')}], ${DURATION} s measured, ${WARMUP} s warm-up each, ${CONNECTIONS} connections, pinned: ${PINNED}`
+  `bench:ingest: ${ROUNDS} round(s) × [${stores.join(', ')}] × [${RUNS.map((r) => r.name).join(', ')}], ${DURATION} s measured, ${WARMUP} s warm-up each, ${CONNECTIONS} connections, pinned: ${PINNED}`
 )
 for (let round = 1; round <= ROUNDS; round++) {
   for (const store of round % 2 ? stores : [...stores].reverse()) {
@@ -125,33 +152,33 @@ const wallSeconds = (Date.now() - started) / 1000
 // ---- summary ----
 const f0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–')
 const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–')
-const cell = (store, scenario) => rows.filter((r) => r.store === store && r.scenario === scenario)
+const cell = (store, name) => rows.filter((r) => r.store === store && r.name === name)
 const med = (rs, f) => median(rs.map(f))
-/** The scenario's server CPU per request over the round's, per process; the median. */
-const cpuRatio = (store, scenario) =>
+/** A run's server CPU per request over its round's, per process; the median. */
+const cpuRatio = (store, run) =>
   median(
-    cell(store, scenario).map((r) => {
-      const base = cell(store, 'round-todo').find((x) => x.round === r.round)
+    cell(store, run.name).map((r) => {
+      const base = cell(store, run.base).find((x) => x.round === r.round)
       return base ? r.serverUsPerReq / base.serverUsPerReq : NaN
     })
   )
 
 const lines = []
 lines.push(
-  `${DIST ? `Build measured: \`${DIST}\` (BENCH_DIST), not dist/. ` : ''}Generated by \`npm run bench:ingest\` on ${new Date().toISOString()}: node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}; ${ROUNDS} round(s), one server process per store and round running the three scenarios (order reversed every round), each ${DURATION} s measured after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, pipelining 1; server ${PINNED ? 'pinned to core 0, autocannon to core 1' : 'NOT pinned'}; RATE_LIMIT_PER_MINUTE=0, LOG_LEVEL=warn; Redis ${redis ? redis.version : 'not measured'}. **Wall time: ${(wallSeconds / 60).toFixed(1)} min.**`
+  `${DIST ? `Build measured: \`${DIST}\` (BENCH_DIST), not dist/. ` : ''}Generated by \`npm run bench:ingest\` on ${new Date().toISOString()}: node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}; ${ROUNDS} round(s), one server process per store and round running every scenario (order reversed every round), each ${DURATION} s measured after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, pipelining 1, as fast as answered or at an open pace (@ req/s); server ${PINNED ? 'pinned to core 0, autocannon to core 1' : 'NOT pinned'}; RATE_LIMIT_PER_MINUTE=0, LOG_LEVEL=warn; Redis ${redis ? redis.version : 'not measured'}. **Wall time: ${(wallSeconds / 60).toFixed(1)} min.**`
 )
 lines.push('')
 lines.push(
-  '| store | scenario | n | req/s median (min–max) | p50 ms | p99 ms | srv CPU % | srv µs/req | × round srv µs (paired) | request B | failed |'
+  '| store | run | n | req/s median (min–max) | p50 ms | p99 ms | srv CPU % | srv µs/req | × round srv µs (paired) | request B | failed |'
 )
 lines.push('|---|---|---|---|---|---|---|---|---|---|---|')
 for (const store of stores) {
-  for (const scenario of SCENARIO_NAMES) {
-    const rs = cell(store, scenario)
+  for (const run of RUNS) {
+    const rs = cell(store, run.name)
     if (!rs.length) continue
     const redisUs = med(rs, (r) => r.redisUsPerReq)
     lines.push(
-      `| ${store} | ${scenario} | ${rs.length} | ${f0(med(rs, (r) => r.rps))} (${f0(Math.min(...rs.map((r) => r.rps)))}–${f0(Math.max(...rs.map((r) => r.rps)))}) | ${f2(med(rs, (r) => r.p50))} | ${f2(med(rs, (r) => r.p99))} | ${f0(med(rs, (r) => r.serverCpuPct))} | ${f0(med(rs, (r) => r.serverUsPerReq))}${redisUs >= 0.5 ? ` (+redis ${f0(redisUs)})` : ''} | ${scenario === 'round-todo' ? '1.00' : f2(cpuRatio(store, scenario))} | ${f0(Buffer.byteLength(SCENARIOS[scenario].body))} | ${rs.reduce((a, r) => a + r.bad + r.errors + r.timeouts, 0)} |`
+      `| ${store} | ${run.name} | ${rs.length} | ${f0(med(rs, (r) => r.rps))} (${f0(Math.min(...rs.map((r) => r.rps)))}–${f0(Math.max(...rs.map((r) => r.rps)))}) | ${f2(med(rs, (r) => r.p50))} | ${f2(med(rs, (r) => r.p99))} | ${f0(med(rs, (r) => r.serverCpuPct))} | ${f0(med(rs, (r) => r.serverUsPerReq))}${redisUs >= 0.5 ? ` (+redis ${f0(redisUs)})` : ''} | ${run.name === run.base ? '1.00' : f2(cpuRatio(store, run))} | ${f0(Buffer.byteLength(SCENARIOS[run.scenario].body))} | ${rs.reduce((a, r) => a + r.bad + r.errors + r.timeouts, 0)} |`
     )
   }
 }
@@ -161,15 +188,15 @@ lines.push('')
 lines.push('| check | target | measured | |')
 lines.push('|---|---|---|---|')
 for (const store of stores) {
-  for (const scenario of ['ingest-todo', 'ingest-dup']) {
-    if (!cell(store, scenario).length) continue
-    const ratio = cpuRatio(store, scenario)
-    const p99 = med(cell(store, scenario), (r) => r.p99)
+  for (const run of RUNS.filter((r) => r.scenario !== 'round-todo')) {
+    if (!cell(store, run.name).length) continue
+    const ratio = cpuRatio(store, run)
+    const p99 = med(cell(store, run.name), (r) => r.p99)
     lines.push(
-      `| ${store}: ${scenario} server CPU | ≤ ${CPU_RATIO}× round | ${f2(ratio)} | ${ratio <= CPU_RATIO ? 'met' : '**missed**'} |`
+      `| ${store}: ${run.name} server CPU | ≤ ${CPU_RATIO}× round | ${f2(ratio)} | ${ratio <= CPU_RATIO ? 'met' : '**missed**'} |`
     )
     lines.push(
-      `| ${store}: ${scenario} p99 | < ${P99_MS} ms | ${f2(p99)} | ${p99 < P99_MS ? 'met' : '**missed**'} |`
+      `| ${store}: ${run.name} p99 | < ${P99_MS} ms | ${f2(p99)} | ${p99 < P99_MS ? 'met' : '**missed**'} |`
     )
   }
 }
