@@ -7,13 +7,14 @@
 // next list of its session every delivery, so each one is applied and stored) and `ingest-dup`
 // (a delivery the session has already applied: a retried hook); then `round-todo` and
 // `ingest-todo` again at an open pace of BENCH_RATE requests per second over the 50 connections
-// (the latency an agent waits for when the server is not saturated). The order of the runs is
-// reversed every round; the ratio to the round's server CPU is taken per process (paired,
-// against the round at the same pace) and its median reported. Writes the `ingest` section of
+// (the latency an agent waits for when the server is not saturated). The three saturating runs
+// come BENCH_REPEAT times, the order reversed each time and every round; the ratio to the round's
+// server CPU is taken between neighbours (against the round at the same pace) and its median
+// reported. Writes the `ingest` section of
 // bench/results.md and bench/results-ingest.json.
 //
-// Environment: BENCH_DURATION (s, default 10), BENCH_ROUNDS (3), BENCH_WARMUP (s, default 2, per
-// run), BENCH_CONNECTIONS (50), BENCH_RATE (req/s of the paced runs, default 1000; 0: none),
+// Environment: BENCH_DURATION (s, default 5), BENCH_ROUNDS (3), BENCH_REPEAT (2), BENCH_WARMUP
+// (s, default 2, per run), BENCH_CONNECTIONS (50), BENCH_RATE (req/s of the paced runs, default 1000; 0: none),
 // BENCH_STORES (memory,sqlite,redis; redis skipped when it does not answer), BENCH_DIST (another
 // build), BENCH_OUT, BENCH_SECTION (ingest).
 import fs from 'node:fs'
@@ -38,7 +39,7 @@ import { SCENARIOS } from './workload.mjs'
 
 const started = Date.now()
 const env = process.env
-const DURATION = Number(env.BENCH_DURATION || 10)
+const DURATION = Number(env.BENCH_DURATION || 5)
 const ROUNDS = Number(env.BENCH_ROUNDS || 3)
 const WARMUP = Number(env.BENCH_WARMUP ?? 2)
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS || 50)
@@ -47,6 +48,7 @@ const DIST = env.BENCH_DIST ? path.resolve(env.BENCH_DIST) : undefined
 const OUT = env.BENCH_OUT || path.join(BENCH, 'results.md')
 const RAW = `${OUT.replace(/\.md$/, '')}-${SECTION}.json`
 const RATE = Number(env.BENCH_RATE ?? 1000)
+const REPEAT = Number(env.BENCH_REPEAT || 2)
 /** The runs of each process; `base` is the round each is compared with. */
 const RUNS = [
   { name: 'round-todo', scenario: 'round-todo', base: 'round-todo' },
@@ -87,7 +89,16 @@ async function runStore(store, round) {
   const targetEnv = storeEnv(store)
   const server = await startTarget('service', targetEnv, [], DIST)
   const redisPid = store === 'redis' ? redis.pid : 0
-  const order = round % 2 ? RUNS : [...RUNS].reverse()
+  // the saturating runs REPEAT times back to back, the order reversed each time: a ratio taken
+  // between neighbours shares their moment of a shared machine's load
+  const saturating = RUNS.filter((r) => !r.rate)
+  const paced = RUNS.filter((r) => r.rate)
+  const order = []
+  for (let rep = 0; rep < REPEAT; rep++) {
+    const trio = (round + rep) % 2 ? saturating : [...saturating].reverse()
+    order.push(...trio.map((r) => ({ ...r, rep })))
+  }
+  order.push(...(round % 2 ? paced : [...paced].reverse()).map((r) => ({ ...r, rep: 0 })))
   const marks = {}
   try {
     const results = await runClient(
@@ -105,7 +116,11 @@ async function runStore(store, round) {
             warmup: 0,
             duration: WARMUP,
           })),
-          ...order.map(({ name, scenario, rate }) => ({ name, scenario, rate })),
+          ...order.map(({ name, scenario, rate, rep }) => ({
+            name: `${name}#${rep}`,
+            scenario,
+            rate,
+          })),
         ],
       },
       (kind, name) => {
@@ -114,10 +129,13 @@ async function runStore(store, round) {
     )
     for (const r of results.filter((x) => !x.name.startsWith('warm '))) {
       const cpu = cpuBetween(marks[r.name].START, marks[r.name].END)
+      const [name, rep] = r.name.split('#')
       const row = {
         store,
         round,
         ...r,
+        name,
+        rep: Number(rep),
         serverCpuPct: cpu.procs[0],
         redisCpuPct: cpu.procs[1],
         serverUsPerReq: ((cpu.procs[0] / 100) * 1e6) / r.rps,
@@ -128,7 +146,7 @@ async function runStore(store, round) {
       }
       rows.push(row)
       console.log(
-        `r${round} ${store.padEnd(7)} ${r.name.padEnd(20)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.p50.toFixed(2)}  p99 ${r.p99.toFixed(2)} ms  srv ${row.serverCpuPct.toFixed(0)}% (${row.serverUsPerReq.toFixed(0)} µs/req${redisPid ? `, redis ${row.redisUsPerReq.toFixed(0)}` : ''})  bad ${r.bad + r.errors + r.timeouts}  canary ${canaryMs.join('/')} ms  load ${load.toFixed(1)}`
+        `r${round}.${rep} ${store.padEnd(7)} ${name.padEnd(20)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.p50.toFixed(2)}  p99 ${r.p99.toFixed(2)} ms  srv ${row.serverCpuPct.toFixed(0)}% (${row.serverUsPerReq.toFixed(0)} µs/req${redisPid ? `, redis ${row.redisUsPerReq.toFixed(0)}` : ''})  bad ${r.bad + r.errors + r.timeouts}  canary ${canaryMs.join('/')} ms  load ${load.toFixed(1)}`
       )
     }
   } finally {
@@ -158,14 +176,14 @@ const med = (rs, f) => median(rs.map(f))
 const cpuRatio = (store, run) =>
   median(
     cell(store, run.name).map((r) => {
-      const base = cell(store, run.base).find((x) => x.round === r.round)
+      const base = cell(store, run.base).find((x) => x.round === r.round && x.rep === r.rep)
       return base ? r.serverUsPerReq / base.serverUsPerReq : NaN
     })
   )
 
 const lines = []
 lines.push(
-  `${DIST ? `Build measured: \`${DIST}\` (BENCH_DIST), not dist/. ` : ''}Generated by \`npm run bench:ingest\` on ${new Date().toISOString()}: node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}; ${ROUNDS} round(s), one server process per store and round running every scenario (order reversed every round), each ${DURATION} s measured after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, pipelining 1, as fast as answered or at an open pace (@ req/s); server ${PINNED ? 'pinned to core 0, autocannon to core 1' : 'NOT pinned'}; RATE_LIMIT_PER_MINUTE=0, LOG_LEVEL=warn; Redis ${redis ? redis.version : 'not measured'}. **Wall time: ${(wallSeconds / 60).toFixed(1)} min.**`
+  `${DIST ? `Build measured: \`${DIST}\` (BENCH_DIST), not dist/. ` : ''}Generated by \`npm run bench:ingest\` on ${new Date().toISOString()}: node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}; ${ROUNDS} round(s), one server process per store and round: every scenario warmed, then the saturating runs ${REPEAT} times (order reversed each time) and the paced ones once, each ${DURATION} s measured after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, pipelining 1, as fast as answered or at an open pace (@ req/s); server ${PINNED ? 'pinned to core 0, autocannon to core 1' : 'NOT pinned'}; RATE_LIMIT_PER_MINUTE=0, LOG_LEVEL=warn; Redis ${redis ? redis.version : 'not measured'}. **Wall time: ${(wallSeconds / 60).toFixed(1)} min.**`
 )
 lines.push('')
 lines.push(
