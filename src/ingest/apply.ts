@@ -192,8 +192,13 @@ class AppliedIds {
 
   /** The ids to keep: the stored array if none was added, else the last `MAX_APPLIED_IDS`. */
   list(): string[] {
-    if (!this.added.length) return this.stored
-    return [...this.stored, ...this.added].slice(-MAX_APPLIED_IDS)
+    const { stored, added } = this
+    if (!added.length) return stored
+    // one copy: the last MAX_APPLIED_IDS of stored and added together
+    const from = Math.max(0, stored.length + added.length - MAX_APPLIED_IDS)
+    const next = from < stored.length ? stored.slice(from) : []
+    for (let i = Math.max(0, from - stored.length); i < added.length; i++) next.push(added[i])
+    return next
   }
 }
 
