@@ -2,21 +2,22 @@
 // "hook ingest at 50 concurrent deliveries vs a round on the same store; target ≤ 1.2× the
 // round's server CPU and p99 under 10 ms"). One fresh server process (compiled, pinned to core 0)
 // per store and round; in it, autocannon (core 1, 50 connections) first warms every scenario for
-// BENCH_WARMUP s, then drives, each after a warm-up of its own: `round-todo` (the s03 round of
-// `npm run bench`), `ingest-todo` (a TodoWrite PostToolUse hook input, a new tool_use_id and the
-// next list of its session every delivery, so each one is applied and stored) and `ingest-dup`
-// (a delivery the session has already applied: a retried hook); then `round-todo` and
-// `ingest-todo` again at an open pace of BENCH_RATE requests per second over the 50 connections
-// (the latency an agent waits for when the server is not saturated). The three saturating runs
-// come BENCH_REPEAT times, the order reversed each time and every round; the ratio to the round's
-// server CPU is taken between neighbours (against the round at the same pace) and its median
-// reported. Writes the `ingest` section of
-// bench/results.md and bench/results-ingest.json.
+// BENCH_WARMUP s and fills the `H` sessions to the cap of 256 applied call ids, then drives, each
+// run after a warm-up of its own: `round-todo` (the s03 round of `npm run bench`), `ingest-todo`
+// (a TodoWrite PostToolUse hook input, a new tool_use_id and the next list of its session every
+// delivery, so each one is applied and stored; on sessions that start empty, and on the filled
+// ones) and `ingest-dup` (a delivery the session has already applied: a retried hook); then
+// `round-todo` and `ingest-todo` again at an open pace of BENCH_RATE requests per second over the
+// 50 connections (the latency an agent waits for when the server is not saturated). The four
+// saturating runs come BENCH_REPEAT times, the order reversed each time and every round; the
+// ratio to the round's server CPU is taken between neighbours (against the round at the same
+// pace) and its median reported. Writes the `ingest` section of bench/results.md and
+// bench/results-ingest.json.
 //
 // Environment: BENCH_DURATION (s, default 5), BENCH_ROUNDS (3), BENCH_REPEAT (2), BENCH_WARMUP
-// (s, default 2, per run), BENCH_CONNECTIONS (50), BENCH_RATE (req/s of the paced runs, default 1000; 0: none),
-// BENCH_STORES (memory,sqlite,redis; redis skipped when it does not answer), BENCH_DIST (another
-// build), BENCH_OUT, BENCH_SECTION (ingest).
+// (s, default 2, per run), BENCH_CONNECTIONS (50), BENCH_RATE (req/s of the paced runs, default
+// 1000; 0: none), BENCH_STORES (memory,sqlite,redis; redis skipped when it does not answer),
+// BENCH_DIST (another build), BENCH_OUT, BENCH_SECTION (ingest).
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -35,7 +36,7 @@ import {
   startTarget,
   writeSection,
 } from './lib.mjs'
-import { SCENARIOS } from './workload.mjs'
+import { POOL, SCENARIOS } from './workload.mjs'
 
 const started = Date.now()
 const env = process.env
@@ -53,6 +54,8 @@ const REPEAT = Number(env.BENCH_REPEAT || 2)
 const RUNS = [
   { name: 'round-todo', scenario: 'round-todo', base: 'round-todo' },
   { name: 'ingest-todo', scenario: 'ingest-todo', base: 'round-todo' },
+  // sessions a long run of TodoWrite calls filled to the cap of applied ids
+  { name: 'ingest-todo 256 ids', scenario: 'ingest-todo', prefix: 'H', base: 'round-todo' },
   { name: 'ingest-dup', scenario: 'ingest-dup', base: 'round-todo' },
   ...(RATE > 0
     ? ['round-todo', 'ingest-todo'].map((scenario) => ({
@@ -95,8 +98,8 @@ async function runStore(store, round) {
   const paced = RUNS.filter((r) => r.rate)
   const order = []
   for (let rep = 0; rep < REPEAT; rep++) {
-    const trio = (round + rep) % 2 ? saturating : [...saturating].reverse()
-    order.push(...trio.map((r) => ({ ...r, rep })))
+    const set = (round + rep) % 2 ? saturating : [...saturating].reverse()
+    order.push(...set.map((r) => ({ ...r, rep })))
   }
   order.push(...(round % 2 ? paced : [...paced].reverse()).map((r) => ({ ...r, rep: 0 })))
   const marks = {}
@@ -116,10 +119,21 @@ async function runStore(store, round) {
             warmup: 0,
             duration: WARMUP,
           })),
-          ...order.map(({ name, scenario, rate, rep }) => ({
+          // each of the pool's `H` sessions gets MAX_APPLIED_IDS calls, in turn
+          {
+            name: 'warm fill',
+            scenario: 'ingest-todo',
+            prefix: 'H',
+            sequential: true,
+            cycle: true,
+            amount: 256 * POOL,
+            warmup: 0,
+          },
+          ...order.map(({ name, scenario, rate, rep, prefix }) => ({
             name: `${name}#${rep}`,
             scenario,
             rate,
+            prefix,
           })),
         ],
       },
