@@ -1,6 +1,9 @@
 // A/B of compiled variants of the service (e.g. a patched copy of dist/): alternating, same
-// scenario and store, medians of req/s, p99 and server CPU per request.
-// Usage: node bench/ab.mjs <scenario> <store> <rounds> <seconds> name=distDir [name=distDir …]
+// scenario and store, medians of req/s, p99 and server CPU per request, and each variant's CPU
+// per request over the first variant's, paired by round.
+// Usage: node bench/ab.mjs <scenario> <store> <rounds> <seconds> name=dir [name=dir …]
+// where each dir holds a built dist/ and resolves node_modules (a worktree of another commit, or
+// a copy of dist/ with package.json and a node_modules symlink beside it).
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -21,6 +24,7 @@ const variants = specs.map((s) => {
   return { name, dist: path.resolve(dist, 'dist') }
 })
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-todos-ab-'))
+const loadStart = os.loadavg()[0]
 const results = new Map(variants.map((v) => [v.name, []]))
 let n = 0
 for (let round = 1; round <= Number(rounds); round++) {
@@ -58,7 +62,7 @@ for (let round = 1; round <= Number(rounds); round++) {
       const us = ((cpu.procs[0] / 100) * 1e6) / r.rps
       results.get(v.name).push({ rps: r.rps, p99: r.p99, us, bad: r.bad + r.errors })
       console.log(
-        `r${round} ${v.name.padEnd(14)} ${Math.round(r.rps)} req/s p99 ${r.p99.toFixed(2)} ms, ${us.toFixed(0)} µs/req (srv ${cpu.procs[0].toFixed(0)}%) bad ${r.bad + r.errors}`
+        `r${round} ${v.name.padEnd(14)} ${Math.round(r.rps)} req/s p99 ${r.p99.toFixed(2)} ms, ${us.toFixed(0)} µs/req (srv ${cpu.procs[0].toFixed(0)}%) bad ${r.bad + r.errors} load ${os.loadavg()[0].toFixed(1)}`
       )
     } finally {
       await server.stop()
@@ -67,9 +71,14 @@ for (let round = 1; round <= Number(rounds); round++) {
   }
 }
 fs.rmSync(dir, { recursive: true, force: true })
-console.log(`\n${scenario} on ${store}: medians over ${rounds} rounds`)
+console.log(
+  `\n${scenario} on ${store}: medians over ${rounds} rounds; 1-min load average ${loadStart.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end`
+)
+const [first] = results.values()
 for (const [name, rs] of results) {
+  // the variants of one round ran back to back: their ratio shares that round's noise
+  const paired = median(rs.map((r, i) => r.us / first[i].us))
   console.log(
-    `${name.padEnd(14)} ${String(Math.round(median(rs.map((r) => r.rps)))).padStart(6)} req/s  p99 ${median(rs.map((r) => r.p99)).toFixed(2)} ms  ${median(rs.map((r) => r.us)).toFixed(0)} µs/req`
+    `${name.padEnd(14)} ${String(Math.round(median(rs.map((r) => r.rps)))).padStart(6)} req/s  p99 ${median(rs.map((r) => r.p99)).toFixed(2)} ms  ${median(rs.map((r) => r.us)).toFixed(0)} µs/req  × ${variants[0].name} (paired median) ${paired.toFixed(3)} (${Math.min(...rs.map((r, i) => r.us / first[i].us)).toFixed(2)}–${Math.max(...rs.map((r, i) => r.us / first[i].us)).toFixed(2)})`
   )
 }

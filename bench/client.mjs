@@ -1,12 +1,14 @@
 // The load generator, run in its own process (pinned to core 1 by bench/run.mjs).
 // Usage: node bench/client.mjs '<plan JSON>'
 //   plan: { port, connections, warmup, duration, seed, runs: [{ name, scenario, prefix?, pool?,
-//           sequential?, cycle?, start?, amount?, duration?, warmup?, connections? }] }
+//           sequential?, cycle?, start?, amount?, duration?, warmup?, connections?, rate? }] }
 //   sequential: session ids prefix+start, prefix+start+1, … (cycle: modulo pool); else random in pool
+//   rate: an open loop of that many requests per second (node:http) instead of autocannon
 // `seed` first writes one round to each of the POOL read sessions (g0…g999), so GET 304 matches
-// version 1. For each run: a warm-up pass, then `MEASURE_START <name>` on stderr, the measured
+// version 1; a scenario marked `seed` (ingest-dup) first gets its body once per session. For each run: a warm-up pass, then `MEASURE_START <name>` on stderr, the measured
 // pass, `MEASURE_END <name>`, and one JSON line on stdout. Latency comes from autocannon's
 // `response` event (fractional ms), kept per response for exact percentiles.
+import http from 'node:http'
 import autocannon from 'autocannon'
 import { POOL, ROUND_TODO_BODY, SCENARIOS } from './workload.mjs'
 
@@ -55,6 +57,7 @@ function options(run, duration) {
               : counter++
             : (Math.random() * pool) | 0
           req.path = scenario.route(`${prefix}${n}`)
+          if (scenario.bodyFor) req.body = scenario.bodyFor(`${prefix}${n}`)
           return req
         },
       },
@@ -71,12 +74,112 @@ const cannon = (o, onResponse) =>
     if (onResponse) instance.on('response', onResponse)
   })
 
+/**
+ * An open-loop pass: `run.rate` requests per second whatever the answers, over at most
+ * `connections` keep-alive sockets (a request that finds them all busy waits, and the wait counts
+ * in its latency). Not autocannon's `overallRate`: its ticks count as latency (a p50 of 5 ms at
+ * 100 req/s against 0.1 ms at one connection, here).
+ */
+function openLoop(run, duration, onResponse = () => {}) {
+  const scenario = SCENARIOS[run.scenario]
+  const prefix = run.prefix ?? scenario.prefix
+  const pool = run.pool ?? POOL
+  const agent = new http.Agent({ keepAlive: true, maxSockets: run.connections ?? plan.connections })
+  let sent = 0
+  let inFlight = 0
+  let errors = 0
+  let stopped = false
+  const start = performance.now()
+  return new Promise((resolve) => {
+    const settle = () => {
+      if (!stopped || inFlight > 0) return
+      agent.destroy()
+      resolve({ duration: (performance.now() - start) / 1000, errors, timeouts: 0 })
+    }
+    const send = () => {
+      const sid = `${prefix}${(Math.random() * pool) | 0}`
+      const body = scenario.bodyFor ? scenario.bodyFor(sid) : scenario.body
+      const headers = { ...scenario.headers }
+      if (body !== undefined) {
+        headers['content-type'] = 'application/json'
+        headers['content-length'] = Buffer.byteLength(body)
+      }
+      const t = performance.now()
+      inFlight++
+      const req = http.request(
+        {
+          agent,
+          host: '127.0.0.1',
+          port: plan.port,
+          method: scenario.method,
+          path: scenario.route(sid),
+          headers,
+        },
+        (res) => {
+          let bytes = 0
+          res.on('data', (chunk) => (bytes += chunk.length))
+          res.on('end', () => {
+            inFlight--
+            onResponse(null, res.statusCode, bytes, performance.now() - t)
+            settle()
+          })
+        }
+      )
+      req.on('error', () => {
+        errors++
+        inFlight--
+        settle()
+      })
+      req.end(body)
+    }
+    const timer = setInterval(() => {
+      const elapsed = performance.now() - start
+      const due = Math.min(Math.floor((elapsed / 1000) * run.rate), Math.floor(duration * run.rate))
+      while (sent < due) {
+        sent++
+        send()
+      }
+      if (elapsed >= duration * 1000) {
+        clearInterval(timer)
+        stopped = true
+        settle()
+      }
+    }, 1)
+  })
+}
+
+/** A pass of a run: autocannon as fast as answered, or open-loop at `run.rate`. */
+const drive = (run, duration, onResponse) =>
+  run.rate ? openLoop(run, duration, onResponse) : cannon(options(run, duration), onResponse)
+
+/** Sends each session of a `seed` scenario its body once (the state its measured pass repeats). */
+async function seedScenario(scenario, prefix, pool) {
+  let next = 0
+  const worker = async () => {
+    while (next < pool) {
+      const sid = `${prefix}${next++}`
+      const res = await fetch(`${base}${scenario.route(sid)}`, {
+        method: scenario.method,
+        headers: { 'content-type': 'application/json' },
+        body: scenario.bodyFor(sid),
+      })
+      await res.arrayBuffer()
+      if (res.status !== scenario.expect) throw new Error(`seeding ${sid}: HTTP ${res.status}`)
+    }
+  }
+  await Promise.all(Array.from({ length: 25 }, worker))
+}
+
 if (plan.seed) await seed()
+for (const run of plan.runs) {
+  const scenario = SCENARIOS[run.scenario]
+  if (scenario.seed) await seedScenario(scenario, run.prefix ?? scenario.prefix, run.pool ?? POOL)
+}
 const latencies = new Float64Array(4_000_000)
 for (const run of plan.runs) {
   const scenario = SCENARIOS[run.scenario]
   const warmup = run.warmup ?? plan.warmup
-  if (warmup > 0) await cannon(options({ ...run, amount: undefined, sequential: false }, warmup))
+  if (warmup > 0) await drive({ ...run, amount: undefined, sequential: false }, warmup)
   let ok = 0
   let bad = 0
   let bytes = 0
@@ -84,8 +187,9 @@ for (const run of plan.runs) {
   process.stderr.write(`MEASURE_START ${run.name}\n`)
   const cpu0 = process.cpuUsage()
   const t0 = process.hrtime.bigint()
-  const result = await cannon(
-    options(run, run.duration ?? plan.duration),
+  const result = await drive(
+    run,
+    run.duration ?? plan.duration,
     (_client, status, resBytes, ms) => {
       if (status === scenario.expect) {
         if (ok < latencies.length) latencies[ok] = ms

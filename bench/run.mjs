@@ -31,7 +31,7 @@ import {
   startTarget,
   writeSection,
 } from './lib.mjs'
-import { SCENARIOS } from './workload.mjs'
+import { ROUND_SCENARIOS } from './workload.mjs'
 
 const started = Date.now()
 const env = process.env
@@ -44,9 +44,7 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS || 50)
 const OUT = env.BENCH_OUT || path.join(BENCH, 'results.md')
 const RAW = `${OUT.replace(/\.md$/, '')}${SECTION === 'bench' ? '' : `-${SECTION}`}.json`
 const STORES = (env.BENCH_STORES || 'memory,sqlite,redis').split(',').filter(Boolean)
-const SCENARIO_NAMES = (env.BENCH_SCENARIOS || Object.keys(SCENARIOS).join(','))
-  .split(',')
-  .filter(Boolean)
+const SCENARIO_NAMES = (env.BENCH_SCENARIOS || ROUND_SCENARIOS.join(',')).split(',').filter(Boolean)
 const EXTRAS = (env.BENCH_EXTRAS || '').split(',').filter(Boolean)
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-todos-bench-'))
 

@@ -4,24 +4,8 @@
  * agents write their streams. Nesting is bounded before anything recursive touches the values.
  */
 import { createHash } from 'node:crypto'
+import { jsonTooDeep, MAX_BODY_DEPTH } from '../core/limits.js'
 import { IngestFormatError } from './events.js'
-
-/** Deeper bodies are refused (the bound every request body has; the README's Limits). */
-export const MAX_BODY_DEPTH = 512
-
-/** Whether a parsed value nests deeper than `max` levels; iterative, so any depth is safe. */
-function deeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]]
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!
-    if (typeof node !== 'object' || node === null) continue
-    if (depth > max) return true
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
-    }
-  }
-  return false
-}
 
 /** A parsed body: one JSON document, or the values of its lines. */
 export type ParsedBody = { kind: 'json'; value: unknown } | { kind: 'ndjson'; values: unknown[] }
@@ -53,8 +37,9 @@ export function parseBody(text: string): ParsedBody {
     }
     parsed = { kind: 'ndjson', values }
   }
-  const values = parsed.kind === 'json' ? [parsed.value] : parsed.values
-  if (values.some((value) => deeperThan(value, MAX_BODY_DEPTH))) {
+  // the text parsed, so its bracket nesting is its values' nesting (each NDJSON line is balanced):
+  // counted on the text without a walk over the values (usually by two native bracket counts)
+  if (jsonTooDeep(text, MAX_BODY_DEPTH)) {
     throw new IngestFormatError(`The body nests deeper than ${MAX_BODY_DEPTH} levels.`)
   }
   return parsed

@@ -8,7 +8,7 @@
  * write (whose `oldTodos` is then empty) starts a new plan with fresh ids.
  */
 import { isRecord } from '../json.js'
-import { parseStringified, repairKeys } from '../claude-shared.js'
+import { parseStringified } from '../claude-shared.js'
 import { todoWriteCleared } from '../claude-todowrite.js'
 import { rewriteList, type NewItem } from '../list-rewrite.js'
 import { canonicalStatus, notApplied, type Observer } from './types.js'
@@ -24,12 +24,15 @@ export function todoWriteItems(value: unknown): NewItem[] | undefined {
   const items: NewItem[] = []
   for (const entry of list as unknown[]) {
     if (!isRecord(entry) || typeof entry.content !== 'string') return undefined
-    const todo = repairKeys(entry, { activeForm: ['active_form'] })
-    items.push({
-      content: todo.content as string,
-      status: canonicalStatus(todo.status) ?? 'pending',
-      ...(typeof todo.activeForm === 'string' ? { active_form: todo.activeForm } : {}),
-    })
+    // `activeForm`, else its alias `active_form`, as repairKeys reads them, but without copying
+    // every entry of every list (this runs on each hook of a busy agent)
+    const activeForm = 'activeForm' in entry ? entry.activeForm : entry.active_form
+    const item: NewItem = {
+      content: entry.content,
+      status: canonicalStatus(entry.status) ?? 'pending',
+    }
+    if (typeof activeForm === 'string') item.active_form = activeForm
+    items.push(item)
   }
   return items
 }

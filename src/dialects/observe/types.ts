@@ -4,7 +4,7 @@
  * saw the call and its result. An observer applies what the agent did to the mirrored list; it
  * never validates for the agent, assigns an id of its own or writes a result text.
  */
-import type { Status } from '../../core/items.js'
+import { STATUSES, type Status } from '../../core/items.js'
 import type { DialectState } from '../types.js'
 
 /** A call as the agent made it (the input may have been rewritten by the agent's own hooks). */
@@ -41,6 +41,8 @@ export interface Observer {
 /** Not applied: the state stays as it was. */
 export const notApplied = (reason: string): ObserveOutcome => ({ applied: false, reason })
 
+const CANONICAL: ReadonlySet<string> = new Set(STATUSES)
+
 /**
  * A status as an agent spelled it, in canonical terms (`inProgress` from Codex's app-server,
  * `in-progress`, OpenHands' `todo`/`done`); undefined when unknown.
@@ -48,6 +50,8 @@ export const notApplied = (reason: string): ObserveOutcome => ({ applied: false,
  */
 export function canonicalStatus(value: unknown): Status | undefined {
   if (typeof value !== 'string') return undefined
+  // most agents spell it canonically already: no rewriting for those
+  if (CANONICAL.has(value)) return value as Status
   const key = value
     .replace(/[-\s]/g, '_')
     .replace(/([a-z])([A-Z])/g, '$1_$2')

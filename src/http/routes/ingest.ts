@@ -330,9 +330,13 @@ export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, me
       fallbackId?: (c: Context<AppEnv>) => string
     ) =>
     async (c: Context<AppEnv>) => {
-      const query = IngestQuery.safeParse({ session_id: c.req.query('session_id') })
-      if (!query.success) throw invalidInput('query', query.error.issues)
-      const override = query.data.session_id
+      // most deliveries name no session: the query is validated when there is one
+      let override = c.req.query('session_id')
+      if (override !== undefined) {
+        const query = IngestQuery.safeParse({ session_id: override })
+        if (!query.success) throw invalidInput('query', query.error.issues)
+        override = query.data.session_id
+      }
       let delivery: Delivery
       try {
         delivery = parse(parseBody(await c.req.text()), c)

@@ -1,0 +1,246 @@
+// `npm run bench:ingest`: Claude Code hook ingest against a round on the same store (issue 13:
+// "hook ingest at 50 concurrent deliveries vs a round on the same store; target ≤ 1.2× the
+// round's server CPU and p99 under 10 ms"). One fresh server process (compiled, pinned to core 0)
+// per store and round; in it, autocannon (core 1, 50 connections) first warms every scenario for
+// BENCH_WARMUP s and fills the `H` sessions to the cap of 256 applied call ids, then drives, each
+// run after a warm-up of its own: `round-todo` (the s03 round of `npm run bench`), `ingest-todo`
+// (a TodoWrite PostToolUse hook input, a new tool_use_id and the next list of its session every
+// delivery, so each one is applied and stored; on sessions that start empty, and on the filled
+// ones) and `ingest-dup` (a delivery the session has already applied: a retried hook); then
+// `round-todo` and `ingest-todo` again at an open pace of BENCH_RATE requests per second over the
+// 50 connections (the latency an agent waits for when the server is not saturated). The four
+// saturating runs come BENCH_REPEAT times, the order reversed each time and every round; the
+// ratio to the round's server CPU is taken between neighbours (against the round at the same
+// pace) and its median reported. Writes the `ingest` section of bench/results.md and
+// bench/results-ingest.json.
+//
+// Environment: BENCH_DURATION (s, default 5), BENCH_ROUNDS (3), BENCH_REPEAT (2), BENCH_WARMUP
+// (s, default 2, per run), BENCH_CONNECTIONS (50), BENCH_RATE (req/s of the paced runs, default
+// 1000; 0: none), BENCH_STORES (memory,sqlite,redis; redis skipped when it does not answer),
+// BENCH_DIST (another build), BENCH_OUT, BENCH_SECTION (ingest).
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import {
+  BENCH,
+  canary,
+  cpuBetween,
+  dropRedisPrefix,
+  median,
+  PINNED,
+  REDIS_URL,
+  redisInfo,
+  runClient,
+  snapshot,
+  startTarget,
+  writeSection,
+} from './lib.mjs'
+import { POOL, SCENARIOS } from './workload.mjs'
+
+const started = Date.now()
+const env = process.env
+const DURATION = Number(env.BENCH_DURATION || 5)
+const ROUNDS = Number(env.BENCH_ROUNDS || 3)
+const WARMUP = Number(env.BENCH_WARMUP ?? 2)
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS || 50)
+const SECTION = env.BENCH_SECTION || 'ingest'
+const DIST = env.BENCH_DIST ? path.resolve(env.BENCH_DIST) : undefined
+const OUT = env.BENCH_OUT || path.join(BENCH, 'results.md')
+const RAW = `${OUT.replace(/\.md$/, '')}-${SECTION}.json`
+const RATE = Number(env.BENCH_RATE ?? 1000)
+const REPEAT = Number(env.BENCH_REPEAT || 2)
+/** The runs of each process; `base` is the round each is compared with. */
+const RUNS = [
+  { name: 'round-todo', scenario: 'round-todo', base: 'round-todo' },
+  { name: 'ingest-todo', scenario: 'ingest-todo', base: 'round-todo' },
+  // sessions a long run of TodoWrite calls filled to the cap of applied ids
+  { name: 'ingest-todo 256 ids', scenario: 'ingest-todo', prefix: 'H', base: 'round-todo' },
+  { name: 'ingest-dup', scenario: 'ingest-dup', base: 'round-todo' },
+  ...(RATE > 0
+    ? ['round-todo', 'ingest-todo'].map((scenario) => ({
+        name: `${scenario} @${RATE}/s`,
+        scenario,
+        rate: RATE,
+        base: `round-todo @${RATE}/s`,
+      }))
+    : []),
+]
+/** The targets of issue 13. */
+const CPU_RATIO = 1.2
+const P99_MS = 10
+
+let stores = (env.BENCH_STORES || 'memory,sqlite,redis').split(',').filter(Boolean)
+const redis = stores.includes('redis') ? await redisInfo() : null
+if (stores.includes('redis') && !redis) {
+  console.error(`Redis at ${REDIS_URL} does not answer: skipping the redis store`)
+  stores = stores.filter((s) => s !== 'redis')
+}
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-todos-bench-ingest-'))
+let serial = 0
+const storeEnv = (store) =>
+  store === 'sqlite'
+    ? { STORE: 'sqlite', SQLITE_PATH: path.join(dataDir, `ingest-${serial++}.db`) }
+    : store === 'redis'
+      ? { STORE: 'redis', REDIS_URL, REDIS_KEY_PREFIX: `bench-ingest-${process.pid}-${serial++}` }
+      : { STORE: 'memory' }
+
+const rows = []
+async function runStore(store, round) {
+  const canaryMs = [await canary('0'), await canary('1')]
+  const load = os.loadavg()[0]
+  const targetEnv = storeEnv(store)
+  const server = await startTarget('service', targetEnv, [], DIST)
+  const redisPid = store === 'redis' ? redis.pid : 0
+  // the saturating runs REPEAT times back to back, the order reversed each time: a ratio taken
+  // between neighbours shares their moment of a shared machine's load
+  const saturating = RUNS.filter((r) => !r.rate)
+  const paced = RUNS.filter((r) => r.rate)
+  const order = []
+  for (let rep = 0; rep < REPEAT; rep++) {
+    const set = (round + rep) % 2 ? saturating : [...saturating].reverse()
+    order.push(...set.map((r) => ({ ...r, rep })))
+  }
+  order.push(...(round % 2 ? paced : [...paced].reverse()).map((r) => ({ ...r, rep: 0 })))
+  const marks = {}
+  try {
+    const results = await runClient(
+      {
+        port: server.port,
+        connections: CONNECTIONS,
+        warmup: WARMUP,
+        duration: DURATION,
+        seed: false,
+        // every code path warm before anything is measured, whichever run comes first
+        runs: [
+          ...['round-todo', 'ingest-todo', 'ingest-dup'].map((scenario) => ({
+            name: `warm ${scenario}`,
+            scenario,
+            warmup: 0,
+            duration: WARMUP,
+          })),
+          // each of the pool's `H` sessions gets MAX_APPLIED_IDS calls, in turn
+          {
+            name: 'warm fill',
+            scenario: 'ingest-todo',
+            prefix: 'H',
+            sequential: true,
+            cycle: true,
+            amount: 256 * POOL,
+            warmup: 0,
+          },
+          ...order.map(({ name, scenario, rate, rep, prefix }) => ({
+            name: `${name}#${rep}`,
+            scenario,
+            rate,
+            prefix,
+          })),
+        ],
+      },
+      (kind, name) => {
+        ;(marks[name] ??= {})[kind] = snapshot([server.pid, redisPid])
+      }
+    )
+    for (const r of results.filter((x) => !x.name.startsWith('warm '))) {
+      const cpu = cpuBetween(marks[r.name].START, marks[r.name].END)
+      const [name, rep] = r.name.split('#')
+      const row = {
+        store,
+        round,
+        ...r,
+        name,
+        rep: Number(rep),
+        serverCpuPct: cpu.procs[0],
+        redisCpuPct: cpu.procs[1],
+        serverUsPerReq: ((cpu.procs[0] / 100) * 1e6) / r.rps,
+        redisUsPerReq: ((cpu.procs[1] / 100) * 1e6) / r.rps,
+        cores: cpu.cores,
+        canaryMs,
+        load,
+      }
+      rows.push(row)
+      console.log(
+        `r${round}.${rep} ${store.padEnd(7)} ${name.padEnd(20)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.p50.toFixed(2)}  p99 ${r.p99.toFixed(2)} ms  srv ${row.serverCpuPct.toFixed(0)}% (${row.serverUsPerReq.toFixed(0)} µs/req${redisPid ? `, redis ${row.redisUsPerReq.toFixed(0)}` : ''})  bad ${r.bad + r.errors + r.timeouts}  canary ${canaryMs.join('/')} ms  load ${load.toFixed(1)}`
+      )
+    }
+  } finally {
+    await server.stop()
+    if (targetEnv.REDIS_KEY_PREFIX) await dropRedisPrefix(targetEnv.REDIS_KEY_PREFIX)
+  }
+}
+
+console.log(
+  `bench:ingest: ${ROUNDS} round(s) × [${stores.join(', ')}] × [${RUNS.map((r) => r.name).join(', ')}], ${DURATION} s measured, ${WARMUP} s warm-up each, ${CONNECTIONS} connections, pinned: ${PINNED}`
+)
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const store of round % 2 ? stores : [...stores].reverse()) {
+    await runStore(store, round)
+    await sleep(200)
+  }
+}
+fs.rmSync(dataDir, { recursive: true, force: true })
+const wallSeconds = (Date.now() - started) / 1000
+
+// ---- summary ----
+const f0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–')
+const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–')
+const cell = (store, name) => rows.filter((r) => r.store === store && r.name === name)
+const med = (rs, f) => median(rs.map(f))
+/** A run's server CPU per request over its round's, per process; the median. */
+const cpuRatio = (store, run) =>
+  median(
+    cell(store, run.name).map((r) => {
+      const base = cell(store, run.base).find((x) => x.round === r.round && x.rep === r.rep)
+      return base ? r.serverUsPerReq / base.serverUsPerReq : NaN
+    })
+  )
+
+const lines = []
+lines.push(
+  `${DIST ? `Build measured: \`${DIST}\` (BENCH_DIST), not dist/. ` : ''}Generated by \`npm run bench:ingest\` on ${new Date().toISOString()}: node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}; ${ROUNDS} round(s), one server process per store and round: every scenario warmed, then the saturating runs ${REPEAT} times (order reversed each time) and the paced ones once, each ${DURATION} s measured after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, pipelining 1, as fast as answered or at an open pace (@ req/s); server ${PINNED ? 'pinned to core 0, autocannon to core 1' : 'NOT pinned'}; RATE_LIMIT_PER_MINUTE=0, LOG_LEVEL=warn; Redis ${redis ? redis.version : 'not measured'}. **Wall time: ${(wallSeconds / 60).toFixed(1)} min.**`
+)
+lines.push('')
+lines.push(
+  '| store | run | n | req/s median (min–max) | p50 ms | p99 ms | srv CPU % | srv µs/req | × round srv µs (paired) | request B | failed |'
+)
+lines.push('|---|---|---|---|---|---|---|---|---|---|---|')
+for (const store of stores) {
+  for (const run of RUNS) {
+    const rs = cell(store, run.name)
+    if (!rs.length) continue
+    const redisUs = med(rs, (r) => r.redisUsPerReq)
+    lines.push(
+      `| ${store} | ${run.name} | ${rs.length} | ${f0(med(rs, (r) => r.rps))} (${f0(Math.min(...rs.map((r) => r.rps)))}–${f0(Math.max(...rs.map((r) => r.rps)))}) | ${f2(med(rs, (r) => r.p50))} | ${f2(med(rs, (r) => r.p99))} | ${f0(med(rs, (r) => r.serverCpuPct))} | ${f0(med(rs, (r) => r.serverUsPerReq))}${redisUs >= 0.5 ? ` (+redis ${f0(redisUs)})` : ''} | ${run.name === run.base ? '1.00' : f2(cpuRatio(store, run))} | ${f0(Buffer.byteLength(SCENARIOS[run.scenario].body))} | ${rs.reduce((a, r) => a + r.bad + r.errors + r.timeouts, 0)} |`
+    )
+  }
+}
+lines.push('')
+lines.push(`Targets (issue 13: ≤ ${CPU_RATIO}× the round's server CPU, p99 < ${P99_MS} ms):`)
+lines.push('')
+lines.push('| check | target | measured | |')
+lines.push('|---|---|---|---|')
+for (const store of stores) {
+  for (const run of RUNS.filter((r) => r.scenario !== 'round-todo')) {
+    if (!cell(store, run.name).length) continue
+    const ratio = cpuRatio(store, run)
+    const p99 = med(cell(store, run.name), (r) => r.p99)
+    lines.push(
+      `| ${store}: ${run.name} server CPU | ≤ ${CPU_RATIO}× round | ${f2(ratio)} | ${ratio <= CPU_RATIO ? 'met' : '**missed**'} |`
+    )
+    lines.push(
+      `| ${store}: ${run.name} p99 | < ${P99_MS} ms | ${f2(p99)} | ${p99 < P99_MS ? 'met' : '**missed**'} |`
+    )
+  }
+}
+lines.push('')
+const canaries = rows.flatMap((r) => r.canaryMs)
+lines.push(
+  `Noise: canary (fixed CPU work, ~115–155 ms on an idle core) median ${f0(median(canaries))} ms, max ${f0(Math.max(...canaries))} ms; 1-min load average at each process start median ${f2(median(rows.map((r) => r.load)))} (max ${f2(Math.max(...rows.map((r) => r.load)))}). Failed = responses other than 200, errors and timeouts.`
+)
+const text = lines.join('\n')
+writeSection(OUT, SECTION, text)
+fs.writeFileSync(RAW, JSON.stringify({ wallSeconds, rows }, null, 1) + '\n')
+console.log('\n' + text)
+console.log(
+  `\nwall time ${wallSeconds.toFixed(0)} s; wrote ${path.relative(process.cwd(), OUT)} and ${path.relative(process.cwd(), RAW)}`
+)

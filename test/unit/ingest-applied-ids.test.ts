@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { DEFAULT_LIST_LIMITS } from '../../src/core/limits.js'
+import type { Session } from '../../src/core/session.js'
+import { applyObserved, MAX_APPLIED_IDS, type ApplyContext } from '../../src/ingest/apply.js'
+import type { ObservedEvent } from '../../src/ingest/events.js'
+
+const T0 = Date.parse('2026-11-30T12:00:00Z')
+const ctx: ApplyContext = {
+  key: { tenant: 't', sessionId: 'claude:s1' },
+  source: 'claude-code',
+  parent: null,
+  now: T0,
+  keepAliveMs: 450_000,
+  limits: DEFAULT_LIST_LIMITS,
+}
+/** A TodoWrite result whose list differs with `n`, so each new call is a new version. */
+const write = (id: string, n: number): ObservedEvent => ({
+  kind: 'tool_result',
+  target: { session: 's1' },
+  call_id: id,
+  name: 'TodoWrite',
+  is_error: false,
+  structured: {
+    oldTodos: [],
+    newTodos: [{ content: 'A', status: n % 2 ? 'in_progress' : 'pending', activeForm: 'A' }],
+  },
+})
+// ids of one length and prefix, as Claude's are
+const id = (i: number) => `toolu_01${String(i).padStart(22, '0')}`
+
+/**
+ * One delivery at a time, as the stores hand sessions back: the same objects (the memory store)
+ * or a copy parsed from the stored record (SQLite, Redis).
+ */
+function deliver(count: number, copy: boolean): Session {
+  let session: Session | null = null
+  for (let i = 0; i < count; i++) {
+    const result = applyObserved(session, [write(id(i), i)], ctx)
+    assert.equal(result.write, true)
+    session = copy ? JSON.parse(JSON.stringify(result.session)) : result.session
+  }
+  return session!
+}
+
+describe('ingest/apply: applied ids, one delivery at a time', () => {
+  for (const copy of [false, true]) {
+    it(`Should keep the last ${MAX_APPLIED_IDS} ids in order and ignore each of them again (${copy ? 'parsed copies' : 'same objects'})`, () => {
+      const session = deliver(300, copy)
+      const expected = Array.from({ length: MAX_APPLIED_IDS }, (_, i) =>
+        id(300 - MAX_APPLIED_IDS + i)
+      )
+      assert.deepEqual(session.observed!.applied, expected)
+      for (const known of [expected[0], expected[100], expected.at(-1)!]) {
+        const again = applyObserved(session, [write(known, 1)], ctx)
+        assert.equal(again.write, false, known)
+        assert.equal(again.applied, 0)
+        assert.equal(again.ignored, 1)
+      }
+      // an id older than the kept ones is a new call again
+      const forgotten = applyObserved(session, [write(id(0), 300)], ctx)
+      assert.equal(forgotten.applied, 1)
+      assert.equal(forgotten.session!.observed!.applied.at(-1), id(0))
+      assert.equal(forgotten.session!.observed!.applied.length, MAX_APPLIED_IDS)
+    })
+  }
+
+  it('Should ignore a call repeated within one delivery, and calls known before it, past the first lookups', () => {
+    const session = deliver(20, false)
+    const events = [
+      ...Array.from({ length: 12 }, (_, i) => write(id(100 + i), i + 1)),
+      write(id(100), 1),
+      write(id(5), 1),
+      write(id(111), 1),
+    ]
+    const result = applyObserved(session, events, ctx)
+    // ids are kept with a new version: the last list differs from the stored one
+    assert.equal(result.write, true)
+    assert.equal(result.applied, 12)
+    assert.equal(result.ignored, 3)
+    assert.deepEqual(
+      result.session!.observed!.applied.slice(-12),
+      events.slice(0, 12).map((e) => (e as { call_id: string }).call_id)
+    )
+    // the next delivery still finds every one of them
+    for (const known of [id(0), id(19), id(100), id(111)]) {
+      assert.equal(applyObserved(result.session, [write(known, 2)], ctx).applied, 0, known)
+    }
+  })
+})
