@@ -128,13 +128,10 @@ export function progressBar(percent: number, width = BAR_WIDTH): string {
 
 type Shown = Pick<SessionSummary, 'ended' | 'state' | 'waiting'>
 
-/** The state as shown: the server's (it computes waiting, stale and the rest). */
-const shownState = (session: Shown) => session.state
-
 const stateLabel = (session: Shown) =>
   session.state === 'ended' && session.ended
     ? (OUTCOME_LABEL[session.ended.outcome] ?? 'ended')
-    : (STATE_LABEL[shownState(session)] ?? shownState(session))
+    : (STATE_LABEL[session.state] ?? session.state)
 
 const STATE_STYLE: Record<string, Style> = {
   active: 'cyan',
@@ -147,7 +144,7 @@ const STATE_STYLE: Record<string, Style> = {
 const stateStyle = (session: Shown): Style =>
   session.state === 'ended' && session.ended?.outcome === 'completed'
     ? 'dim'
-    : (STATE_STYLE[shownState(session)] ?? 'bold')
+    : (STATE_STYLE[session.state] ?? 'bold')
 
 /**
  * "12 s ago", "5 min ago"...
@@ -279,7 +276,7 @@ export function renderTenantFrame(
       a.session_id.localeCompare(b.session_id)
   )
   const tally = new Map<string, number>()
-  for (const s of sorted) tally.set(shownState(s), (tally.get(shownState(s)) ?? 0) + 1)
+  for (const s of sorted) tally.set(s.state, (tally.get(s.state) ?? 0) + 1)
   // the four states always, waiting when there is one, then any state a newer server sends
   const known = ['active', ...(tally.has('waiting') ? ['waiting'] : []), 'stale', 'done', 'ended']
   const states = [...known, ...[...tally.keys()].filter((state) => !known.includes(state)).sort()]
@@ -339,7 +336,7 @@ export function renderTenantFrame(
       if (!current)
         current =
           s.progress.total === 0 ? '(no items yet)' : s.state === 'done' ? '(all done)' : '—'
-      if (s.waiting && shownState(s) !== 'waiting' && s.state !== 'ended') current += ' [waiting]'
+      if (s.waiting && s.state !== 'waiting' && s.state !== 'ended') current += ' [waiting]'
       if (s.reminder_due && s.state !== 'ended') current += ' [reminder due]'
       line.push('  ', fit(current, layout.current))
     }
