@@ -75,6 +75,20 @@ export function createEventHub(options: EventHubOptions): EventHub {
     }
   }
 
+  /** The topic of `key`, created on first use; an idle topic leaves the map (if still its own). */
+  const topicOf = <K, T>(map: Map<K, T>, key: K, create: (idle: () => void) => T): T => {
+    let topic = map.get(key)
+    if (!topic) {
+      const created = create(() => {
+        if (map.get(key) === created) map.delete(key)
+        quiet()
+      })
+      map.set(key, created)
+      topic = created
+    }
+    return topic
+  }
+
   // one listener for the app, whatever the number of streams
   options.shutdownSignal?.addEventListener(
     'abort',
@@ -115,34 +129,17 @@ export function createEventHub(options: EventHubOptions): EventHub {
   return {
     openTenant(tenant, drop) {
       listen()
-      let topic: TenantTopic | undefined
-      const stream = admit(tenant, 'tenant', () => topic?.remove(stream), drop)
-      topic = tenants.get(tenant)
-      if (!topic) {
-        const created: TenantTopic = new TenantTopic(hub, tenant, () => {
-          if (tenants.get(tenant) === created) tenants.delete(tenant)
-          quiet()
-        })
-        topic = created
-        tenants.set(tenant, created)
-      }
+      // admitted first: a stream past the cap creates no topic (it only ends once joined)
+      const stream = admit(tenant, 'tenant', () => topic.remove(stream), drop)
+      const topic = topicOf(tenants, tenant, (idle) => new TenantTopic(hub, tenant, idle))
       topic.join(stream)
       return stream
     },
     openSession(key, lastEventId, drop) {
       listen()
       const k = keyOf(key)
-      let topic: SessionTopic | undefined
-      const stream = admit(key.tenant, 'session', () => topic?.remove(stream), drop)
-      topic = sessions.get(k)
-      if (!topic) {
-        const created: SessionTopic = new SessionTopic(hub, key, () => {
-          if (sessions.get(k) === created) sessions.delete(k)
-          quiet()
-        })
-        topic = created
-        sessions.set(k, created)
-      }
+      const stream = admit(key.tenant, 'session', () => topic.remove(stream), drop)
+      const topic = topicOf(sessions, k, (idle) => new SessionTopic(hub, key, idle))
       topic.join(stream, lastEventId)
       return stream
     },
