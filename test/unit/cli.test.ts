@@ -339,6 +339,42 @@ describe('cli watch reconnects', () => {
   })
 })
 
+/**
+ * Runs `watch` against a listening server in a 60-column terminal (as tmux or a narrow window
+ * reports it) until its output matches `until`, stops it (it must exit 0) and returns its last
+ * frame as written, escapes included.
+ */
+async function lastWatchFrame(
+  server: { address(): AddressInfo | string | null },
+  until: RegExp,
+  what?: string
+): Promise<string> {
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const out = sink()
+  Object.assign(out.stream, { isTTY: true, columns: 60, rows: 30 })
+  const controller = new AbortController()
+  const running = watch({
+    url,
+    once: false,
+    out: out.stream,
+    color: true,
+    signal: controller.signal,
+  })
+  try {
+    const deadline = Date.now() + 5000
+    while (!until.test(out.text())) {
+      assert.ok(Date.now() < deadline, what ?? `no frame: ${out.text()}`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    controller.abort()
+    assert.equal(await running, 0)
+    const frames = out.text().split('\x1b[H\x1b[2J').filter(Boolean)
+    return frames[frames.length - 1]
+  } finally {
+    controller.abort()
+  }
+}
+
 describe('cli watch on a narrow terminal', () => {
   it('Should draw every line of its frames within the terminal columns it is given (60)', async () => {
     const sessions = [
@@ -354,35 +390,15 @@ describe('cli watch on a narrow terminal', () => {
     })
     server.listen(0, '127.0.0.1')
     await new Promise((resolve) => server.once('listening', resolve))
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    const out = sink()
-    // a terminal of 60 columns, as tmux or a narrow window reports it
-    Object.assign(out.stream, { isTTY: true, columns: 60, rows: 30 })
-    const controller = new AbortController()
-    const running = watch({
-      url,
-      once: false,
-      out: out.stream,
-      color: true,
-      signal: controller.signal,
-    })
     try {
-      const deadline = Date.now() + 5000
-      while (!/run-2/.test(out.text())) {
-        assert.ok(Date.now() < deadline, 'no frame')
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-      controller.abort()
-      assert.equal(await running, 0)
-      const frames = out.text().split('\x1b[H\x1b[2J').filter(Boolean)
+      const frame = await lastWatchFrame(server, /run-2/, 'no frame')
       // eslint-disable-next-line no-control-regex -- ESC starts the cursor sequences it takes out
-      const last = frames[frames.length - 1].replace(/\x1b\[\?25[hl]/g, '')
+      const last = frame.replace(/\x1b\[\?25[hl]/g, '')
       assert.match(last, /run-2/)
       for (const line of last.split('\n')) {
         assert.ok(cells(line) <= 60, `${cells(line)} cells: ${JSON.stringify(line)}`)
       }
     } finally {
-      controller.abort()
       server.closeAllConnections()
       server.close()
     }
@@ -546,28 +562,9 @@ describe('cli render of observed sessions (the ingest fixtures)', () => {
   it('Should draw them live in a 60-column terminal (watch on the tenant stream)', async () => {
     const server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' })
     await new Promise((resolve) => server.once('listening', resolve))
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    const out = sink()
-    Object.assign(out.stream, { isTTY: true, columns: 60, rows: 30 })
-    const controller = new AbortController()
-    const running = watch({
-      url,
-      once: false,
-      out: out.stream,
-      color: true,
-      signal: controller.signal,
-    })
     try {
-      const deadline = Date.now() + 5000
-      while (!/↳ agent:/.test(out.text())) {
-        assert.ok(Date.now() < deadline, `no frame: ${out.text()}`)
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-      controller.abort()
-      assert.equal(await running, 0)
-      const frames = out.text().split('\x1b[H\x1b[2J').filter(Boolean)
       // the frame as the terminal shows it: no colours, no cursor switches
-      const last = frames[frames.length - 1]
+      const last = (await lastWatchFrame(server, /↳ agent:/))
         .split('\u001b[')
         .map((part, i) => (i ? part.replace(/^[0-9;?]*[A-Za-z]/, '') : part))
         .join('')
@@ -576,7 +573,6 @@ describe('cli render of observed sessions (the ingest fixtures)', () => {
       for (const row of last.split('\n'))
         assert.ok(cells(row) <= 60, `${cells(row)} cells: ${JSON.stringify(row)}`)
     } finally {
-      controller.abort()
       server.close()
     }
   })
