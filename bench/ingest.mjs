@@ -27,6 +27,8 @@ import {
   canary,
   cpuBetween,
   dropRedisPrefix,
+  f0,
+  f2,
   median,
   PINNED,
   REDIS_URL,
@@ -182,8 +184,6 @@ fs.rmSync(dataDir, { recursive: true, force: true })
 const wallSeconds = (Date.now() - started) / 1000
 
 // ---- summary ----
-const f0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–')
-const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–')
 const cell = (store, name) => rows.filter((r) => r.store === store && r.name === name)
 const med = (rs, f) => median(rs.map(f))
 /** A run's server CPU per request over its round's, per process; the median. */

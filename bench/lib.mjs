@@ -259,6 +259,11 @@ export async function dropRedisPrefix(prefix) {
   return count
 }
 
+/** A figure for the tables: an integer with thousands separators, or – when not measured. */
+export const f0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–')
+/** A figure for the tables with two decimals, or – when not measured. */
+export const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–')
+
 export const median = (values) => {
   const s = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b)
   if (!s.length) return NaN

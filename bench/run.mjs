@@ -22,6 +22,8 @@ import {
   canary,
   cpuBetween,
   dropRedisPrefix,
+  f0,
+  f2,
   median,
   PINNED,
   REDIS_URL,
@@ -161,8 +163,6 @@ fs.rmSync(dataDir, { recursive: true, force: true })
 const wallSeconds = (Date.now() - started) / 1000
 
 // ---- summary ----
-const f0 = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–')
-const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–')
 const cell = (target, scenario) =>
   rows.filter((r) => r.target === target && r.scenario === scenario)
 const stat = (target, scenario) => {

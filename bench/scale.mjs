@@ -10,6 +10,7 @@ import {
   BENCH,
   cpuBetween,
   dropRedisPrefix,
+  f2,
   REDIS_URL,
   redisInfo,
   rssMB,
@@ -26,7 +27,6 @@ const FIRST = Math.round(TOTAL / 10)
 const PROBE = Number(process.env.SCALE_PROBE || 5)
 const OUT = process.env.BENCH_OUT || path.join(BENCH, 'results.md')
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–')
-const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–')
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-todos-scale-'))
 
 async function heapMB(port) {
