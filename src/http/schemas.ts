@@ -197,6 +197,10 @@ export const SessionView = z
     parent: z.string().nullable().openapi({ description: "A subagent's list: the main session" }),
     waiting: orNull(Waiting),
     observed: orNull(ObservedView).openapi({ description: 'null for sessions fed by rounds' }),
+    editable: z.boolean().openapi({
+      description:
+        "Whether PUT …/todos takes a person's edit: false when an observed agent owns the list (PUT answers 409 agent-owns-list); for an observed Claude session the edit is handed to the model (observed.pending_edit)",
+    }),
     created_at: z.string(),
     updated_at: z.string(),
   })

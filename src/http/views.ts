@@ -16,6 +16,7 @@ import {
 } from '../core/session.js'
 import { resolveDialect, type RoundOutcome } from '../dialects/round.js'
 import type * as S from './schemas.js'
+import { editRefusal } from '../ingest/edit.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -79,6 +80,7 @@ export function sessionView(session: Session, staleBefore: number): z.infer<type
     parent: session.observed?.parent ?? null,
     waiting: waitingView(session),
     observed: observedView(session),
+    editable: editRefusal(session) === null,
     created_at: iso(session.created_at),
     updated_at: iso(session.updated_at),
   }

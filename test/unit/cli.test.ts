@@ -133,6 +133,7 @@ describe('cli render', () => {
       rounds_since_todo: 3,
       settings: {},
       observed: null,
+      editable: true,
       created_at: new Date(NOW - 60_000).toISOString(),
     }
     const text = renderSessionFrame(view, 'header', options)
@@ -213,6 +214,7 @@ describe('cli render in narrow terminals', () => {
     rounds_since_todo: 3,
     settings: {},
     observed: null,
+    editable: true,
     created_at: new Date(NOW - 60_000).toISOString(),
   }
 

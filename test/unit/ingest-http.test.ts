@@ -205,7 +205,11 @@ describe('Ingest: observed sessions among the others', () => {
       })
       assert.equal(res.status, 409)
       assert.equal(res.body.type, problemType('agent-owns-list'))
+      // the view says so before anyone tries
+      assert.equal((await view(t, id)).editable, false)
     }
+    await ingest(t, 'claude-code', TODO_HOOK)
+    assert.equal((await view(t, HOOK_SESSION)).editable, true)
   })
 
   it('Should stream observed changes as updates with their source, once per version', async () => {

@@ -528,15 +528,6 @@
   }
 
   /**
-   * A person may edit the list here: sessions fed by rounds, and Claude's (the edit is handed
-   * to the model); every other agent owns its list (PUT answers 409 agent-owns-list).
-   * @param {Shown} s
-   */
-  function listEditable(s) {
-    return !isObserved(s) || isClaude(s)
-  }
-
-  /**
    * The agent has no todo tools at all (a summary's `todo_tools`, a view's `observed.todo_tools`).
    * @param {Shown} s
    */
@@ -1273,7 +1264,8 @@
     if (!loaded) return
     renderDetailHeader()
     var view = detail.view
-    var editable = !!view && listEditable(view)
+    // the server says whether PUT takes an edit (an observed agent other than Claude owns its list)
+    var editable = !!view && view.editable
     $('edit-button').hidden = !canEdit() || !editable || !!edit
     $('edit-readonly').hidden = canEdit() || app.role === null
     var owned = $('edit-owned')
@@ -1469,7 +1461,7 @@
   // ---- editing -------------------------------------------------------------------------------
 
   function startEdit() {
-    if (!detail.view || !canEdit() || !listEditable(detail.view)) return
+    if (!detail.view || !canEdit() || !detail.view.editable) return
     // an edit not yet handed to the agent is where the next one starts
     var pending = detail.view.observed && detail.view.observed.pending_edit
     edit = {
