@@ -164,80 +164,40 @@ function sameJson(a: unknown, b: unknown): boolean {
   return j === keysB.length
 }
 
-/** 32-bit FNV-1a of an id: what a lookup compares before the id itself. */
-function idHash(id: string): number {
-  let hash = 0x811c9dc5
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193)
-  return hash
-}
-
 /**
- * The hashes of the applied-id lists this process built, by list (a list is never changed once
- * built). The memory store hands a session's list back on its next delivery, whose lookup then
- * reads 1 KB of hashes instead of up to 256 strings spread over the heap, a cache miss each: at
- * 1,000 sessions of 256 ids, 96 → 85 µs of CPU per delivery. A list parsed from a stored record
- * has none and is searched as it is (its strings were just parsed).
- */
-const hashesOf = new WeakMap<readonly string[], Int32Array>()
-
-/**
- * The applied call ids of a session during one update: the stored ids are searched where they
- * are (by their hashes when the list has them), not copied into a set, as a hook delivery looks
- * up a call or two; a delivery of many events gets a set after its first few lookups.
+ * The applied call ids of a session during one update. A hook delivery looks up a call or two:
+ * the stored ids (up to `MAX_APPLIED_IDS`) are searched where they are rather than copied into a
+ * set, which a delivery of many events gets after its first few lookups.
  */
 class AppliedIds {
   private readonly added: string[] = []
-  private readonly addedHashes: number[] = []
-  private readonly hashes: Int32Array | undefined
   private set: Set<string> | undefined
   private lookups = 0
 
-  constructor(private readonly stored: string[]) {
-    const hashes = stored.length === 0 ? new Int32Array(0) : hashesOf.get(stored)
-    this.hashes = hashes?.length === stored.length ? hashes : undefined
-  }
+  constructor(private readonly stored: string[]) {}
 
   has(id: string): boolean {
     if (this.set) return this.set.has(id)
-    const { hashes, stored, added } = this
     if (++this.lookups > 8) {
-      this.set = new Set(stored)
-      for (const each of added) this.set.add(each)
+      this.set = new Set([...this.stored, ...this.added])
       return this.set.has(id)
     }
-    if (added.includes(id)) return true
-    if (!hashes) return stored.includes(id)
-    const hash = idHash(id)
-    for (let i = 0; i < hashes.length; i++) {
-      if (hashes[i] === hash && stored[i] === id) return true
-    }
-    return false
+    return this.stored.includes(id) || this.added.includes(id)
   }
 
   add(id: string): void {
     this.added.push(id)
     this.set?.add(id)
-    if (this.hashes) this.addedHashes.push(idHash(id))
   }
 
-  /** The ids to keep: the stored list if none was added, else the last `MAX_APPLIED_IDS`. */
+  /** The ids to keep: the stored array if none was added, else the last `MAX_APPLIED_IDS`. */
   list(): string[] {
-    const { added, stored, hashes } = this
+    const { stored, added } = this
     if (!added.length) return stored
-    // one copy: the last MAX_APPLIED_IDS of stored and added together, from index `from`
+    // one copy: the last MAX_APPLIED_IDS of stored and added together
     const from = Math.max(0, stored.length + added.length - MAX_APPLIED_IDS)
-    const firstAdded = Math.max(0, from - stored.length)
     const next = from < stored.length ? stored.slice(from) : []
-    const kept = next.length
-    for (let i = firstAdded; i < added.length; i++) next.push(added[i])
-    if (hashes) {
-      const nextHashes = new Int32Array(next.length)
-      if (kept) nextHashes.set(hashes.subarray(from))
-      for (let i = firstAdded; i < added.length; i++) {
-        nextHashes[kept + i - firstAdded] = this.addedHashes[i]
-      }
-      hashesOf.set(next, nextHashes)
-    }
+    for (let i = Math.max(0, from - stored.length); i < added.length; i++) next.push(added[i])
     return next
   }
 }
