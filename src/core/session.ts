@@ -65,8 +65,11 @@ export interface Observed {
   todo_tools: boolean | null
   /** Whether a todo tool fixed the dialect yet (until then it is the source's default). */
   dialect_fixed: boolean
-  /** The last applied call ids, oldest first (bounded): a second delivery of one applies nothing. */
-  applied: string[]
+  /**
+   * Digests of the last applied call ids, oldest first (bounded; `ingest/applied-ids`): a second
+   * delivery of one applies nothing. Sessions stored before the digests hold the ids as an array.
+   */
+  applied: string
   /** Calls waiting for their result (bounded). */
   pending: StagedCall[]
   /** How specific the current `ended` is: a later, less specific end of the run does not replace it. */

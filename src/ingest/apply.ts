@@ -5,7 +5,7 @@
  * hooks, several instances) compose.
  *
  * - A call is staged; it is applied only by its successful result, through the dialect's
- *   observer (`dialects/observe`). Every applied call id is kept (the last 256): a second
+ *   observer (`dialects/observe`). Every applied call id is kept (the last 256, as digests): a second
  *   delivery of a call (a retry, a replay, the hook and the stream of one Claude session) applies
  *   nothing. A call whose result will not say what it did is kept until that result arrives in a
  *   later delivery (the last 32).
@@ -39,10 +39,9 @@ import {
   type AgentFamily,
 } from '../dialects/observe/index.js'
 import { getDialect } from '../dialects/registry.js'
+import { AppliedIds } from './applied-ids.js'
 import type { ObservedEvent } from './events.js'
 
-/** Applied call ids a session keeps. */
-export const MAX_APPLIED_IDS = 256
 /** Calls a session keeps waiting for their result. */
 export const MAX_STAGED_CALLS = 32
 /** Subagent sessions a session lists. */
@@ -129,7 +128,7 @@ export function newObserved(source: ObservedSource, parent: string | null): Obse
     waiting: null,
     todo_tools: null,
     dialect_fixed: false,
-    applied: [],
+    applied: '',
     pending: [],
     end_rank: 0,
     pending_edit: null,
@@ -162,44 +161,6 @@ function sameJson(a: unknown, b: unknown): boolean {
   }
   while (j < keysB.length && y[keysB[j]] === undefined) j++
   return j === keysB.length
-}
-
-/**
- * The applied call ids of a session during one update. A hook delivery looks up a call or two:
- * the stored ids (up to `MAX_APPLIED_IDS`) are searched where they are rather than copied into a
- * set, which a delivery of many events gets after its first few lookups.
- */
-class AppliedIds {
-  private readonly added: string[] = []
-  private set: Set<string> | undefined
-  private lookups = 0
-
-  constructor(private readonly stored: string[]) {}
-
-  has(id: string): boolean {
-    if (this.set) return this.set.has(id)
-    if (++this.lookups > 8) {
-      this.set = new Set([...this.stored, ...this.added])
-      return this.set.has(id)
-    }
-    return this.stored.includes(id) || this.added.includes(id)
-  }
-
-  add(id: string): void {
-    this.added.push(id)
-    this.set?.add(id)
-  }
-
-  /** The ids to keep: the stored array if none was added, else the last `MAX_APPLIED_IDS`. */
-  list(): string[] {
-    const { stored, added } = this
-    if (!added.length) return stored
-    // one copy: the last MAX_APPLIED_IDS of stored and added together
-    const from = Math.max(0, stored.length + added.length - MAX_APPLIED_IDS)
-    const next = from < stored.length ? stored.slice(from) : []
-    for (let i = Math.max(0, from - stored.length); i < added.length; i++) next.push(added[i])
-    return next
-  }
 }
 
 /** Whether a delivery changed what the session shows (the list compared only when touched). */
@@ -423,7 +384,7 @@ export function applyObserved(
   observed.pending = [...staged.values()]
     .filter((call) => !transient.has(call.id))
     .slice(-MAX_STAGED_CALLS)
-  observed.applied = appliedIds.list()
+  observed.applied = appliedIds.stored()
   let edit: string | null = null
   if (ctx.deliverEdit && observed.pending_edit) {
     edit = editContext(getDialect(dialect)!.render(observed.pending_edit.items))

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { DEFAULT_LIST_LIMITS } from '../../src/core/limits.js'
 import type { Session } from '../../src/core/session.js'
-import { applyObserved, MAX_APPLIED_IDS, type ApplyContext } from '../../src/ingest/apply.js'
+import { applyObserved, type ApplyContext } from '../../src/ingest/apply.js'
+import {
+  APPLIED_DIGEST_CHARS,
+  AppliedIds,
+  appliedDigestOf,
+  MAX_APPLIED_IDS,
+} from '../../src/ingest/applied-ids.js'
 import type { ObservedEvent } from '../../src/ingest/events.js'
 
 const T0 = Date.parse('2026-11-30T12:00:00Z')
@@ -50,7 +56,7 @@ describe('ingest/apply: applied ids, one delivery at a time', () => {
       const expected = Array.from({ length: MAX_APPLIED_IDS }, (_, i) =>
         id(300 - MAX_APPLIED_IDS + i)
       )
-      assert.deepEqual(session.observed!.applied, expected)
+      assert.equal(session.observed!.applied, expected.map(appliedDigestOf).join(''))
       for (const known of [expected[0], expected[100], expected.at(-1)!]) {
         const again = applyObserved(session, [write(known, 1)], ctx)
         assert.equal(again.write, false, known)
@@ -60,8 +66,9 @@ describe('ingest/apply: applied ids, one delivery at a time', () => {
       // an id older than the kept ones is a new call again
       const forgotten = applyObserved(session, [write(id(0), 300)], ctx)
       assert.equal(forgotten.applied, 1)
-      assert.equal(forgotten.session!.observed!.applied.at(-1), id(0))
-      assert.equal(forgotten.session!.observed!.applied.length, MAX_APPLIED_IDS)
+      const kept = forgotten.session!.observed!.applied
+      assert.equal(kept.slice(-APPLIED_DIGEST_CHARS), appliedDigestOf(id(0)))
+      assert.equal(kept.length, MAX_APPLIED_IDS * APPLIED_DIGEST_CHARS)
     })
   }
 
@@ -78,13 +85,41 @@ describe('ingest/apply: applied ids, one delivery at a time', () => {
     assert.equal(result.write, true)
     assert.equal(result.applied, 12)
     assert.equal(result.ignored, 3)
-    assert.deepEqual(
-      result.session!.observed!.applied.slice(-12),
-      events.slice(0, 12).map((e) => (e as { call_id: string }).call_id)
+    assert.equal(
+      result.session!.observed!.applied.slice(-12 * APPLIED_DIGEST_CHARS),
+      events
+        .slice(0, 12)
+        .map((e) => appliedDigestOf((e as { call_id: string }).call_id))
+        .join('')
     )
     // the next delivery still finds every one of them
     for (const known of [id(0), id(19), id(100), id(111)]) {
       assert.equal(applyObserved(result.session, [write(known, 2)], ctx).applied, 0, known)
     }
+  })
+
+  it('Should still know the ids of a session stored before the digests (an array of ids), and store digests from then on', () => {
+    const legacy = deliver(3, true)
+    legacy.observed!.applied = [id(0), id(1), id(2)] as unknown as string
+    for (const known of [id(0), id(2)]) {
+      const again = applyObserved(legacy, [write(known, 7)], ctx)
+      assert.equal(again.write, false, known)
+      assert.equal(again.ignored, 1)
+    }
+    const next = applyObserved(legacy, [write(id(3), 3)], ctx)
+    assert.equal(next.applied, 1)
+    assert.equal(
+      next.session!.observed!.applied,
+      [0, 1, 2, 3].map((i) => appliedDigestOf(id(i))).join('')
+    )
+  })
+
+  it('Should count a digest only where a digest starts', () => {
+    const digest = appliedDigestOf(id(1))
+    // the digest straddles two kept ones
+    const straddling = `abc${digest}${'z'.repeat(APPLIED_DIGEST_CHARS - 3)}`
+    assert.equal(new AppliedIds(straddling).has(id(1)), false)
+    assert.equal(new AppliedIds(`${'z'.repeat(APPLIED_DIGEST_CHARS)}${digest}`).has(id(1)), true)
+    assert.equal(new AppliedIds(undefined).has(id(1)), false)
   })
 })

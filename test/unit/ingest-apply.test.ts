@@ -4,11 +4,15 @@ import { DEFAULT_LIST_LIMITS } from '../../src/core/limits.js'
 import { newSession, type Session } from '../../src/core/session.js'
 import {
   applyObserved,
-  MAX_APPLIED_IDS,
   MAX_STAGED_CALLS,
   NotObservedError,
   type ApplyContext,
 } from '../../src/ingest/apply.js'
+import {
+  APPLIED_DIGEST_CHARS,
+  appliedDigestOf,
+  MAX_APPLIED_IDS,
+} from '../../src/ingest/applied-ids.js'
 import type { ObservedEvent } from '../../src/ingest/events.js'
 
 const T0 = Date.parse('2026-11-30T12:00:00Z')
@@ -89,8 +93,8 @@ describe('ingest/apply: versions', () => {
       write(`c${i + 1}`, ['A', i % 2 ? 'in_progress' : 'pending'])
     )
     stored = run(stored, many, { now: T0 + 1 }).stored
-    assert.equal(stored!.observed!.applied.length, MAX_APPLIED_IDS)
-    assert.equal(stored!.observed!.applied.at(-1), 'c300')
+    assert.equal(stored!.observed!.applied.length, MAX_APPLIED_IDS * APPLIED_DIGEST_CHARS)
+    assert.equal(stored!.observed!.applied.slice(-APPLIED_DIGEST_CHARS), appliedDigestOf('c300'))
     const calls: ObservedEvent[] = Array.from({ length: 40 }, (_, i) => ({
       kind: 'tool_call',
       target,

@@ -1,0 +1,72 @@
+/**
+ * @module ingest/applied-ids
+ * The call ids an observed session has applied, kept as one string of fixed-width digests (the
+ * last `MAX_APPLIED_IDS`, oldest first) so that a second delivery of a call applies nothing.
+ *
+ * Why digests in one string rather than the ids: the record is read, parsed, serialised and
+ * written on every delivery, and 256 Claude ids (`toolu_01` + 22 characters) as a JSON array were
+ * about 8 KB of a session otherwise near 1 KB. `npm run bench:ingest` on SQLite measured 364 µs
+ * per applied delivery on such a session against 182 µs on a fresh one (2,048 characters now).
+ * A digest is 48 bits of SHA-256: the chance that a new call matches one of 256 kept digests is
+ * about 1 in 10^12, and a match only makes the agent's own call look like a retry.
+ */
+import { hash } from 'node:crypto'
+
+/** Applied call ids a session keeps. */
+export const MAX_APPLIED_IDS = 256
+/** Characters of one digest (base64url, 6 bytes). */
+export const APPLIED_DIGEST_CHARS = 8
+
+/**
+ * The digest under which an id is kept.
+ * @param id - a call id (or a lifecycle event's own id)
+ */
+export function appliedDigestOf(id: string): string {
+  return hash('sha256', id, 'base64url').slice(0, APPLIED_DIGEST_CHARS)
+}
+
+/**
+ * The stored digests, from what a session holds: the string, or (sessions written before the
+ * digests) the array of ids.
+ */
+function storedDigests(stored: unknown): string {
+  if (typeof stored === 'string') return stored
+  if (!Array.isArray(stored)) return ''
+  return stored
+    .slice(-MAX_APPLIED_IDS)
+    .map((id) => (typeof id === 'string' ? appliedDigestOf(id) : ''))
+    .join('')
+}
+
+/** The applied call ids of a session during one update. */
+export class AppliedIds {
+  private digests: string
+
+  /** @param stored - the session's `observed.applied` */
+  constructor(stored: unknown) {
+    this.digests = storedDigests(stored)
+  }
+
+  /** Whether the id was applied (before or during this update). */
+  has(id: string): boolean {
+    const digest = appliedDigestOf(id)
+    const { digests } = this
+    // base64url digests of one width: a match counts only where a digest starts
+    for (let at = digests.indexOf(digest); at !== -1; at = digests.indexOf(digest, at + 1)) {
+      if (at % APPLIED_DIGEST_CHARS === 0) return true
+    }
+    return false
+  }
+
+  /** Records an applied id. */
+  add(id: string): void {
+    this.digests += appliedDigestOf(id)
+  }
+
+  /** What the session keeps: the last `MAX_APPLIED_IDS` digests. */
+  stored(): string {
+    const cap = MAX_APPLIED_IDS * APPLIED_DIGEST_CHARS
+    if (this.digests.length > cap) this.digests = this.digests.slice(-cap)
+    return this.digests
+  }
+}
