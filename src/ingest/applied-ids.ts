@@ -41,6 +41,9 @@ function storedDigests(stored: unknown): string {
 /** The applied call ids of a session during one update. */
 export class AppliedIds {
   private digests: string
+  // a call is looked up, then recorded: its digest is computed once
+  private lastId: string | undefined
+  private lastDigest = ''
 
   /** @param stored - the session's `observed.applied` */
   constructor(stored: unknown) {
@@ -49,7 +52,7 @@ export class AppliedIds {
 
   /** Whether the id was applied (before or during this update). */
   has(id: string): boolean {
-    const digest = appliedDigestOf(id)
+    const digest = this.digestOf(id)
     const { digests } = this
     // base64url digests of one width: a match counts only where a digest starts
     for (let at = digests.indexOf(digest); at !== -1; at = digests.indexOf(digest, at + 1)) {
@@ -60,7 +63,15 @@ export class AppliedIds {
 
   /** Records an applied id. */
   add(id: string): void {
-    this.digests += appliedDigestOf(id)
+    this.digests += this.digestOf(id)
+  }
+
+  private digestOf(id: string): string {
+    if (id !== this.lastId) {
+      this.lastId = id
+      this.lastDigest = appliedDigestOf(id)
+    }
+    return this.lastDigest
   }
 
   /** What the session keeps: the last `MAX_APPLIED_IDS` digests. */
