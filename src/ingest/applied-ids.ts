@@ -3,17 +3,20 @@
  * The call ids an observed session has applied, kept as one string of fixed-width digests (the
  * last `MAX_APPLIED_IDS`, oldest first) so that a second delivery of a call applies nothing.
  *
- * Why digests in one string rather than the ids: the record is read, parsed, serialised and
- * written on every delivery, and 256 Claude ids (`toolu_01` + 22 characters) as a JSON array were
- * about 8 KB of a session otherwise near 1 KB. `npm run bench:ingest` on SQLite measured 364 µs
- * per applied delivery on such a session against 182 µs on a fresh one (2,048 characters now).
- * A digest is 48 bits of SHA-256: the chance that a new call matches one of 256 kept digests is
- * about 1 in 10^12, and a match only makes the agent's own call look like a retry.
+ * Why digests in one string, and why 64: the record is read, parsed, serialised and written on
+ * every delivery. 256 Claude ids (`toolu_01` + 22 characters) as a JSON array were about 8 KB of a
+ * session otherwise near 1 KB, and on SQLite a session at that cap cost twice a fresh one per
+ * applied delivery; 256 digests still cost about 40 µs a write there, 64 (512 characters) about
+ * 10 (bench/results.md, "Hook ingest"). The window only has to hold what arrives again soon
+ * (retries, the hook and the stream of one session, parallel hooks): a stream posted again
+ * whole is recognised by its newest calls (`replayedCalls` in ingest/apply).
+ * A digest is 48 bits of SHA-256: the chance that a new call matches one of 64 kept digests is
+ * about 1 in 4 × 10^12, and a match only makes the agent's own call look like a retry.
  */
 import { hash } from 'node:crypto'
 
 /** Applied call ids a session keeps. */
-export const MAX_APPLIED_IDS = 256
+export const MAX_APPLIED_IDS = 64
 /** Characters of one digest (base64url, 6 bytes). */
 export const APPLIED_DIGEST_CHARS = 8
 

@@ -5,9 +5,9 @@
  * hooks, several instances) compose.
  *
  * - A call is staged; it is applied only by its successful result, through the dialect's
- *   observer (`dialects/observe`). Every applied call id is kept (the last 256, as digests): a second
- *   delivery of a call (a retry, a replay, the hook and the stream of one Claude session) applies
- *   nothing. A call whose result will not say what it did is kept until that result arrives in a
+ *   observer (`dialects/observe`). Every applied call id is kept (the last 64, as digests): a
+ *   second delivery of a call (a retry, a replay, the hook and the stream of one Claude session)
+ *   applies nothing, nor do the older calls of a stream posted again (`replayedCalls`). A call whose result will not say what it did is kept until that result arrives in a
  *   later delivery (the last 32).
  * - Lifecycle: a run's end sets `ended` (a later, less specific end of the same run does not
  *   replace it: `max_turns` from the stream stays when `SessionEnd` follows); a new run or a change
@@ -81,6 +81,8 @@ export interface ApplyContext {
    * repeat); 0 when none.
    */
   versionFloor?: number
+  /** Call ids of this delivery to take as applied (`replayedCalls`). */
+  replayed?: ReadonlySet<string>
 }
 
 export interface ApplyResult {
@@ -211,6 +213,37 @@ export function segmentsOf(events: readonly ObservedEvent[]): ObservedEvent[][] 
 }
 
 /**
+ * The successful tool results of a delivery that come before a call the session already applied
+ * and are unknown to it: a stream posted again (a JSONL file, a retried batch) whose older calls the
+ * session no longer remembers (it keeps the last `MAX_APPLIED_IDS`). A stream's deliveries come in
+ * order, so they were applied when first posted; applying them again would take the list back to
+ * an old state that the newer, known calls then would not move on from.
+ * @param current - the stored session, or null
+ * @param events - the delivery's events (all of one session), in order
+ */
+export function replayedCalls(
+  current: Session | null,
+  events: readonly ObservedEvent[]
+): Set<string> {
+  const replayed = new Set<string>()
+  if (!current?.observed) return replayed
+  const known = new AppliedIds(current.observed.applied)
+  let last = -1
+  for (let i = events.length - 1; i >= 0 && last === -1; i--) {
+    const event = events[i]
+    if (event.kind === 'tool_result' && known.has(event.call_id)) last = i
+  }
+  for (let i = 0; i < last; i++) {
+    const event = events[i]
+    // a failed call changes nothing either way (and the stream alone sees one Claude refused)
+    if (event.kind === 'tool_result' && !event.is_error && !known.has(event.call_id)) {
+      replayed.add(event.call_id)
+    }
+  }
+  return replayed
+}
+
+/**
  * Applies a delivery's events (all of one session) to the stored session.
  * @param current - the stored session, or null
  * @param events - the events, in order
@@ -273,7 +306,11 @@ export function applyObserved(
         break
       case 'tool_call': {
         stir()
-        if (appliedIds.has(event.call_id) || staged.has(event.call_id)) {
+        if (
+          appliedIds.has(event.call_id) ||
+          staged.has(event.call_id) ||
+          ctx.replayed?.has(event.call_id)
+        ) {
           ignored++
           break
         }
@@ -284,7 +321,7 @@ export function applyObserved(
       }
       case 'tool_result': {
         stir()
-        if (appliedIds.has(event.call_id)) {
+        if (appliedIds.has(event.call_id) || ctx.replayed?.has(event.call_id)) {
           ignored++
           break
         }

@@ -10,6 +10,8 @@ import {
   MAX_APPLIED_IDS,
 } from '../../src/ingest/applied-ids.js'
 import type { ObservedEvent } from '../../src/ingest/events.js'
+import { makeTestApp } from '../helpers.js'
+import { ingest, view } from '../ingest-support.js'
 
 const T0 = Date.parse('2026-11-30T12:00:00Z')
 const ctx: ApplyContext = {
@@ -121,5 +123,70 @@ describe('ingest/apply: applied ids, one delivery at a time', () => {
     assert.equal(new AppliedIds(straddling).has(id(1)), false)
     assert.equal(new AppliedIds(`${'z'.repeat(APPLIED_DIGEST_CHARS)}${digest}`).has(id(1)), true)
     assert.equal(new AppliedIds(undefined).has(id(1)), false)
+  })
+})
+
+describe('ingest: a stream posted again', () => {
+  const SID = 'f0e1d2c3-b4a5-4697-8899-aabbccddeeff'
+  /** An Agent SDK stream of `count` TodoWrite calls, each with its result, one list each. */
+  function stream(count: number): string[] {
+    const lines: string[] = []
+    for (let i = 0; i < count; i++) {
+      const todos = [{ content: `Step ${i}`, status: 'in_progress', activeForm: `Doing step ${i}` }]
+      const before = i === 0 ? [] : [{ ...todos[0], content: `Step ${i - 1}` }]
+      const callId = `toolu_01Replay${String(i).padStart(16, '0')}`
+      lines.push(
+        JSON.stringify({
+          type: 'assistant',
+          session_id: SID,
+          message: {
+            content: [{ type: 'tool_use', id: callId, name: 'TodoWrite', input: { todos } }],
+          },
+        }),
+        JSON.stringify({
+          type: 'user',
+          session_id: SID,
+          message: { content: [{ type: 'tool_result', tool_use_id: callId, content: 'ok' }] },
+          tool_use_result: { oldTodos: before, newTodos: todos },
+        })
+      )
+    }
+    return lines
+  }
+
+  it(`Should apply nothing of a stream of more than ${MAX_APPLIED_IDS} calls posted whole again, and only the new calls of a longer copy`, async () => {
+    const t = makeTestApp()
+    const count = MAX_APPLIED_IDS + 36
+    const lines = stream(count + 10)
+    const first = await ingest(t, 'claude-agent-sdk', lines.slice(0, 2 * count).join('\n'))
+    assert.equal(first.status, 200)
+    assert.equal(first.body.version, count)
+    const again = await ingest(t, 'claude-agent-sdk', lines.slice(0, 2 * count).join('\n'))
+    assert.deepEqual(
+      { version: again.body.version, applied: again.body.applied },
+      { version: count, applied: 0 }
+    )
+    const session = await view(t, `claude:${SID}`)
+    assert.deepEqual(
+      session.items.map((item: { content: string }) => item.content),
+      [`Step ${count - 1}`]
+    )
+    // the file grew by ten calls: those ten apply, one version each, and nothing older again
+    const grown = await ingest(t, 'claude-agent-sdk', lines.join('\n'))
+    assert.equal(grown.body.version, count + 10)
+    const history = await t.call('GET', `/v1/sessions/claude:${SID}/history?limit=12`)
+    assert.deepEqual(
+      history.body.entries.map((entry: { items: { content: string }[] }) => entry.items[0].content),
+      Array.from({ length: 12 }, (_, i) => `Step ${count - 2 + i}`)
+    )
+  })
+
+  it('Should apply a stream whose calls the session never saw, even after calls it knows from another stream', async () => {
+    const t = makeTestApp()
+    const lines = stream(6)
+    await ingest(t, 'claude-agent-sdk', lines.slice(6).join('\n'))
+    // the first three calls come later: none of the session's known calls follows them
+    const earlier = await ingest(t, 'claude-agent-sdk', lines.slice(0, 6).join('\n'))
+    assert.equal(earlier.body.applied, 6)
   })
 })

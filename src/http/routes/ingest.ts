@@ -12,6 +12,7 @@ import type { ObservedSource, SessionKey } from '../../core/session.js'
 import {
   applyObserved,
   NotObservedError,
+  replayedCalls,
   segmentsOf,
   type ApplyResult,
 } from '../../ingest/apply.js'
@@ -205,7 +206,13 @@ async function applyDelivery(
   const now = deps.now()
   const limits = limitsOf(deps)
   const keepAliveMs = deps.staleAfterMs / 2
-  const applySegment = (key: SessionKey, group: Group, agents: string[], events: ObservedEvent[]) =>
+  const applySegment = (
+    key: SessionKey,
+    group: Group,
+    agents: string[],
+    events: ObservedEvent[],
+    replayed: ReadonlySet<string> | undefined
+  ) =>
     updateWithinQuota(deps, key, (current, { versionFloor }) => {
       let result: ApplyResult
       try {
@@ -219,6 +226,7 @@ async function applyDelivery(
           deliverEdit: replyId === group.id,
           agents,
           versionFloor,
+          replayed,
         })
       } catch (error) {
         if (error instanceof NotObservedError) {
@@ -242,8 +250,13 @@ async function applyDelivery(
     events = group.events
   ): Promise<ApplyResult> => {
     let total: ApplyResult | undefined
-    for (const segment of segmentsOf(events)) {
-      const result = await applySegment(key, group, agents, segment)
+    const segments = segmentsOf(events)
+    // a stream posted again: what it holds before a call the session knows was applied then (a
+    // hook delivery is one segment, and needs no read)
+    const replayed =
+      segments.length > 1 ? replayedCalls(await deps.store.get(key), events) : undefined
+    for (const segment of segments) {
+      const result = await applySegment(key, group, agents, segment, replayed)
       total = total
         ? {
             ...result,
