@@ -1,10 +1,12 @@
 // Profiles the service under one scenario: node --cpu-prof dist/server.js, driven like the bench,
 // then prints the heaviest functions (self time) and the heaviest call paths into our code.
 // Usage: node bench/profile.mjs [scenario=round-todo] [store=memory] [seconds=8]
+// (PROFILE_PREFIX, PROFILE_FILL: see below; PROFILE_OUT keeps the .cpuprofile)
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { ROOT, runClient, startTarget } from './lib.mjs'
+import { POOL } from './workload.mjs'
 
 const [scenario = 'round-todo', store = 'memory', seconds = '8'] = process.argv.slice(2)
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-todos-prof-'))
@@ -24,14 +26,34 @@ const server = await startTarget(
   ['--cpu-prof', '--cpu-prof-dir', dir],
   process.env.PROFILE_DIST ? path.resolve(process.env.PROFILE_DIST, 'dist') : undefined
 )
-const [result] = await runClient({
+// PROFILE_PREFIX: another session pool of the scenario (`H`); PROFILE_FILL: calls each of its
+// sessions gets before the profiled run (bench:ingest fills `H` to the cap of applied ids)
+const prefix = process.env.PROFILE_PREFIX || undefined
+const fill = Number(process.env.PROFILE_FILL || 0)
+const results = await runClient({
   port: server.port,
   connections: 50,
   warmup: 1,
   duration: Number(seconds),
   seed: true,
-  runs: [{ name: scenario, scenario }],
+  runs: [
+    ...(fill > 0
+      ? [
+          {
+            name: 'fill',
+            scenario,
+            prefix,
+            sequential: true,
+            cycle: true,
+            amount: fill * POOL,
+            warmup: 0,
+          },
+        ]
+      : []),
+    { name: scenario, scenario, prefix },
+  ],
 })
+const result = results.at(-1)
 await server.stop()
 if (env.REDIS_KEY_PREFIX) await (await import('./lib.mjs')).dropRedisPrefix(env.REDIS_KEY_PREFIX)
 console.log(

@@ -17,6 +17,13 @@ import {
   type ApplyResult,
 } from '../../ingest/apply.js'
 import { parseBody, valuesOf, type ParsedBody } from '../../ingest/body.js'
+import {
+  combineResults,
+  DeliveryTargetError,
+  planDelivery,
+  sessionIdOf,
+  type SessionEvents,
+} from '../../ingest/delivery.js'
 import { parseClaudeMessages } from '../../ingest/claude-agent-sdk.js'
 import { parseClaudeHook } from '../../ingest/claude-code.js'
 import { parseCodex } from '../../ingest/codex.js'
@@ -29,7 +36,6 @@ import type { Metrics } from '../metrics.js'
 import { invalidInput, ProblemError, problemResponses } from '../problem.js'
 import { updateWithinQuota } from '../round-runner.js'
 import { registerDocumented } from '../route-input.js'
-import { SESSION_ID_PATTERN } from '../schemas.js'
 import {
   ClaudeHookInput,
   ClaudeHookReply,
@@ -45,15 +51,6 @@ import {
   OpenHandsEvent,
   SdkMessage,
 } from '../ingest-schemas.js'
-
-/** The session id prefix of each source's own ids. */
-const PREFIX: Record<ObservedSource, string> = {
-  'claude-code': 'claude',
-  'claude-agent-sdk': 'claude',
-  codex: 'codex',
-  'gemini-cli': 'gemini',
-  openhands: 'openhands',
-}
 
 /** What a parsed body holds. */
 interface Delivery {
@@ -135,60 +132,6 @@ const openhandsConversations = createRoute({
   responses: replies(IngestReply),
 })
 
-/** The session of a target: the agent's id under its prefix (or the caller's), a subagent's below. */
-function sessionIdOf(source: ObservedSource, target: Target, override: string | undefined): string {
-  let main = override
-  if (main === undefined) {
-    if (target.session === undefined) {
-      throw new ProblemError(
-        400,
-        'session-unknown',
-        'The body does not name its session (a Codex or Gemini stream names it on its first line only); pass ?session_id=.',
-        [{ pointer: '/query/session_id', detail: 'required for this body' }]
-      )
-    }
-    main = `${PREFIX[source]}:${target.session}`
-  }
-  const id = target.agent === undefined ? main : `${main}:agent:${target.agent}`
-  if (!SESSION_ID_PATTERN.test(id)) {
-    throw new ProblemError(
-      400,
-      'invalid-session-id',
-      `The session id '${id.slice(0, 200)}' does not match ^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$; pass ?session_id=.`
-    )
-  }
-  return id
-}
-
-interface Group {
-  id: string
-  parent: string | null
-  events: ObservedEvent[]
-}
-
-/** The events by session, in order of first appearance. */
-function groupEvents(
-  source: ObservedSource,
-  events: readonly ObservedEvent[],
-  override: string | undefined
-): Group[] {
-  const groups = new Map<string, Group>()
-  for (const event of events) {
-    const id = sessionIdOf(source, event.target, override)
-    let group = groups.get(id)
-    if (!group) {
-      const parent =
-        event.target.agent === undefined
-          ? null
-          : sessionIdOf(source, { session: event.target.session }, override)
-      group = { id, parent, events: [] }
-      groups.set(id, group)
-    }
-    group.events.push(event)
-  }
-  return [...groups.values()]
-}
-
 /**
  * Applies a parsed delivery: each session's events in one atomic update, subagents' lists before
  * their main session (which lists them), and a run's end on to its subagents' lists.
@@ -201,14 +144,14 @@ async function applyDelivery(
   override: string | undefined,
   fallbackId: string | undefined
 ) {
-  const groups = groupEvents(source, delivery.events, override)
+  const groups = planDelivery(source, delivery.events, override)
   const replyId = delivery.replyTarget ? sessionIdOf(source, delivery.replyTarget, override) : null
   const now = deps.now()
   const limits = limitsOf(deps)
   const keepAliveMs = deps.staleAfterMs / 2
   const applySegment = (
     key: SessionKey,
-    group: Group,
+    group: SessionEvents,
     agents: string[],
     events: ObservedEvent[],
     replayed: ReadonlySet<string> | undefined
@@ -245,7 +188,7 @@ async function applyDelivery(
   /** A group's events, one update per list the agent had; the counts and flags of all of them. */
   const apply = async (
     key: SessionKey,
-    group: Group,
+    group: SessionEvents,
     agents: string[],
     events = group.events
   ): Promise<ApplyResult> => {
@@ -257,17 +200,7 @@ async function applyDelivery(
       segments.length > 1 ? replayedCalls(await deps.store.get(key), events) : undefined
     for (const segment of segments) {
       const result = await applySegment(key, group, agents, segment, replayed)
-      total = total
-        ? {
-            ...result,
-            session: result.session ?? total.session,
-            write: total.write || result.write,
-            applied: total.applied + result.applied,
-            ignored: total.ignored + result.ignored,
-            edit: total.edit ?? result.edit,
-            endAgents: total.endAgents || result.endAgents,
-          }
-        : result
+      total = combineResults(total, result)
     }
     return total!
   }
@@ -277,11 +210,7 @@ async function applyDelivery(
   let edit: string | null = null
   const children = new Map<string, string[]>()
   const results = new Map<string, ApplyResult>()
-  const ordered = [
-    ...groups.filter((g) => g.parent !== null),
-    ...groups.filter((g) => g.parent === null),
-  ]
-  for (const group of ordered) {
+  for (const group of groups) {
     const key = { tenant, sessionId: group.id }
     const result = await apply(key, group, children.get(group.id) ?? [])
     results.set(group.id, result)
@@ -295,7 +224,7 @@ async function applyDelivery(
   // a main session that only lists new subagents (its own events were all theirs)
   for (const [parent, ids] of children) {
     if (results.has(parent)) continue
-    const group: Group = { id: parent, parent: null, events: [] }
+    const group: SessionEvents = { id: parent, parent: null, events: [] }
     const result = await apply({ tenant, sessionId: parent }, group, ids)
     results.set(parent, result)
   }
@@ -303,7 +232,7 @@ async function applyDelivery(
   for (const [id, result] of results) {
     if (!result.endAgents || !result.session?.observed) continue
     for (const agent of result.session.observed.agents) {
-      const group: Group = { id: agent, parent: id, events: [] }
+      const group: SessionEvents = { id: agent, parent: id, events: [] }
       await apply(
         { tenant, sessionId: agent },
         group,
@@ -363,14 +292,25 @@ export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, me
         )
       }
       for (const event of delivery.events) metrics.ingestEvents.inc({ source, kind: event.kind })
-      const reply = await applyDelivery(
-        deps,
-        c.get('tenant'),
-        source,
-        delivery,
-        override,
-        fallbackId?.(c)
-      )
+      let reply: Awaited<ReturnType<typeof applyDelivery>>
+      try {
+        reply = await applyDelivery(
+          deps,
+          c.get('tenant'),
+          source,
+          delivery,
+          override,
+          fallbackId?.(c)
+        )
+      } catch (error) {
+        if (!(error instanceof DeliveryTargetError)) throw error
+        throw new ProblemError(
+          400,
+          error.code,
+          error.message,
+          error.pointer ? [{ pointer: error.pointer, detail: 'required for this body' }] : undefined
+        )
+      }
       if (source === 'claude-code') {
         // Claude Code reads a hook's reply as instructions: {} changes nothing
         return c.json(

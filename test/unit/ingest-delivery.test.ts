@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { ApplyResult } from '../../src/ingest/apply.js'
+import {
+  combineResults,
+  DeliveryTargetError,
+  planDelivery,
+  sessionIdOf,
+} from '../../src/ingest/delivery.js'
+import type { ObservedEvent } from '../../src/ingest/events.js'
+
+const activity = (session?: string, agent?: string): ObservedEvent => ({
+  kind: 'activity',
+  target: { session, agent },
+  what: 'x',
+})
+
+describe('ingest/delivery', () => {
+  it("Should group a delivery's events by session, subagents' lists before the main sessions, each in order of first appearance", () => {
+    const events = [
+      activity('a'),
+      activity('a', 'k1'),
+      activity('b'),
+      activity('a'),
+      activity('a', 'k1'),
+    ]
+    const plan = planDelivery('claude-code', events, undefined)
+    assert.deepEqual(
+      plan.map((g) => [g.id, g.parent, g.events.length]),
+      [
+        ['claude:a:agent:k1', 'claude:a', 2],
+        ['claude:a', null, 2],
+        ['claude:b', null, 1],
+      ]
+    )
+    assert.equal(plan[1].events[1], events[3])
+  })
+
+  it("Should put every event under the caller's session id when it names one", () => {
+    const plan = planDelivery('codex', [activity(undefined), activity('t1')], 'ci-job-7')
+    assert.deepEqual(
+      plan.map((g) => [g.id, g.events.length]),
+      [['ci-job-7', 2]]
+    )
+  })
+
+  it('Should refuse a target it cannot name, with the code the route answers', () => {
+    assert.throws(
+      () => sessionIdOf('codex', {}, undefined),
+      (error: unknown) =>
+        error instanceof DeliveryTargetError &&
+        error.code === 'session-unknown' &&
+        error.pointer === '/query/session_id'
+    )
+    assert.throws(
+      () => sessionIdOf('gemini-cli', { session: 'has space' }, undefined),
+      (error: unknown) =>
+        error instanceof DeliveryTargetError && error.code === 'invalid-session-id'
+    )
+    assert.equal(
+      sessionIdOf('gemini-cli', { session: 's', agent: 'k' }, undefined),
+      'gemini:s:agent:k'
+    )
+  })
+
+  it("Should take a session's updates together: the last session, summed counts, the first edit", () => {
+    const base: ApplyResult = {
+      session: null,
+      write: false,
+      applied: 1,
+      ignored: 2,
+      edit: 'first',
+      endAgents: false,
+    }
+    const next: ApplyResult = {
+      ...base,
+      write: true,
+      applied: 3,
+      ignored: 0,
+      edit: 'second',
+      endAgents: true,
+    }
+    assert.deepEqual(combineResults(undefined, base), base)
+    assert.deepEqual(combineResults(base, next), {
+      session: null,
+      write: true,
+      applied: 4,
+      ignored: 2,
+      edit: 'first',
+      endAgents: true,
+    })
+  })
+})
