@@ -27,6 +27,14 @@ export function reconcileIds(
   nextId: number,
   { byPosition = true }: { byPosition?: boolean } = {}
 ): { ids: string[]; nextId: number } {
+  // the common rewrite (statuses moved on): the same items in the same order keep their ids, as
+  // the content match below would give them; most lists are rewritten this way, on every call
+  if (
+    before.length === incoming.length &&
+    incoming.every((item, i) => item.id === undefined && item.content === before[i].content)
+  ) {
+    return { ids: before.map((item) => item.id), nextId: Math.max(nextId, 1) }
+  }
   const stored = new Set(before.map((item) => item.id))
   const matched = new Set<string>()
   const ids: (string | undefined)[] = incoming.map((item) => {

@@ -418,9 +418,10 @@ export function applyObserved(
     if (!agents.includes(agent)) agents = [...agents, agent].slice(-MAX_AGENTS)
   }
   observed.agents = agents
-  observed.pending = [...staged.values()]
-    .filter((call) => !transient.has(call.id))
-    .slice(-MAX_STAGED_CALLS)
+  observed.pending =
+    staged.size === 0
+      ? []
+      : [...staged.values()].filter((call) => !transient.has(call.id)).slice(-MAX_STAGED_CALLS)
   observed.applied = appliedIds.stored()
   let edit: string | null = null
   if (ctx.deliverEdit && observed.pending_edit) {

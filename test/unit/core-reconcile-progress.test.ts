@@ -181,6 +181,45 @@ describe('reconcileIds', () => {
       { seed: 20261130, numRuns: 500 }
     )
   })
+
+  it('Should keep every id, in order, when a rewrite holds the same contents in the same order (repeated contents too)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', 'b', 'c'), { maxLength: 8 }),
+        fc.integer({ min: 0, max: 20 }),
+        fc.boolean(),
+        (contents, nextId, byPosition) => {
+          const before = contents.map((content, i) =>
+            makeItem({ id: String(i + 10), content, status: 'pending' })
+          )
+          const result = reconcileIds(
+            before,
+            contents.map((content) => ({ content })),
+            nextId,
+            { byPosition }
+          )
+          assert.deepEqual(result, {
+            ids: before.map((item) => item.id),
+            nextId: Math.max(nextId, 1),
+          })
+        }
+      ),
+      { seed: 20261201, numRuns: 300 }
+    )
+    // one item more, or an id of its own, is no longer the same rewrite: the general rules apply
+    const before = stored(['1', 'a'], ['2', 'a'])
+    assert.deepEqual(
+      reconcileIds(before, [{ content: 'a' }, { content: 'a' }, { content: 'a' }], 3),
+      {
+        ids: ['1', '2', '3'],
+        nextId: 4,
+      }
+    )
+    assert.deepEqual(reconcileIds(before, [{ id: '2', content: 'a' }, { content: 'a' }], 3), {
+      ids: ['2', '1'],
+      nextId: 3,
+    })
+  })
 })
 
 describe('computeProgress and currentItem', () => {
