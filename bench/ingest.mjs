@@ -2,7 +2,8 @@
 // "hook ingest at 50 concurrent deliveries vs a round on the same store; target ≤ 1.2× the
 // round's server CPU and p99 under 10 ms"). One fresh server process (compiled, pinned to core 0)
 // per store and round; in it, autocannon (core 1, 50 connections) first warms every scenario for
-// BENCH_WARMUP s and fills the `H` sessions to the cap of 64 applied call ids, then drives, each
+// BENCH_WARMUP s and fills the `H` and `S` sessions with 64 writes each (the cap of applied call
+// ids, past the history limit), then drives, each
 // run after a warm-up of its own: `round-todo` (the s03 round of `npm run bench`), `ingest-todo`
 // (a TodoWrite PostToolUse hook input, a new tool_use_id and the next list of its session every
 // delivery, so each one is applied and stored; on sessions that start empty, and on the filled
@@ -56,8 +57,11 @@ const REPEAT = Number(env.BENCH_REPEAT || 2)
 const RUNS = [
   { name: 'round-todo', scenario: 'round-todo', base: 'round-todo' },
   { name: 'ingest-todo', scenario: 'ingest-todo', base: 'round-todo' },
-  // sessions a long run of TodoWrite calls filled to the cap of applied ids
-  { name: 'ingest-todo at cap', scenario: 'ingest-todo', prefix: 'H', base: 'round-todo' },
+  // long sessions: 64 writes each before any run, so that the applied ids are at their cap and the
+  // history at its limit (every write also prunes a version); the round's long sessions are its
+  // base, as a young session's round does not prune
+  { name: 'round-todo at cap', scenario: 'round-todo', prefix: 'S', base: 'round-todo at cap' },
+  { name: 'ingest-todo at cap', scenario: 'ingest-todo', prefix: 'H', base: 'round-todo at cap' },
   { name: 'ingest-dup', scenario: 'ingest-dup', base: 'round-todo' },
   ...(RATE > 0
     ? ['round-todo', 'ingest-todo'].map((scenario) => ({
@@ -121,16 +125,20 @@ async function runStore(store, round) {
             warmup: 0,
             duration: WARMUP,
           })),
-          // each of the pool's `H` sessions gets MAX_APPLIED_IDS calls, in turn
-          {
-            name: 'warm fill',
-            scenario: 'ingest-todo',
-            prefix: 'H',
+          // each of the pool's `H` sessions gets MAX_APPLIED_IDS calls, and each `S` session as
+          // many rounds, in turn
+          ...[
+            ['ingest-todo', 'H'],
+            ['round-todo', 'S'],
+          ].map(([scenario, prefix]) => ({
+            name: `warm fill ${prefix}`,
+            scenario,
+            prefix,
             sequential: true,
             cycle: true,
             amount: 64 * POOL,
             warmup: 0,
-          },
+          })),
           ...order.map(({ name, scenario, rate, rep, prefix }) => ({
             name: `${name}#${rep}`,
             scenario,
