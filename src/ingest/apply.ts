@@ -7,8 +7,9 @@
  * - A call is staged; it is applied only by its successful result, through the dialect's
  *   observer (`dialects/observe`). Every applied call id is kept (the last 64, as digests): a
  *   second delivery of a call (a retry, a replay, the hook and the stream of one Claude session)
- *   applies nothing, nor do the older calls of a stream posted again (`replayedCalls`). A call whose result will not say what it did is kept until that result arrives in a
- *   later delivery (the last 32).
+ *   applies nothing, nor do the older calls of a stream posted again (`replayedCalls`). A call
+ *   whose result will not say what it did is kept until that result arrives in a later delivery
+ *   (the last 32).
  * - Lifecycle: a run's end sets `ended` (a later, less specific end of the same run does not
  *   replace it: `max_turns` from the stream stays when `SessionEnd` follows); a new run or a change
  *   of the list opens an ended session again; `waiting` marks an agent waiting for a person, and
@@ -214,10 +215,10 @@ export function segmentsOf(events: readonly ObservedEvent[]): ObservedEvent[][] 
 
 /**
  * The successful tool results of a delivery that come before a call the session already applied
- * and are unknown to it: a stream posted again (a JSONL file, a retried batch) whose older calls the
- * session no longer remembers (it keeps the last `MAX_APPLIED_IDS`). A stream's deliveries come in
- * order, so they were applied when first posted; applying them again would take the list back to
- * an old state that the newer, known calls then would not move on from.
+ * and are unknown to it: a stream posted again (a JSONL file, a retried batch) whose older calls
+ * the session no longer remembers (it keeps the last `MAX_APPLIED_IDS`). A stream's deliveries
+ * come in order, so they were applied when first posted; applying them again would take the list
+ * back to an old state that the newer, known calls then would not move on from.
  * @param current - the stored session, or null
  * @param events - the delivery's events (all of one session), in order
  */
