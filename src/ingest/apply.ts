@@ -191,11 +191,11 @@ function dialectFromTools(family: AgentFamily, tools: readonly string[]): string
 }
 
 /**
- * A delivery's events (all of one session) cut after each successful tool result, so that each list the
- * agent had is a version of its own: a batch of stream lines (`observe` sends what arrived within
- * a few ms together, a replayed JSONL file comes whole) keeps the history a line-by-line delivery
- * would have. Each segment is one atomic update; a delivery cut short between two (store down)
- * is retried whole, and what already applied is ignored by call id.
+ * A delivery's events (all of one session) cut after each successful tool result, so that each
+ * list the agent had is a version of its own: a batch of stream lines (`observe` sends what
+ * arrived within a few ms together, a replayed JSONL file comes whole) keeps the history a
+ * line-by-line delivery would have. Each segment is one atomic update; a delivery cut short
+ * between two (store down) is retried whole, and what already applied is ignored by call id.
  * @param events - the events, in order
  */
 export function segmentsOf(events: readonly ObservedEvent[]): ObservedEvent[][] {
