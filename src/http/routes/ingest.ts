@@ -8,7 +8,7 @@
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import type { ObservedSource, SessionKey } from '../../core/session.js'
+import type { ObservedSource, Session, SessionKey } from '../../core/session.js'
 import {
   applyObserved,
   NotObservedError,
@@ -154,10 +154,11 @@ async function applyDelivery(
     group: SessionEvents,
     agents: string[],
     events: ObservedEvent[],
-    replayed: ReadonlySet<string> | undefined
+    replayedOf: (current: Session | null) => ReadonlySet<string> | undefined
   ) =>
     updateWithinQuota(deps, key, (current, { versionFloor }) => {
       let result: ApplyResult
+      const replayed = replayedOf(current)
       try {
         result = applyObserved(current, events, {
           key,
@@ -194,12 +195,14 @@ async function applyDelivery(
   ): Promise<ApplyResult> => {
     let total: ApplyResult | undefined
     const segments = segmentsOf(events)
-    // a stream posted again: what it holds before a call the session knows was applied then (a
-    // hook delivery is one segment, and needs no read)
-    const replayed =
-      segments.length > 1 ? replayedCalls(await deps.store.get(key), events) : undefined
-    for (const segment of segments) {
-      const result = await applySegment(key, group, agents, segment, replayed)
+    // a stream posted again: what it holds before a call the session knew was applied then. The
+    // first update finds that on the state it reads; the later ones keep it (a hook delivery is
+    // one segment, and looks for none)
+    let replayed: ReadonlySet<string> | undefined
+    for (const [i, segment] of segments.entries()) {
+      const result = await applySegment(key, group, agents, segment, (current) =>
+        i === 0 && segments.length > 1 ? (replayed = replayedCalls(current, events)) : replayed
+      )
       total = combineResults(total, result)
     }
     return total!
