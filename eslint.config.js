@@ -9,6 +9,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/',
+      'packages/*/dist/',
       'node_modules/',
       'openapi/',
       'src/client/schema.ts',
