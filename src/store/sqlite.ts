@@ -26,6 +26,11 @@ import {
   type Updater,
 } from './types.js'
 import { asStoreError } from './sqlite/faults.js'
+import {
+  DEFAULT_AUTOCHECKPOINT_PAGES,
+  startCheckpointer,
+  type Checkpointer,
+} from './sqlite/checkpointer.js'
 import { createGroupCommit } from './sqlite/group-commit.js'
 import { migrate } from './sqlite/migrations.js'
 import {
@@ -41,9 +46,17 @@ export interface SqliteOptions extends StoreOptions {
   synchronous: 'normal' | 'full'
   /** Most mutations in one transaction; the rest wait for the next turn. Default 512. */
   maxBatch?: number
-  /** Where the store says which migration steps it ran. */
+  /** Where the store says which migration steps it ran, and that its checkpoint thread stopped. */
   logger?: StoreLogger
+  /**
+   * WAL checkpoints in a worker thread (`sqlite/checkpointer.ts`) instead of inside a COMMIT on
+   * the event loop. Default true; a `:memory:` database has no WAL and never starts one.
+   */
+  checkpointThread?: boolean
 }
+
+/** How long the checkpoint thread lets WAL frames gather after a commit. */
+const CHECKPOINT_INTERVAL_MS = 20
 
 /**
  * Opens the file, brings its schema up to date and prepares the statements; a file that cannot
@@ -95,7 +108,27 @@ function reading<T>(read: () => T): T {
 export function createSqliteStore(options: SqliteOptions): SessionStore {
   const { db, sql } = openDatabase(options)
   const feed = createChangeFeed()
-  const commits = createGroupCommit(db, { maxBatch: options.maxBatch ?? 512, emit: feed.emit })
+  let checkpointer: Checkpointer | undefined
+  if (options.checkpointThread !== false && options.path !== ':memory:') {
+    checkpointer = startCheckpointer(db, options.path, {
+      intervalMs: CHECKPOINT_INTERVAL_MS,
+      restartFrames: DEFAULT_AUTOCHECKPOINT_PAGES,
+      synchronous: options.synchronous,
+      onStopped(error) {
+        checkpointer = undefined
+        options.logger?.warn(
+          { err: error, path: options.path },
+          'the SQLite checkpoint thread stopped: checkpoints run on commit again'
+        )
+      },
+    })
+  }
+  const commits = createGroupCommit(db, {
+    maxBatch: options.maxBatch ?? 512,
+    emit: feed.emit,
+    onCommit: () => checkpointer?.committed(),
+    holdWrites: () => checkpointer?.holdWrites() ?? false,
+  })
 
   // statements take the session key itself as their @tenant and @sessionId
   const removeSession = (key: SessionKey) => {
@@ -315,6 +348,9 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       clearInterval(sweep)
       // what was queued before close is committed (and answered) before the file closes
       commits.close()
+      // the thread's connection closes first, so that closing the last one checkpoints and
+      // removes the WAL as it always did
+      await checkpointer?.close()
       if (db.open) db.close()
     },
   }

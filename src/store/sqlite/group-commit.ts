@@ -22,6 +22,9 @@ export interface OpResult {
   event?: ChangeEvent
 }
 
+/** How soon held writes ask again whether they may go. */
+const HOLD_RETRY_MS = 1
+
 /** A mutation waiting for the next group commit. */
 interface QueuedOp {
   /** Runs inside the batch's transaction; throws to undo only itself. */
@@ -47,12 +50,18 @@ export interface GroupCommit {
 /**
  * Creates the group commit of one connection.
  * @param db - the connection
- * @param options - most mutations in one transaction (the rest wait for the next turn), and
- *   where committed change events go
+ * @param options - most mutations in one transaction (the rest wait for the next turn), where
+ *   committed change events go, who hears of each COMMIT, and whether writes must wait
  */
 export function createGroupCommit(
   db: Database.Database,
-  options: { maxBatch: number; emit: (event: ChangeEvent) => void }
+  options: {
+    maxBatch: number
+    emit: (event: ChangeEvent) => void
+    onCommit?: () => void
+    /** True while writes must wait (the WAL is long); asked again every `HOLD_RETRY_MS`. */
+    holdWrites?: () => boolean
+  }
 ): GroupCommit {
   const begin = db.prepare('BEGIN IMMEDIATE')
   const commit = db.prepare('COMMIT')
@@ -71,8 +80,16 @@ export function createGroupCommit(
     setImmediate(flush)
   }
 
-  /** Runs one batch of queued mutations in one transaction; settles each after COMMIT. */
-  function flush() {
+  /**
+   * Runs one batch of queued mutations in one transaction; settles each after COMMIT.
+   * @param force - run it even while writes are held (on close)
+   */
+  function flush(force = false) {
+    if (!force && queue.length > 0 && options.holdWrites?.()) {
+      // still scheduled: what is enqueued meanwhile joins this batch
+      setTimeout(flush, HOLD_RETRY_MS)
+      return
+    }
     scheduled = false
     if (queue.length === 0) return
     let batch = queue
@@ -116,6 +133,8 @@ export function createGroupCommit(
       for (let i = 0; i < batch.length; i++) batch[i].reject(asStoreError(errors[i] ?? error, true))
       return
     }
+    // after the try: what it does (a checkpoint) cannot fail a batch that committed
+    options.onCommit?.()
     for (let i = 0; i < batch.length; i++) {
       const result = results[i]
       if (result?.event) options.emit(result.event)
@@ -137,7 +156,7 @@ export function createGroupCommit(
     },
     close() {
       closed = true
-      while (queue.length > 0) flush()
+      while (queue.length > 0) flush(true)
     },
   }
 }

@@ -1,0 +1,84 @@
+/**
+ * @module store/sqlite/checkpoint-worker
+ * The thread that checkpoints the store's WAL (`checkpointer.ts` starts it and says why). It
+ * sleeps until the store commits, lets frames gather for `intervalMs`, then copies them with
+ * PASSIVE checkpoints on its own connection, and says when the store should start the WAL over.
+ */
+import { workerData } from 'node:worker_threads'
+import Database from 'better-sqlite3'
+import { CHECKPOINT_SLOTS, RESTART, type CheckpointWorkerData } from './checkpointer.js'
+
+const { path, signal, intervalMs, restartFrames, synchronous } = workerData as CheckpointWorkerData
+const slots = new Int32Array(signal)
+const stopping = () => Atomics.load(slots, CHECKPOINT_SLOTS.stop) !== 0
+
+/** Opens the thread's connection; a failure reaches the store as an Error with its code. */
+function open(): Database.Database {
+  try {
+    return new Database(path, { fileMustExist: true, timeout: 1000 })
+  } catch (error) {
+    // a SqliteError crosses to the parent thread as its own properties only ({ code })
+    const { message, code } = error as { message: string; code?: string }
+    throw new Error(`cannot open ${path} for checkpoints: ${message}${code ? ` (${code})` : ''}`, {
+      cause: error,
+    })
+  }
+}
+
+interface CheckpointResult {
+  /** 1 when another checkpoint held the lock (then the other two are -1). */
+  busy: number
+  /** Frames in the WAL when it started. */
+  log: number
+  /** Frames in the database, of those. */
+  checkpointed: number
+}
+
+/**
+ * Leaves the checkpoint lock to the store until its checkpoint after the next COMMIT is done
+ * (the slot back at idle), or for at most `intervalMs` when no commit comes.
+ */
+function awaitRestart() {
+  const end = Date.now() + intervalMs
+  for (let state; (state = Atomics.load(slots, CHECKPOINT_SLOTS.restartDue)) !== RESTART.idle;) {
+    const left = end - Date.now()
+    if (left <= 0) return
+    Atomics.wait(slots, CHECKPOINT_SLOTS.restartDue, state, left)
+  }
+}
+
+const db = open()
+// as the store's connection (checkpoints sync the same at NORMAL and FULL)
+db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
+const checkpoint = () => (db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0]
+Atomics.store(slots, CHECKPOINT_SLOTS.ready, 1)
+try {
+  // from 0, not the count at start: commits made before the thread ran are checkpointed too
+  let seen = 0
+  while (!stopping()) {
+    Atomics.wait(slots, CHECKPOINT_SLOTS.commits, seen)
+    if (stopping()) break
+    // frames gather for a while, unless the WAL is long already
+    if (Atomics.load(slots, CHECKPOINT_SLOTS.walFrames) < restartFrames) {
+      Atomics.wait(slots, CHECKPOINT_SLOTS.stop, 0, intervalMs)
+    }
+    seen = Atomics.load(slots, CHECKPOINT_SLOTS.commits)
+    try {
+      checkpoint()
+      // a second pass copies what was committed during the first, so that little is left
+      const result = checkpoint()
+      Atomics.store(slots, CHECKPOINT_SLOTS.walFrames, Math.max(result.log, 0))
+      Atomics.add(slots, CHECKPOINT_SLOTS.checkpoints, 1)
+      if (result.busy === 0 && result.checkpointed === result.log && result.log >= restartFrames) {
+        Atomics.store(slots, CHECKPOINT_SLOTS.restartDue, RESTART.due)
+        awaitRestart()
+      }
+    } catch {
+      // a full, read-only or locked file: the next commit brings another try, and the store's
+      // own auto-checkpoint bounds the WAL meanwhile
+      Atomics.add(slots, CHECKPOINT_SLOTS.failures, 1)
+    }
+  }
+} finally {
+  db.close()
+}

@@ -1,0 +1,239 @@
+/**
+ * @module store/sqlite/checkpointer
+ * WAL checkpoints off the event loop. better-sqlite3 runs SQLite on the calling thread, so the
+ * auto-checkpoint (every 1,000 WAL pages: a copy of those pages into the database and, at
+ * `synchronous=NORMAL`, an fsync of the WAL and one of the database) ran inside the COMMIT that
+ * crossed the threshold, and every request queued behind it waited for the disk. That stall was
+ * most of the SQLite p99 under load (bench/results.md, "WAL checkpoints in a thread").
+ *
+ * A worker thread with its own connection copies the frames instead (`checkpoint-worker.ts`),
+ * with PASSIVE checkpoints, which neither wait for the writer nor make it wait. Only a writer can
+ * start the WAL over, and only when every frame was copied before its transaction began, which
+ * under load never happens by itself: so when the thread has caught up with a WAL of
+ * `restartFrames` or more, the store runs one checkpoint itself after its next COMMIT, which has
+ * only the frames of the last few commits left to copy, and its next write starts the WAL over.
+ *
+ * The store's connection keeps an auto-checkpoint, at `SAFETY_NET_PAGES` once the thread runs,
+ * so the WAL stays bounded when the thread falls behind or fails (a full or read-only disk); it
+ * stays at SQLite's default until the thread has opened its connection, and goes back to it if
+ * the thread stops. (With both at 1,000 pages, the store's checkpoints ran on nearly every
+ * COMMIT and the thread's found the lock taken.)
+ */
+import { statSync } from 'node:fs'
+import { Worker } from 'node:worker_threads'
+import type Database from 'better-sqlite3'
+
+/** Int32 slots of the buffer the store and the thread share. */
+export const CHECKPOINT_SLOTS = {
+  /** Bumped (and notified) after every COMMIT, and on close. */
+  commits: 0,
+  /** Set to 1 (and notified) to stop the thread. */
+  stop: 1,
+  /** Set to 1 by the thread once its connection is open. */
+  ready: 2,
+  /** The store's checkpoint that starts the WAL over (`RESTART`). */
+  restartDue: 3,
+  checkpoints: 4,
+  failures: 5,
+  /** Frames in the WAL at the thread's last checkpoint. */
+  walFrames: 6,
+} as const
+
+/** States of the `restartDue` slot. */
+export const RESTART = {
+  idle: 0,
+  /** The thread caught up with a WAL of `restartFrames` or more, and waits. */
+  due: 1,
+  /** The store is running its checkpoint; back to idle (and notified) when it is done. */
+  running: 2,
+} as const
+
+/** What the thread is started with. */
+export interface CheckpointWorkerData {
+  path: string
+  signal: SharedArrayBuffer
+  /** How long the thread lets frames gather after a commit before it checkpoints. */
+  intervalMs: number
+  restartFrames: number
+  synchronous: 'normal' | 'full'
+}
+
+/**
+ * The store connection's auto-checkpoint while the thread runs: well above what the thread
+ * leaves in the WAL, so it fires only when the thread falls behind; it bounds the WAL at about
+ * 40 MB then.
+ */
+export const SAFETY_NET_PAGES = 10_000
+
+/**
+ * From this size of the WAL file, writes wait (asynchronously: reads and everything else go
+ * on) until the store has copied the rest of the WAL, so that their next COMMIT starts it over.
+ * The store's `journal_size_limit`, so that the file shrinks back to it at every start-over and
+ * its size past this says the WAL holds that much now. Writes only wait when the disk cannot
+ * keep up with them: one transaction per write in a tight loop, at 15,000 commits/s here.
+ */
+export const HOLD_BYTES = 12 * 1024 * 1024
+
+/** SQLite's default auto-checkpoint. */
+export const DEFAULT_AUTOCHECKPOINT_PAGES = 1000
+
+export interface CheckpointStats {
+  /** Rounds of checkpoints the thread ran. */
+  checkpoints: number
+  /** Its checkpoints that failed (a full, read-only or locked file). */
+  failures: number
+  /** Frames in the WAL at its last checkpoint. */
+  walFrames: number
+}
+
+export interface Checkpointer {
+  /** Tells the thread that a transaction committed; the store's own checkpoint, when due. */
+  committed(): void
+  /**
+   * Whether writes must wait: the WAL is past `HOLD_BYTES` and a checkpoint of the store's own
+   * could not copy all of it (the thread holds the lock).
+   */
+  holdWrites(): boolean
+  stats(): CheckpointStats
+  /** Stops the thread after its current checkpoint; resolves once its connection is closed. */
+  close(): Promise<void>
+}
+
+export interface CheckpointerOptions {
+  /** How long the thread lets frames gather after a commit before it checkpoints. */
+  intervalMs: number
+  /** From this many frames in a WAL the thread caught up with, the store starts it over. */
+  restartFrames: number
+  /** The store's `synchronous`, for the thread's connection. */
+  synchronous: 'normal' | 'full'
+  /** The thread stopped by itself (its error, if it failed); checkpoints are the store's again. */
+  onStopped: (error: Error) => void
+}
+
+/** Whether this module runs from the sources under tsx (the tests, `npm run dev`). */
+const FROM_SOURCES = import.meta.url.endsWith('.ts')
+
+const WORKER_URL = new URL(`./checkpoint-worker${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url)
+
+/** Starts the thread; from the sources, through the shim that registers tsx in it first. */
+function startWorker(data: CheckpointWorkerData): Worker {
+  if (!FROM_SOURCES) return new Worker(WORKER_URL, { workerData: data })
+  return new Worker(new URL('../../../scripts/tsx-worker.mjs', import.meta.url), {
+    workerData: { ...data, tsEntry: WORKER_URL.href },
+  })
+}
+
+/**
+ * Starts the checkpoint thread of a store's connection to a database file in WAL mode.
+ * @param db - the store's connection, whose auto-checkpoint this takes over
+ * @param path - its file, already created and migrated
+ * @param options - timing, and what to do when the thread stops by itself
+ */
+export function startCheckpointer(
+  db: Database.Database,
+  path: string,
+  options: CheckpointerOptions
+): Checkpointer {
+  const signal = new SharedArrayBuffer(
+    Int32Array.BYTES_PER_ELEMENT * Object.keys(CHECKPOINT_SLOTS).length
+  )
+  const slots = new Int32Array(signal)
+  const worker = startWorker({
+    path,
+    signal,
+    intervalMs: options.intervalMs,
+    restartFrames: options.restartFrames,
+    synchronous: options.synchronous,
+  })
+  db.pragma(`journal_size_limit = ${HOLD_BYTES}`)
+  const walPath = `${path}-wal`
+  // the thread never keeps the process alive: a store that is not closed just loses it
+  worker.unref()
+
+  let running = true
+  let armed = false
+  let stopping = false
+  let failure: Error | undefined
+  const exited = new Promise<void>((resolve) => {
+    worker.on('error', (error) => {
+      failure = error
+    })
+    worker.on('exit', () => {
+      running = false
+      if (!stopping) {
+        if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`)
+        options.onStopped(failure ?? new Error('the checkpoint thread exited'))
+      }
+      resolve()
+    })
+  })
+
+  return {
+    committed() {
+      if (!running) return
+      Atomics.add(slots, CHECKPOINT_SLOTS.commits, 1)
+      Atomics.notify(slots, CHECKPOINT_SLOTS.commits)
+      if (!armed && Atomics.load(slots, CHECKPOINT_SLOTS.ready) === 1) {
+        armed = true
+        db.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`)
+      }
+      if (
+        Atomics.compareExchange(
+          slots,
+          CHECKPOINT_SLOTS.restartDue,
+          RESTART.due,
+          RESTART.running
+        ) === RESTART.due
+      ) {
+        try {
+          db.pragma('wal_checkpoint(PASSIVE)')
+        } catch {
+          // a full or read-only disk: the WAL starts over after a later checkpoint
+        }
+        Atomics.store(slots, CHECKPOINT_SLOTS.restartDue, RESTART.idle)
+        Atomics.notify(slots, CHECKPOINT_SLOTS.restartDue)
+      }
+    },
+    holdWrites() {
+      if (!running) return false
+      let size: number
+      try {
+        size = statSync(walPath).size
+      } catch {
+        return false
+      }
+      if (size <= HOLD_BYTES) return false
+      try {
+        const [result] = db.pragma('wal_checkpoint(PASSIVE)') as {
+          busy: number
+          log: number
+          checkpointed: number
+        }[]
+        return result.busy !== 0 || result.checkpointed !== result.log
+      } catch {
+        // a disk fault: the write finds it too, and fails on its own
+        return false
+      }
+    },
+    stats() {
+      return {
+        checkpoints: Atomics.load(slots, CHECKPOINT_SLOTS.checkpoints),
+        failures: Atomics.load(slots, CHECKPOINT_SLOTS.failures),
+        walFrames: Atomics.load(slots, CHECKPOINT_SLOTS.walFrames),
+      }
+    },
+    close() {
+      if (!stopping) {
+        stopping = true
+        // held until it exits: the caller awaits its connection's close
+        worker.ref()
+        Atomics.store(slots, CHECKPOINT_SLOTS.stop, 1)
+        Atomics.notify(slots, CHECKPOINT_SLOTS.stop)
+        // a bump as well as a notify: the thread may be just about to wait for the next commit
+        Atomics.add(slots, CHECKPOINT_SLOTS.commits, 1)
+        Atomics.notify(slots, CHECKPOINT_SLOTS.commits)
+      }
+      return exited
+    },
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * The SQLite checkpoint thread: checkpoints run on its own connection after commits, not inside
+ * the store's COMMIT; the WAL is reused; closing the store closes the thread first, so the WAL
+ * is removed as before; and a thread that cannot run hands checkpoints back to the store.
+ */
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { after, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import Database from 'better-sqlite3'
+import { makeItem } from '../../src/core/items.js'
+import { newSession, type Session, type SessionKey } from '../../src/core/session.js'
+import {
+  DEFAULT_AUTOCHECKPOINT_PAGES,
+  SAFETY_NET_PAGES,
+  startCheckpointer,
+} from '../../src/store/sqlite/checkpointer.js'
+import { createSqliteStore } from '../../src/store/sqlite.js'
+import type { SessionStore } from '../../src/store/types.js'
+
+const ITEMS = Array.from({ length: 5 }, (_, i) =>
+  makeItem({ id: String(i + 1), content: `Step ${i + 1} of the plan`, status: 'pending' })
+)
+
+const write = (store: SessionStore, key: SessionKey) =>
+  store.update(key, (current) => {
+    const base = current ?? newSession(key, 's03', {}, 1_000)
+    const next: Session = { ...base, items: ITEMS, version: base.version + 1, updated_at: 1_000 }
+    return { value: next.version, write: { session: next, source: 'round' as const } }
+  })
+
+const walPath = (path: string) => `${path}-wal`
+const walSize = (path: string) => (existsSync(walPath(path)) ? statSync(walPath(path)).size : 0)
+
+/** Waits until `check` holds, for at most `ms`. */
+async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(10)) if (check()) return true
+  return check()
+}
+
+describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-todos-ckpt-'))
+  after(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('Should checkpoint what the store committed on its own connection, then start the WAL over', async () => {
+    const path = join(dir, 'direct.db')
+    const db = new Database(path)
+    db.pragma('journal_mode = WAL')
+    db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)')
+    const stopped: Error[] = []
+    const checkpointer = startCheckpointer(db, path, {
+      intervalMs: 5,
+      restartFrames: 100,
+      synchronous: 'normal',
+      onStopped: (error) => stopped.push(error),
+    })
+    try {
+      const insert = db.prepare('INSERT OR REPLACE INTO t (k, v) VALUES (?, ?)')
+      for (let i = 0; i < 300; i++) {
+        insert.run(i % 20, 'x'.repeat(2000))
+        checkpointer.committed()
+      }
+      assert.ok(
+        await eventually(() => checkpointer.stats().checkpoints > 0),
+        'no checkpoint ran in the thread'
+      )
+      assert.ok(checkpointer.stats().walFrames >= 100, `${checkpointer.stats().walFrames} frames`)
+      // the thread caught up with 300 commits: the next COMMIT runs the store's short
+      // checkpoint, and the write after it starts the WAL over, so the file does not grow
+      insert.run(1, 'y')
+      checkpointer.committed()
+      // the store's connection leaves the WAL to the thread, with a high bound of its own
+      assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), SAFETY_NET_PAGES)
+      const size = walSize(path)
+      for (let i = 0; i < 20; i++) insert.run(i, 'z'.repeat(2000))
+      assert.equal(walSize(path), size, 'the WAL grew instead of starting over')
+      assert.equal(checkpointer.stats().failures, 0)
+    } finally {
+      await checkpointer.close()
+      db.close()
+    }
+    assert.deepEqual(stopped, [], 'a thread stopped by close() is not reported as stopped')
+  })
+
+  it('Should keep the WAL small under sustained group commits with the thread on', async () => {
+    const path = join(dir, 'store.db')
+    const store = createSqliteStore({
+      path,
+      synchronous: 'normal',
+      ttlMs: 3_600_000,
+      historyLimit: 5,
+      now: () => 1_000,
+    })
+    let largest = 0
+    try {
+      for (let done = 0; done < 20_000; done += 50) {
+        const batch = Array.from({ length: 50 }, (_, i) =>
+          write(store, { tenant: 't', sessionId: `s${(done + i) % 500}` })
+        )
+        await Promise.all(batch)
+        largest = Math.max(largest, walSize(path))
+      }
+      assert.ok(largest < 16 * 1024 * 1024, `the -wal file reached ${largest} bytes`)
+      assert.equal(await store.get({ tenant: 't', sessionId: 's0' }).then((s) => s?.version), 40)
+    } finally {
+      await store.close()
+    }
+    assert.equal(existsSync(walPath(path)), false, 'closing the store removes the WAL')
+    const db = new Database(path, { readonly: true })
+    try {
+      const row = db.prepare('SELECT version FROM sessions WHERE session_id = ?').get('s499') as {
+        version: number
+      }
+      assert.equal(row.version, 40)
+    } finally {
+      db.close()
+    }
+  })
+
+  it('Should hand checkpoints back to the store when the thread cannot run', async () => {
+    const path = join(dir, 'fallback.db')
+    const db = new Database(path)
+    db.pragma('journal_mode = WAL')
+    db.pragma('wal_autocheckpoint = 5')
+    const stopped: Error[] = []
+    // the thread opens an existing file only: this one is not there
+    const checkpointer = startCheckpointer(db, join(dir, 'missing.db'), {
+      intervalMs: 5,
+      restartFrames: 100,
+      synchronous: 'normal',
+      onStopped: (error) => stopped.push(error),
+    })
+    try {
+      assert.ok(await eventually(() => stopped.length > 0), 'the failed thread was not reported')
+      assert.match(
+        stopped[0].message,
+        /cannot open .*missing\.db for checkpoints: .*SQLITE_CANTOPEN/
+      )
+      assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), DEFAULT_AUTOCHECKPOINT_PAGES)
+      checkpointer.committed()
+      await checkpointer.close()
+    } finally {
+      db.close()
+    }
+  })
+})
