@@ -6,7 +6,12 @@
  */
 import { workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
-import { CHECKPOINT_SLOTS, RESTART, type CheckpointWorkerData } from './checkpointer.js'
+import {
+  CHECKPOINT_SLOTS,
+  RESTART,
+  type CheckpointResult,
+  type CheckpointWorkerData,
+} from './checkpointer.js'
 
 const { path, signal, intervalMs, restartFrames, synchronous } = workerData as CheckpointWorkerData
 const slots = new Int32Array(signal)
@@ -23,15 +28,6 @@ function open(): Database.Database {
       cause: error,
     })
   }
-}
-
-interface CheckpointResult {
-  /** 1 when another checkpoint held the lock (then the other two are -1). */
-  busy: number
-  /** Frames in the WAL when it started. */
-  log: number
-  /** Frames in the database, of those. */
-  checkpointed: number
 }
 
 /**

@@ -4,7 +4,7 @@
  * auto-checkpoint (every 1,000 WAL pages: a copy of those pages into the database and, at
  * `synchronous=NORMAL`, an fsync of the WAL and one of the database) ran inside the COMMIT that
  * crossed the threshold, and every request queued behind it waited for the disk. That stall was
- * most of the SQLite p99 under load (bench/results.md, "WAL checkpoints in a thread").
+ * in every SQLite p99 (bench/results.md, "WAL checkpoints in a thread").
  *
  * A worker thread with its own connection copies the frames instead (`checkpoint-worker.ts`),
  * with PASSIVE checkpoints, which neither wait for the writer nor make it wait. Only a writer can
@@ -13,11 +13,12 @@
  * `restartFrames` or more, the store runs one checkpoint itself after its next COMMIT, which has
  * only the frames of the last few commits left to copy, and its next write starts the WAL over.
  *
- * The store's connection keeps an auto-checkpoint, at `SAFETY_NET_PAGES` once the thread runs,
- * so the WAL stays bounded when the thread falls behind or fails (a full or read-only disk); it
- * stays at SQLite's default until the thread has opened its connection, and goes back to it if
- * the thread stops. (With both at 1,000 pages, the store's checkpoints ran on nearly every
- * COMMIT and the thread's found the lock taken.)
+ * The WAL stays bounded: past `HOLD_BYTES`, writes wait (asynchronously, for at most
+ * `MAX_HOLD_MS`) until a checkpoint of the store's own copied all of it. The store's connection
+ * also keeps an auto-checkpoint as a backstop: SQLite's default until the thread has opened its
+ * connection, `SAFETY_NET_PAGES` once it has, the default again if the thread stops. (At 3,000
+ * pages, when nothing started the WAL over, it fired after nearly every COMMIT and the thread's
+ * checkpoints found the lock taken: the p99 doubled.)
  */
 import { statSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
@@ -73,6 +74,19 @@ export const SAFETY_NET_PAGES = 10_000
  * keep up with them: one transaction per write in a tight loop, at 15,000 commits/s here.
  */
 export const HOLD_BYTES = 12 * 1024 * 1024
+
+/** Writes wait at most this long at a time; then they go, and the auto-checkpoint bounds the WAL. */
+export const MAX_HOLD_MS = 1000
+
+/** What `PRAGMA wal_checkpoint` answers. */
+export interface CheckpointResult {
+  /** 1 when another checkpoint held the lock (then the other two are -1). */
+  busy: number
+  /** Frames in the WAL when it started. */
+  log: number
+  /** Frames in the database, of those. */
+  checkpointed: number
+}
 
 /** SQLite's default auto-checkpoint. */
 export const DEFAULT_AUTOCHECKPOINT_PAGES = 1000
@@ -150,6 +164,8 @@ export function startCheckpointer(
   // the thread never keeps the process alive: a store that is not closed just loses it
   worker.unref()
 
+  /** When writes began to wait (0: they do not). */
+  let heldSince = 0
   let running = true
   let armed = false
   let stopping = false
@@ -202,17 +218,19 @@ export function startCheckpointer(
       } catch {
         return false
       }
-      if (size <= HOLD_BYTES) return false
+      if (size <= HOLD_BYTES) return ((heldSince = 0), false)
+      const now = Date.now()
+      heldSince ||= now
+      // writes wait for the disk, not for ever: another process on the file may keep the lock
+      if (now - heldSince > MAX_HOLD_MS) return ((heldSince = 0), false)
       try {
-        const [result] = db.pragma('wal_checkpoint(PASSIVE)') as {
-          busy: number
-          log: number
-          checkpointed: number
-        }[]
-        return result.busy !== 0 || result.checkpointed !== result.log
+        const [result] = db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[]
+        const held = result.busy !== 0 || result.checkpointed !== result.log
+        if (!held) heldSince = 0
+        return held
       } catch {
         // a disk fault: the write finds it too, and fails on its own
-        return false
+        return ((heldSince = 0), false)
       }
     },
     stats() {
