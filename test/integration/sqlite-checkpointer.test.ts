@@ -51,7 +51,8 @@ describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
     db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)')
     const stopped: Error[] = []
     const checkpointer = startCheckpointer(db, path, {
-      intervalMs: 5,
+      // long enough that the offer of the last pass is still there when the test takes it
+      intervalMs: 200,
       restartFrames: 100,
       synchronous: 'normal',
       onStopped: (error) => stopped.push(error),
@@ -67,15 +68,19 @@ describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
         'no checkpoint ran in the thread'
       )
       assert.ok(checkpointer.stats().walFrames >= 100, `${checkpointer.stats().walFrames} frames`)
-      // the thread caught up with 300 commits: the next COMMIT runs the store's short
-      // checkpoint, and the write after it starts the WAL over, so the file does not grow
-      insert.run(1, 'y')
-      checkpointer.committed()
-      // the store's connection leaves the WAL to the thread, with a high bound of its own
-      assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), SAFETY_NET_PAGES)
+      // the thread caught up with 300 commits and offers the last pass: the store's next writes
+      // wait while the thread copies what was committed since (under load, the last few
+      // commits; nothing here), then the first of them starts the WAL over, so the file does
+      // not grow
+      assert.equal(checkpointer.holdWrites(), true, 'the writes do not wait for the last pass')
+      assert.ok(await eventually(() => !checkpointer.holdWrites()), 'the writes wait for ever')
       const size = walSize(path)
       for (let i = 0; i < 20; i++) insert.run(i, 'z'.repeat(2000))
       assert.equal(walSize(path), size, 'the WAL grew instead of starting over')
+      // a COMMIT after the thread is ready leaves the WAL to it, with a high bound of the
+      // store's own
+      checkpointer.committed()
+      assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), SAFETY_NET_PAGES)
       assert.equal(checkpointer.stats().failures, 0)
     } finally {
       await checkpointer.close()

@@ -31,15 +31,37 @@ function open(): Database.Database {
 }
 
 /**
- * Leaves the checkpoint lock to the store until its checkpoint after the next COMMIT is done
- * (the slot back at idle), or for at most `intervalMs` when no commit comes.
+ * Waits while the `restartDue` slot holds `state`, for at most `ms`.
+ * @returns the state it holds now
  */
-function awaitRestart() {
-  const end = Date.now() + intervalMs
-  for (let state; (state = Atomics.load(slots, CHECKPOINT_SLOTS.restartDue)) !== RESTART.idle;) {
+function waitWhile(state: number, ms: number): number {
+  const end = Date.now() + ms
+  for (let now; (now = Atomics.load(slots, CHECKPOINT_SLOTS.restartDue)) === state;) {
     const left = end - Date.now()
-    if (left <= 0) return
+    if (left <= 0) return now
     Atomics.wait(slots, CHECKPOINT_SLOTS.restartDue, state, left)
+  }
+  return Atomics.load(slots, CHECKPOINT_SLOTS.restartDue)
+}
+
+/**
+ * The WAL is long and copied up to its last few frames: the store's writes wait while this
+ * thread copies those (so that the store's thread never waits for the disk syncs), then the next
+ * write starts the WAL over. When no write comes within `intervalMs` the offer is withdrawn.
+ */
+function restartWithStore() {
+  Atomics.store(slots, CHECKPOINT_SLOTS.restartDue, RESTART.due)
+  let state = waitWhile(RESTART.due, intervalMs)
+  if (state === RESTART.due) {
+    state = Atomics.compareExchange(slots, CHECKPOINT_SLOTS.restartDue, RESTART.due, RESTART.idle)
+    // the store took it meanwhile: it waits for the final pass
+    if (state === RESTART.due) return
+  }
+  try {
+    checkpoint()
+  } finally {
+    Atomics.store(slots, CHECKPOINT_SLOTS.restartDue, RESTART.idle)
+    Atomics.notify(slots, CHECKPOINT_SLOTS.restartDue)
   }
 }
 
@@ -66,8 +88,7 @@ try {
       Atomics.store(slots, CHECKPOINT_SLOTS.walFrames, Math.max(result.log, 0))
       Atomics.add(slots, CHECKPOINT_SLOTS.checkpoints, 1)
       if (result.busy === 0 && result.checkpointed === result.log && result.log >= restartFrames) {
-        Atomics.store(slots, CHECKPOINT_SLOTS.restartDue, RESTART.due)
-        awaitRestart()
+        restartWithStore()
       }
     } catch {
       // a full, read-only or locked file: the next commit brings another try, and the store's
