@@ -82,9 +82,10 @@ try {
     }
     seen = Atomics.load(slots, CHECKPOINT_SLOTS.commits)
     try {
-      checkpoint()
-      // a second pass copies what was committed during the first, so that little is left
-      const result = checkpoint()
+      let result = checkpoint()
+      // before an offer of the last pass, a second one copies what was committed during the
+      // first, so that little is left; a short WAL gets one (each pass syncs twice)
+      if (result.busy === 0 && result.log >= restartFrames) result = checkpoint()
       Atomics.store(slots, CHECKPOINT_SLOTS.walFrames, Math.max(result.log, 0))
       Atomics.add(slots, CHECKPOINT_SLOTS.checkpoints, 1)
       if (result.busy === 0 && result.checkpointed === result.log && result.log >= restartFrames) {
