@@ -28,6 +28,7 @@ import {
 import { asStoreError } from './sqlite/faults.js'
 import {
   DEFAULT_AUTOCHECKPOINT_PAGES,
+  STORE_JOURNAL_SIZE_LIMIT,
   startCheckpointer,
   type Checkpointer,
 } from './sqlite/checkpointer.js'
@@ -69,7 +70,7 @@ function openDatabase(options: SqliteOptions): { db: Database.Database; sql: Sta
     db = new Database(options.path, { timeout: 5000 })
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
-    db.pragma('journal_size_limit = 67108864')
+    db.pragma(`journal_size_limit = ${STORE_JOURNAL_SIZE_LIMIT}`)
     const ran = migrate(db)
     if (ran.length > 0) {
       options.logger?.info(
@@ -110,18 +111,24 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   const feed = createChangeFeed()
   let checkpointer: Checkpointer | undefined
   if (options.checkpointThread !== false && options.path !== ':memory:') {
-    checkpointer = startCheckpointer(db, options.path, {
-      intervalMs: CHECKPOINT_INTERVAL_MS,
-      restartFrames: DEFAULT_AUTOCHECKPOINT_PAGES,
-      synchronous: options.synchronous,
-      onStopped(error) {
-        checkpointer = undefined
-        options.logger?.warn(
-          { err: error, path: options.path },
-          'the SQLite checkpoint thread stopped: checkpoints run on commit again'
-        )
-      },
-    })
+    const stopped = (error: Error) => {
+      checkpointer = undefined
+      options.logger?.warn(
+        { err: error, path: options.path },
+        'the SQLite checkpoint thread stopped: checkpoints run on commit again'
+      )
+    }
+    try {
+      checkpointer = startCheckpointer(db, options.path, {
+        intervalMs: CHECKPOINT_INTERVAL_MS,
+        restartFrames: DEFAULT_AUTOCHECKPOINT_PAGES,
+        synchronous: options.synchronous,
+        onStopped: stopped,
+      })
+    } catch (error) {
+      // no thread (none could start): the store checkpoints as SQLite does by default
+      stopped(error as Error)
+    }
   }
   const commits = createGroupCommit(db, {
     maxBatch: options.maxBatch ?? 512,

@@ -14,6 +14,7 @@ import { makeItem } from '../../src/core/items.js'
 import { newSession, type Session, type SessionKey } from '../../src/core/session.js'
 import {
   DEFAULT_AUTOCHECKPOINT_PAGES,
+  HOLD_BYTES,
   SAFETY_NET_PAGES,
   startCheckpointer,
 } from '../../src/store/sqlite/checkpointer.js'
@@ -48,6 +49,8 @@ describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
     const path = join(dir, 'direct.db')
     const db = new Database(path)
     db.pragma('journal_mode = WAL')
+    // as the store's connection: commits do not sync, so the loop below is quick on any disk
+    db.pragma('synchronous = NORMAL')
     db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)')
     const stopped: Error[] = []
     const checkpointer = startCheckpointer(db, path, {
@@ -72,7 +75,10 @@ describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
       // wait while the thread copies what was committed since (under load, the last few
       // commits; nothing here), then the first of them starts the WAL over, so the file does
       // not grow
-      assert.equal(checkpointer.holdWrites(), true, 'the writes do not wait for the last pass')
+      assert.ok(
+        await eventually(() => checkpointer.holdWrites()),
+        'the writes do not wait for the last pass'
+      )
       assert.ok(await eventually(() => !checkpointer.holdWrites()), 'the writes wait for ever')
       const size = walSize(path)
       for (let i = 0; i < 20; i++) insert.run(i, 'z'.repeat(2000))
@@ -91,12 +97,15 @@ describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
 
   it('Should keep the WAL small under sustained group commits with the thread on', async () => {
     const path = join(dir, 'store.db')
+    const warnings: string[] = []
     const store = createSqliteStore({
       path,
       synchronous: 'normal',
       ttlMs: 3_600_000,
       historyLimit: 5,
       now: () => 1_000,
+      // a thread that failed would say so here, and the store would still keep the WAL small
+      logger: { info() {}, warn: (_obj, msg) => warnings.push(msg) },
     })
     let largest = 0
     try {
@@ -109,6 +118,7 @@ describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
       }
       assert.ok(largest < 16 * 1024 * 1024, `the -wal file reached ${largest} bytes`)
       assert.equal(await store.get({ tenant: 't', sessionId: 's0' }).then((s) => s?.version), 40)
+      assert.deepEqual(warnings, [], 'the checkpoint thread stopped')
     } finally {
       await store.close()
     }
@@ -120,6 +130,40 @@ describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
       }
       assert.equal(row.version, 40)
     } finally {
+      db.close()
+    }
+  })
+
+  it('Should not hold writes for frames that a reader keeps', async () => {
+    const path = join(dir, 'pinned.db')
+    const db = new Database(path)
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)')
+    const checkpointer = startCheckpointer(db, path, {
+      intervalMs: 5,
+      restartFrames: 100,
+      synchronous: 'normal',
+      onStopped: () => {},
+    })
+    // another connection (a backup, another process) holds a snapshot open: no checkpoint can
+    // copy what came after it, and the WAL cannot start over
+    const reader = new Database(path, { readonly: true })
+    try {
+      reader.exec('BEGIN')
+      reader.prepare('SELECT count(*) FROM t').get()
+      const insert = db.prepare('INSERT OR REPLACE INTO t (k, v) VALUES (?, ?)')
+      for (let i = 0; walSize(path) <= HOLD_BYTES; i++) {
+        insert.run(i % 500, 'x'.repeat(3000))
+        if (i % 50 === 0) checkpointer.committed()
+      }
+      await eventually(() => checkpointer.stats().checkpoints > 0)
+      // holding the writes would only slow them (to a batch per MAX_HOLD_MS): they go
+      assert.equal(checkpointer.holdWrites(), false, 'the writes wait for a pinned WAL')
+    } finally {
+      reader.exec('COMMIT')
+      reader.close()
+      await checkpointer.close()
       db.close()
     }
   })

@@ -35,10 +35,11 @@ function open(): Database.Database {
  * @returns the state it holds now
  */
 function waitWhile(state: number, ms: number): number {
-  const end = Date.now() + ms
+  // a monotonic clock: a step of the wall clock does not stretch the wait
+  const end = performance.now() + ms
   for (let now; (now = Atomics.load(slots, CHECKPOINT_SLOTS.restartDue)) === state;) {
-    const left = end - Date.now()
-    if (left <= 0) return now
+    const left = end - performance.now()
+    if (left <= 0 || stopping()) return now
     Atomics.wait(slots, CHECKPOINT_SLOTS.restartDue, state, left)
   }
   return Atomics.load(slots, CHECKPOINT_SLOTS.restartDue)
@@ -46,7 +47,7 @@ function waitWhile(state: number, ms: number): number {
 
 /**
  * The WAL is long and copied up to its last few frames: the store's writes wait while this
- * thread copies those (so that the store's thread never waits for the disk syncs), then the next
+ * thread copies those (so that the event loop does not wait for their disk syncs), then the next
  * write starts the WAL over. When no write comes within `intervalMs` the offer is withdrawn.
  */
 function restartWithStore() {
@@ -54,7 +55,7 @@ function restartWithStore() {
   let state = waitWhile(RESTART.due, intervalMs)
   if (state === RESTART.due) {
     state = Atomics.compareExchange(slots, CHECKPOINT_SLOTS.restartDue, RESTART.due, RESTART.idle)
-    // the store took it meanwhile: it waits for the final pass
+    // withdrawn; otherwise the store took it meanwhile, and waits for the last pass
     if (state === RESTART.due) return
   }
   try {
@@ -73,11 +74,14 @@ Atomics.store(slots, CHECKPOINT_SLOTS.ready, 1)
 try {
   // from 0, not the count at start: commits made before the thread ran are checkpointed too
   let seen = 0
+  /** Whether the last round copied every frame: then a long WAL is worth a round at once. */
+  let caughtUp = false
   while (!stopping()) {
     Atomics.wait(slots, CHECKPOINT_SLOTS.commits, seen)
     if (stopping()) break
-    // frames gather for a while, unless the WAL is long already
-    if (Atomics.load(slots, CHECKPOINT_SLOTS.walFrames) < restartFrames) {
+    // frames gather for a while, unless the WAL is long already (and no reader's open
+    // transaction kept the last round from copying all of it: then waiting is as good)
+    if (!caughtUp || Atomics.load(slots, CHECKPOINT_SLOTS.walFrames) < restartFrames) {
       Atomics.wait(slots, CHECKPOINT_SLOTS.stop, 0, intervalMs)
     }
     seen = Atomics.load(slots, CHECKPOINT_SLOTS.commits)
@@ -87,6 +91,7 @@ try {
       // first, so that little is left; a short WAL gets one (each pass syncs twice)
       if (result.busy === 0 && result.log >= restartFrames) result = checkpoint()
       Atomics.store(slots, CHECKPOINT_SLOTS.walFrames, Math.max(result.log, 0))
+      caughtUp = result.busy === 0 && result.checkpointed === result.log
       Atomics.add(slots, CHECKPOINT_SLOTS.checkpoints, 1)
       if (result.busy === 0 && result.checkpointed === result.log && result.log >= restartFrames) {
         restartWithStore()

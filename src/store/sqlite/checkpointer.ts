@@ -1,22 +1,25 @@
 /**
  * @module store/sqlite/checkpointer
  * WAL checkpoints off the event loop. better-sqlite3 runs SQLite on the calling thread, so the
- * auto-checkpoint (every 1,000 WAL pages: a copy of those pages into the database and, at
+ * auto-checkpoint (from 1,000 WAL pages: a copy of every frame not yet copied into the database and, at
  * `synchronous=NORMAL`, an fsync of the WAL and one of the database) ran inside the COMMIT that
  * crossed the threshold, and every request queued behind it waited for the disk. That stall was
  * in every SQLite p99 (bench/results.md, "WAL checkpoints in a thread").
  *
  * A worker thread with its own connection copies the frames instead (`checkpoint-worker.ts`),
- * with PASSIVE checkpoints, which neither wait for the writer nor make it wait. Only a writer can
- * start the WAL over, and only when every frame was copied before its transaction began, which
- * under load never happens by itself: so when the thread has caught up with a WAL of
+ * with PASSIVE checkpoints, which neither wait for the writer nor make it wait. The WAL starts over
+ * at a write that finds every frame copied (a TRUNCATE or RESTART checkpoint would block the
+ * writer instead), which under load never happens by itself: so when the thread has caught up with a WAL of
  * `restartFrames` or more, the store's next writes wait (asynchronously: the event loop goes on)
  * while the thread copies the frames of the last few commits, and the first of them starts the
  * WAL over. (When the store ran that last checkpoint itself, its disk syncs took 6 % of the
  * event loop's time under load.)
  *
- * The WAL stays bounded: past `HOLD_BYTES`, writes wait (asynchronously, for at most
- * `MAX_HOLD_MS`) until a checkpoint of the store's own copied all of it. The store's connection
+ * Where the disk cannot keep up, the store copies what is left itself, on the event loop: past
+ * `HOLD_BYTES` of WAL, each flush first runs a checkpoint of its own, and while the thread's
+ * holds the lock the writes wait for it (asynchronously, for at most `MAX_HOLD_MS`, then not for
+ * `HOLD_COOLDOWN_MS`). Frames that a reader's open transaction still needs (another process, a
+ * backup) cannot be copied by anyone, so they make no write wait. The store's connection
  * also keeps an auto-checkpoint as a backstop: SQLite's default until the thread has opened its
  * connection, `SAFETY_NET_PAGES` once it has, the default again if the thread stops. (At 3,000
  * pages, when nothing started the WAL over, it fired after nearly every COMMIT and the thread's
@@ -34,7 +37,7 @@ export const CHECKPOINT_SLOTS = {
   stop: 1,
   /** Set to 1 by the thread once its connection is open. */
   ready: 2,
-  /** The store's checkpoint that starts the WAL over (`RESTART`). */
+  /** The offer of the last pass before the WAL starts over: a `RESTART` state. */
   restartDue: 3,
   checkpoints: 4,
   failures: 5,
@@ -72,16 +75,19 @@ export interface CheckpointWorkerData {
 export const SAFETY_NET_PAGES = 10_000
 
 /**
- * From this size of the WAL file, writes wait (asynchronously: reads and everything else go
- * on) until the store has copied the rest of the WAL, so that their next COMMIT starts it over.
- * The store's `journal_size_limit`, so that the file shrinks back to it at every start-over and
- * its size past this says the WAL holds that much now. Writes only wait when the disk cannot
- * keep up with them: one transaction per write in a tight loop, at 15,000 commits/s here.
+ * From this size of the WAL file, the store copies the rest of the WAL itself before it writes
+ * (see the module). Also the store's `journal_size_limit`, so that the file shrinks back to it
+ * at every start-over and its size past this says the WAL holds that much now. Reached only
+ * where the disk cannot keep up: one transaction per write in a tight loop, at 15,000 commits/s
+ * here.
  */
 export const HOLD_BYTES = 12 * 1024 * 1024
 
 /** Writes wait at most this long at a time; then they go, and the auto-checkpoint bounds the WAL. */
 export const MAX_HOLD_MS = 1000
+
+/** After a wait that ran out, how long the WAL's length makes no write wait. */
+export const HOLD_COOLDOWN_MS = 10_000
 
 /** What `PRAGMA wal_checkpoint` answers. */
 export interface CheckpointResult {
@@ -92,6 +98,9 @@ export interface CheckpointResult {
   /** Frames in the database, of those. */
   checkpointed: number
 }
+
+/** The store's `journal_size_limit` without the thread. */
+export const STORE_JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
 
 /** SQLite's default auto-checkpoint. */
 export const DEFAULT_AUTOCHECKPOINT_PAGES = 1000
@@ -109,8 +118,8 @@ export interface Checkpointer {
   /** Tells the thread that a transaction committed; the store's own checkpoint, when due. */
   committed(): void
   /**
-   * Whether writes must wait: the WAL is past `HOLD_BYTES` and a checkpoint of the store's own
-   * could not copy all of it (the thread holds the lock).
+   * Whether writes must wait: for the thread's last pass, or, with the WAL past `HOLD_BYTES`,
+   * for the thread's checkpoint that keeps the store's own from copying the rest.
    */
   holdWrites(): boolean
   stats(): CheckpointStats
@@ -169,8 +178,10 @@ export function startCheckpointer(
   // the thread never keeps the process alive: a store that is not closed just loses it
   worker.unref()
 
-  /** When writes began to wait (0: they do not). */
+  /** When writes began to wait (0: they do not), on `performance.now()`. */
   let heldSince = 0
+  /** Until when the WAL's length makes no write wait, after a wait that ran out. */
+  let coolUntil = 0
   let running = true
   let armed = false
   let stopping = false
@@ -182,19 +193,24 @@ export function startCheckpointer(
     worker.on('exit', () => {
       running = false
       if (!stopping) {
-        if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`)
+        if (db.open) {
+          db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`)
+          db.pragma(`journal_size_limit = ${STORE_JOURNAL_SIZE_LIMIT}`)
+        }
         options.onStopped(failure ?? new Error('the checkpoint thread exited'))
       }
       resolve()
     })
   })
 
-  /** Writes wait, unless they have waited `MAX_HOLD_MS` already. */
+  /** Writes wait, unless they have waited `MAX_HOLD_MS` already: then not for a while. */
   const hold = () => {
-    const now = Date.now()
+    const now = performance.now()
     heldSince ||= now
+    if (now - heldSince <= MAX_HOLD_MS) return true
     // writes wait for the disk, not for ever: another process on the file may keep the lock
-    return now - heldSince <= MAX_HOLD_MS || release()
+    coolUntil = now + HOLD_COOLDOWN_MS
+    return release()
   }
   const release = () => {
     heldSince = 0
@@ -230,9 +246,12 @@ export function startCheckpointer(
         return release()
       }
       if (size <= HOLD_BYTES) return release()
+      if (performance.now() < coolUntil) return release()
       try {
         const [result] = db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[]
-        return result.busy !== 0 || result.checkpointed !== result.log ? hold() : release()
+        // only the thread's checkpoint in progress is worth waiting for: frames that a reader's
+        // open transaction keeps (another process, a backup) stay whatever the writes do
+        return result.busy !== 0 ? hold() : release()
       } catch {
         // a disk fault: the write finds it too, and fails on its own
         return release()
@@ -255,6 +274,7 @@ export function startCheckpointer(
         // a bump as well as a notify: the thread may be just about to wait for the next commit
         Atomics.add(slots, CHECKPOINT_SLOTS.commits, 1)
         Atomics.notify(slots, CHECKPOINT_SLOTS.commits)
+        Atomics.notify(slots, CHECKPOINT_SLOTS.restartDue)
       }
       return exited
     },
