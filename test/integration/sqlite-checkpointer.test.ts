@@ -41,25 +41,35 @@ async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
   return check()
 }
 
+/**
+ * A WAL database with one table, as the store's connection is set up (commits do not sync, so
+ * the tests' write loops are quick on any disk), with an auto-checkpoint of its own, and a
+ * checkpoint thread on `threadPath` (its own file by default) whose stops are collected.
+ */
+function withThread(path: string, intervalMs: number, threadPath = path, autocheckpoint = 1000) {
+  const db = new Database(path)
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.pragma(`wal_autocheckpoint = ${autocheckpoint}`)
+  db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)')
+  const stopped: Error[] = []
+  const checkpointer = startCheckpointer(db, threadPath, {
+    intervalMs,
+    restartFrames: 100,
+    synchronous: 'normal',
+    onStopped: (error) => stopped.push(error),
+  })
+  return { db, checkpointer, stopped }
+}
+
 describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-todos-ckpt-'))
   after(() => rmSync(dir, { recursive: true, force: true }))
 
   it('Should checkpoint what the store committed on its own connection, then start the WAL over', async () => {
     const path = join(dir, 'direct.db')
-    const db = new Database(path)
-    db.pragma('journal_mode = WAL')
-    // as the store's connection: commits do not sync, so the loop below is quick on any disk
-    db.pragma('synchronous = NORMAL')
-    db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)')
-    const stopped: Error[] = []
-    const checkpointer = startCheckpointer(db, path, {
-      // long enough that the offer of the last pass is still there when the test takes it
-      intervalMs: 200,
-      restartFrames: 100,
-      synchronous: 'normal',
-      onStopped: (error) => stopped.push(error),
-    })
+    // an interval long enough that the offer of the last pass is still there when the test takes it
+    const { db, checkpointer, stopped } = withThread(path, 200)
     try {
       const insert = db.prepare('INSERT OR REPLACE INTO t (k, v) VALUES (?, ?)')
       for (let i = 0; i < 300; i++) {
@@ -136,16 +146,7 @@ describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
 
   it('Should not hold writes for frames that a reader keeps', async () => {
     const path = join(dir, 'pinned.db')
-    const db = new Database(path)
-    db.pragma('journal_mode = WAL')
-    db.pragma('synchronous = NORMAL')
-    db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)')
-    const checkpointer = startCheckpointer(db, path, {
-      intervalMs: 5,
-      restartFrames: 100,
-      synchronous: 'normal',
-      onStopped: () => {},
-    })
+    const { db, checkpointer } = withThread(path, 5)
     // another connection (a backup, another process) holds a snapshot open: no checkpoint can
     // copy what came after it, and the WAL cannot start over
     const reader = new Database(path, { readonly: true })
@@ -169,18 +170,14 @@ describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
   })
 
   it('Should hand checkpoints back to the store when the thread cannot run', async () => {
-    const path = join(dir, 'fallback.db')
-    const db = new Database(path)
-    db.pragma('journal_mode = WAL')
-    db.pragma('wal_autocheckpoint = 5')
-    const stopped: Error[] = []
     // the thread opens an existing file only: this one is not there
-    const checkpointer = startCheckpointer(db, join(dir, 'missing.db'), {
-      intervalMs: 5,
-      restartFrames: 100,
-      synchronous: 'normal',
-      onStopped: (error) => stopped.push(error),
-    })
+    const { db, checkpointer, stopped } = withThread(
+      join(dir, 'fallback.db'),
+      5,
+      join(dir, 'missing.db'),
+      // not the default, so that handing checkpoints back shows
+      5
+    )
     try {
       assert.ok(await eventually(() => stopped.length > 0), 'the failed thread was not reported')
       assert.match(
