@@ -45,6 +45,7 @@ const EnvSchema = z
     STORE: z.enum(['sqlite', 'memory', 'redis']).default('sqlite'),
     SQLITE_PATH: z.string().min(1).default('./data/agent-todos.db'),
     SQLITE_SYNC: z.enum(['normal', 'full']).default('normal'),
+    SQLITE_CHECKPOINTS: z.enum(['thread', 'commit']).default('thread'),
     REDIS_URL: z.string().optional(),
     REDIS_CLUSTER_NODES: list,
     REDIS_KEY_PREFIX: z

@@ -51,6 +51,7 @@ async function main() {
     kind: config.STORE,
     sqlitePath: config.SQLITE_PATH,
     sqliteSync: config.SQLITE_SYNC,
+    sqliteCheckpoints: config.SQLITE_CHECKPOINTS,
     redisUrl: config.REDIS_URL,
     redisClusterNodes:
       config.REDIS_CLUSTER_NODES.length > 0 ? config.REDIS_CLUSTER_NODES : undefined,

@@ -11,6 +11,8 @@ export interface StoreConfig extends StoreOptions {
   kind: SessionStore['kind']
   sqlitePath: string
   sqliteSync: 'normal' | 'full'
+  /** Where SQLite's WAL checkpoints run: a worker thread (default), or inside the commits. */
+  sqliteCheckpoints?: 'thread' | 'commit'
   redisUrl?: string
   redisClusterNodes?: string[]
   /** First segment of every Redis key; default `at`. */
@@ -34,6 +36,7 @@ export async function openStore(config: StoreConfig): Promise<SessionStore> {
         ...config,
         path: config.sqlitePath,
         synchronous: config.sqliteSync,
+        checkpointThread: config.sqliteCheckpoints !== 'commit',
       })
     case 'redis':
       return createRedisStore({

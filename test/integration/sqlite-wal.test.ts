@@ -44,14 +44,17 @@ describe('SQLite WAL size under sustained writes', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-todos-wal-'))
   after(() => rmSync(dir, { recursive: true, force: true }))
 
-  for (const [label, perTurn] of [
-    ['one write per transaction', 1],
-    ['50 writes per group commit', 50],
+  for (const [label, perTurn, checkpointThread] of [
+    ['one write per transaction', 1, true],
+    ['50 writes per group commit', 50, true],
+    // SQLITE_CHECKPOINTS=commit, and where the checkpoint thread could not start
+    ['50 writes per group commit, checkpoints in the commits', 50, false],
   ] as const) {
     it(`Should keep the -wal file under 16 MB after ${WRITES} writes, ${label}`, async (t) => {
-      const path = join(dir, `store-${perTurn}.db`)
+      const path = join(dir, `store-${perTurn}-${checkpointThread}.db`)
       const store = createSqliteStore({
         path,
+        checkpointThread,
         synchronous: 'normal',
         ttlMs: 3_600_000,
         historyLimit: 5,
