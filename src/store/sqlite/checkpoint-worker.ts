@@ -2,14 +2,15 @@
  * @module store/sqlite/checkpoint-worker
  * The thread that checkpoints the store's WAL (`checkpointer.ts` starts it and says why). It
  * sleeps until the store commits, lets frames gather for `intervalMs`, then copies them with
- * PASSIVE checkpoints on its own connection, and says when the store should start the WAL over.
+ * PASSIVE checkpoints on its own connection, and offers the store a last pass after which the WAL
+ * starts over.
  */
 import { workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import {
   CHECKPOINT_SLOTS,
+  passiveCheckpoint,
   RESTART,
-  type CheckpointResult,
   type CheckpointWorkerData,
 } from './checkpointer.js'
 
@@ -69,7 +70,7 @@ function restartWithStore() {
 const db = open()
 // as the store's connection (checkpoints sync the same at NORMAL and FULL)
 db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
-const checkpoint = () => (db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0]
+const checkpoint = () => passiveCheckpoint(db)
 Atomics.store(slots, CHECKPOINT_SLOTS.ready, 1)
 try {
   // from 0, not the count at start: commits made before the thread ran are checkpointed too

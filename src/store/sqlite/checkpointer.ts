@@ -57,14 +57,10 @@ export const RESTART = {
   final: 2,
 } as const
 
-/** What the thread is started with. */
-export interface CheckpointWorkerData {
+/** What the thread is started with: the store's options for it, its file and the slots. */
+export type CheckpointWorkerData = Omit<CheckpointerOptions, 'onStopped'> & {
   path: string
   signal: SharedArrayBuffer
-  /** How long the thread lets frames gather after a commit before it checkpoints. */
-  intervalMs: number
-  restartFrames: number
-  synchronous: 'normal' | 'full'
 }
 
 /**
@@ -99,6 +95,14 @@ export interface CheckpointResult {
   checkpointed: number
 }
 
+/**
+ * One PASSIVE checkpoint on a connection: it copies what it can without waiting for anyone.
+ * @param db - the thread's connection or the store's
+ */
+export function passiveCheckpoint(db: Database.Database): CheckpointResult {
+  return (db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0]
+}
+
 /** The store's `journal_size_limit` without the thread. */
 export const STORE_JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
 
@@ -115,7 +119,7 @@ export interface CheckpointStats {
 }
 
 export interface Checkpointer {
-  /** Tells the thread that a transaction committed; the store's own checkpoint, when due. */
+  /** Tells the thread that a transaction committed (and, once it is ready, hands it the WAL). */
   committed(): void
   /**
    * Whether writes must wait: for the thread's last pass, or, with the WAL past `HOLD_BYTES`,
@@ -166,13 +170,8 @@ export function startCheckpointer(
     Int32Array.BYTES_PER_ELEMENT * Object.keys(CHECKPOINT_SLOTS).length
   )
   const slots = new Int32Array(signal)
-  const worker = startWorker({
-    path,
-    signal,
-    intervalMs: options.intervalMs,
-    restartFrames: options.restartFrames,
-    synchronous: options.synchronous,
-  })
+  const { onStopped: _onStopped, ...forThread } = options
+  const worker = startWorker({ ...forThread, path, signal })
   db.pragma(`journal_size_limit = ${HOLD_BYTES}`)
   const walPath = `${path}-wal`
   // the thread never keeps the process alive: a store that is not closed just loses it
@@ -248,7 +247,7 @@ export function startCheckpointer(
       if (size <= HOLD_BYTES) return release()
       if (performance.now() < coolUntil) return release()
       try {
-        const [result] = db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[]
+        const result = passiveCheckpoint(db)
         // only the thread's checkpoint in progress is worth waiting for: frames that a reader's
         // open transaction keeps (another process, a backup) stay whatever the writes do
         return result.busy !== 0 ? hold() : release()
