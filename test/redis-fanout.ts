@@ -6,14 +6,11 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { newSession, type Session, type SessionKey } from '../src/core/session.js'
 import type { ChangeEvent, SessionStore, StoreOptions } from '../src/store/types.js'
+import { eventually } from './eventually.js'
 
 const quietLogger = { info: () => undefined, warn: () => undefined }
 
-async function waitFor(check: () => boolean, ms = 3000) {
-  for (let waited = 0; !check() && waited < ms; waited += 10) {
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
+const waitFor = (check: () => boolean) => eventually(check, 3000)
 
 function bump(store: SessionStore, key: SessionKey) {
   return store.update(key, (current) => {

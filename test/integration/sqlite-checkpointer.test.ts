@@ -3,43 +3,25 @@
  * the store's COMMIT; the WAL is reused; closing the store closes the thread first, so the WAL
  * is removed as before; and a thread that cannot run hands checkpoints back to the store.
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import Database from 'better-sqlite3'
 import { makeItem } from '../../src/core/items.js'
-import { newSession, type Session, type SessionKey } from '../../src/core/session.js'
 import {
   DEFAULT_AUTOCHECKPOINT_PAGES,
   HOLD_BYTES,
   SAFETY_NET_PAGES,
   startCheckpointer,
 } from '../../src/store/sqlite/checkpointer.js'
-import { createSqliteStore } from '../../src/store/sqlite.js'
-import type { SessionStore } from '../../src/store/types.js'
+import { eventually } from '../eventually.js'
+import { openTestSqlite, walSize, writeItems } from '../sqlite-support.js'
 
 const ITEMS = Array.from({ length: 5 }, (_, i) =>
   makeItem({ id: String(i + 1), content: `Step ${i + 1} of the plan`, status: 'pending' })
 )
-
-const write = (store: SessionStore, key: SessionKey) =>
-  store.update(key, (current) => {
-    const base = current ?? newSession(key, 's03', {}, 1_000)
-    const next: Session = { ...base, items: ITEMS, version: base.version + 1, updated_at: 1_000 }
-    return { value: next.version, write: { session: next, source: 'round' as const } }
-  })
-
-const walPath = (path: string) => `${path}-wal`
-const walSize = (path: string) => (existsSync(walPath(path)) ? statSync(walPath(path)).size : 0)
-
-/** Waits until `check` holds, for at most `ms`. */
-async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(10)) if (check()) return true
-  return check()
-}
 
 /**
  * A WAL database with one table, as the store's connection is set up (commits do not sync, so
@@ -108,12 +90,7 @@ describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
   it('Should keep the WAL small under sustained group commits with the thread on', async () => {
     const path = join(dir, 'store.db')
     const warnings: string[] = []
-    const store = createSqliteStore({
-      path,
-      synchronous: 'normal',
-      ttlMs: 3_600_000,
-      historyLimit: 5,
-      now: () => 1_000,
+    const store = openTestSqlite(path, {
       // a thread that failed would say so here, and the store would still keep the WAL small
       logger: { info() {}, warn: (_obj, msg) => warnings.push(msg) },
     })
@@ -121,7 +98,7 @@ describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
     try {
       for (let done = 0; done < 20_000; done += 50) {
         const batch = Array.from({ length: 50 }, (_, i) =>
-          write(store, { tenant: 't', sessionId: `s${(done + i) % 500}` })
+          writeItems(store, { tenant: 't', sessionId: `s${(done + i) % 500}` }, ITEMS)
         )
         await Promise.all(batch)
         largest = Math.max(largest, walSize(path))
@@ -132,7 +109,7 @@ describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
     } finally {
       await store.close()
     }
-    assert.equal(existsSync(walPath(path)), false, 'closing the store removes the WAL')
+    assert.equal(existsSync(`${path}-wal`), false, 'closing the store removes the WAL')
     const db = new Database(path, { readonly: true })
     try {
       const row = db.prepare('SELECT version FROM sessions WHERE session_id = ?').get('s499') as {

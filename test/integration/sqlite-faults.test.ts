@@ -12,6 +12,7 @@ import assert from 'node:assert/strict'
 import Database from 'better-sqlite3'
 import { newSession, type Session, type SessionKey } from '../../src/core/session.js'
 import { createSqliteStore } from '../../src/store/sqlite.js'
+import { openTestSqlite } from '../sqlite-support.js'
 import { isStoreFault } from '../../src/store/sqlite/faults.js'
 import { createGroupCommit } from '../../src/store/sqlite/group-commit.js'
 import { StoreUnavailableError, type SessionStore } from '../../src/store/types.js'
@@ -107,13 +108,7 @@ describe('SQLite storage faults', () => {
   it('Should answer a corrupt file with StoreUnavailableError on reads, writes and the write probe', async () => {
     const path = join(dir, 'corrupt.db')
     const key = { tenant: 't', sessionId: 's0' }
-    let store = createSqliteStore({
-      path,
-      synchronous: 'normal',
-      ttlMs: 3_600_000,
-      historyLimit: 5,
-      now: () => 1_000,
-    })
+    let store = openTestSqlite(path)
     await Promise.all(
       Array.from({ length: 200 }, (_, i) => bump(store, { tenant: 't', sessionId: `s${i}` }))
     )
@@ -125,13 +120,7 @@ describe('SQLite storage faults', () => {
     for (let at = pageSize; at < size; at += pageSize)
       writeSync(fd, Buffer.alloc(pageSize), 0, pageSize, at)
     closeSync(fd)
-    store = createSqliteStore({
-      path,
-      synchronous: 'normal',
-      ttlMs: 3_600_000,
-      historyLimit: 5,
-      now: () => 1_000,
-    })
+    store = openTestSqlite(path)
     try {
       await assert.rejects(store.get(key), unavailable(false))
       await assert.rejects(

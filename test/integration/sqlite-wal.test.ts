@@ -10,21 +10,11 @@ import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import Database from 'better-sqlite3'
 import { makeItem } from '../../src/core/items.js'
-import { newSession, type Session, type SessionKey } from '../../src/core/session.js'
-import { createSqliteStore } from '../../src/store/sqlite.js'
-import type { SessionStore } from '../../src/store/types.js'
+import { openTestSqlite, walSize, writeItems } from '../sqlite-support.js'
 
 const WAL_BOUND = 16 * 1024 * 1024
 const WRITES = 50_000
 const SESSIONS = 1000
-
-const walSize = (path: string) => {
-  try {
-    return statSync(`${path}-wal`).size
-  } catch {
-    return 0
-  }
-}
 
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`
 
@@ -32,13 +22,6 @@ const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`
 const ITEMS = Array.from({ length: 2 }, (_, i) =>
   makeItem({ id: String(i + 1), content: `Step ${i + 1}`, status: 'pending' })
 )
-
-const write = (store: SessionStore, key: SessionKey) =>
-  store.update(key, (current) => {
-    const base = current ?? newSession(key, 's03', {}, 1_000)
-    const next: Session = { ...base, items: ITEMS, version: base.version + 1, updated_at: 1_000 }
-    return { value: next.version, write: { session: next, source: 'round' as const } }
-  })
 
 describe('SQLite WAL size under sustained writes', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-todos-wal-'))
@@ -52,20 +35,15 @@ describe('SQLite WAL size under sustained writes', { timeout: 60_000 }, () => {
   ] as const) {
     it(`Should keep the -wal file under 16 MB after ${WRITES} writes, ${label}`, async (t) => {
       const path = join(dir, `store-${perTurn}-${checkpointThread}.db`)
-      const store = createSqliteStore({
-        path,
-        checkpointThread,
-        synchronous: 'normal',
-        ttlMs: 3_600_000,
-        historyLimit: 5,
-        now: () => 1_000,
-      })
+      const store = openTestSqlite(path, { checkpointThread })
       let largest = 0
       try {
         for (let done = 0; done < WRITES; done += perTurn) {
           const batch: Promise<number>[] = []
           for (let i = 0; i < perTurn; i++) {
-            batch.push(write(store, { tenant: 't', sessionId: `s${(done + i) % SESSIONS}` }))
+            batch.push(
+              writeItems(store, { tenant: 't', sessionId: `s${(done + i) % SESSIONS}` }, ITEMS)
+            )
           }
           await Promise.all(batch)
           if (done % 5000 < perTurn) largest = Math.max(largest, walSize(path))
