@@ -35,6 +35,7 @@ import {
 import { createGroupCommit } from './sqlite/group-commit.js'
 import { migrate } from './sqlite/migrations.js'
 import {
+  expiryBucket,
   prepareStatements,
   type SessionParams,
   type SessionRow,
@@ -156,6 +157,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     source: string
   ) => {
     const columns = stateColumns(session)
+    const expiresAt = options.now() + options.ttlMs
     // parameter objects as literals of one shape: spreading them cost more than the binding
     const row: SessionParams = {
       tenant: key.tenant,
@@ -166,11 +168,14 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       unfinished: columns.unfinished,
       ended: columns.ended ? 1 : 0,
       updatedAt: session.updated_at,
-      expiresAt: options.now() + options.ttlMs,
+      expiresAt,
+      expiryBucket: expiryBucket(expiresAt),
       expectedVersion: existing ? existing.version : 0,
     }
     if (existing) {
-      const { changes } = sql.updateSession.run(row)
+      const update =
+        existing.expiry_bucket === row.expiryBucket ? sql.updateSession : sql.updateSessionAndBucket
+      const { changes } = update.run(row)
       // BEGIN IMMEDIATE holds the write lock since the read, so this is a guard, not a race
       if (changes === 0) throw new ConflictRetryError()
     } else {
@@ -196,7 +201,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   const runSweep = () => {
     const now = options.now()
     db.transaction(() => {
-      for (const expired of sql.expiredSessions.all({ now })) {
+      for (const expired of sql.expiredSessions.all({ now, bucket: expiryBucket(now) })) {
         removeSession({ tenant: expired.tenant, sessionId: expired.session_id })
       }
       sql.sweepIdempotency.run({ now })

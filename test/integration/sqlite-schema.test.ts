@@ -12,8 +12,14 @@ import Database from 'better-sqlite3'
 import { makeItem } from '../../src/core/items.js'
 import { newSession, type Session } from '../../src/core/session.js'
 import { createSqliteStore } from '../../src/store/sqlite.js'
-import { migrate, MIGRATIONS, SCHEMA_VERSION } from '../../src/store/sqlite/migrations.js'
-import { HISTORY_PAGE_SQL } from '../../src/store/sqlite/statements.js'
+import {
+  EXPIRY_BUCKET_MS,
+  migrate,
+  MIGRATIONS,
+  SCHEMA_VERSION,
+} from '../../src/store/sqlite/migrations.js'
+import { HISTORY_PAGE_SQL, prepareStatements } from '../../src/store/sqlite/statements.js'
+import { openTestSqlite, writeItems } from '../sqlite-support.js'
 
 // the schema as versions up to 0.1.0 created it
 const LEGACY_SCHEMA = `
@@ -93,6 +99,16 @@ const schemaOf = (path: string) =>
       )
       .all()
       .map((o) => ({ ...o, sql: o.sql?.replace(/\s+/g, ' ').replace(/\( /g, '(') ?? null }))
+  )
+
+/** Each session row's expiry and its bucket, by session id. */
+const expiries = (path: string) =>
+  inspect(path, (db) =>
+    db
+      .prepare<[], { session_id: string; expires_at: number; expiry_bucket: number }>(
+        'SELECT session_id, expires_at, expiry_bucket FROM sessions ORDER BY session_id'
+      )
+      .all()
   )
 
 const userVersion = (path: string) =>
@@ -223,6 +239,14 @@ describe('SQLite schema', () => {
     const path = join(dir, 'unversioned.db')
     const { key, session } = makeOldFile(path, UNVERSIONED_SCHEMA)
     assert.equal(userVersion(path), 0)
+    await open(path).close()
+    assert.deepEqual(expiries(path), [
+      {
+        session_id: 'kept',
+        expires_at: NOW + 3_600_000,
+        expiry_bucket: Math.floor((NOW + 3_600_000) / EXPIRY_BUCKET_MS),
+      },
+    ])
     await assertKept(path, key, session)
     assert.equal(userVersion(path), SCHEMA_VERSION)
   })
@@ -312,5 +336,80 @@ describe('SQLite schema', () => {
       plan.join('\n')
     )
     assert.ok(!plan.some((d) => /SCAN history/.test(d)), plan.join('\n'))
+  })
+
+  it("Should keep each session's expiry bucket that of its expiry, moving it only when the expiry leaves it", async () => {
+    const path = join(dir, 'buckets.db')
+    // a clock 10 s before a bucket's end, with a TTL of whole buckets
+    let clock = 1_000 * EXPIRY_BUCKET_MS - 10_000
+    const ttlMs = 60 * EXPIRY_BUCKET_MS
+    const store = openTestSqlite(path, { ttlMs, now: () => clock })
+    const key = { tenant: 't', sessionId: 's' }
+    const bucketOf = (at: number) => Math.floor((at + ttlMs) / EXPIRY_BUCKET_MS)
+    try {
+      for (const step of [0, 1_000, 8_000, 2_000, EXPIRY_BUCKET_MS]) {
+        clock += step
+        await writeItems(store, key, [])
+        assert.deepEqual(
+          expiries(path),
+          [{ session_id: 's', expires_at: clock + ttlMs, expiry_bucket: bucketOf(clock) }],
+          `after ${step} ms`
+        )
+      }
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('Should sweep the sessions whose expiry has passed, with their history, by the bucket index', async (t) => {
+    t.mock.timers.enable({ apis: ['setInterval'] })
+    const path = join(dir, 'sweep.db')
+    const ttlMs = 3_600_000
+    // in the middle of a bucket
+    const start = 2_000 * EXPIRY_BUCKET_MS + 30_000
+    let clock = start
+    const store = openTestSqlite(path, { ttlMs, now: () => clock, checkpointThread: false })
+    try {
+      // written so that at `sweepAt` they expired a bucket ago, a second ago, or expire in a
+      // second or an hour: the last two are in now's bucket or after it
+      const sweepAt = start + ttlMs + 10_000
+      const writes: [string, number][] = [
+        ['bucket-ago', sweepAt - ttlMs - EXPIRY_BUCKET_MS],
+        ['second-ago', sweepAt - ttlMs - 1_000],
+        ['in-a-second', sweepAt - ttlMs + 1_000],
+        ['in-an-hour', sweepAt],
+      ]
+      for (const [sessionId, at] of writes.sort((a, b) => a[1] - b[1])) {
+        clock = at
+        await writeItems(store, { tenant: 't', sessionId }, [])
+        await writeItems(store, { tenant: 't', sessionId }, [])
+      }
+      clock = sweepAt
+      t.mock.timers.tick(60_000)
+      assert.deepEqual(
+        expiries(path).map((row) => row.session_id),
+        ['in-a-second', 'in-an-hour']
+      )
+      assert.deepEqual(
+        inspect(path, (db) =>
+          db.prepare('SELECT DISTINCT session_id FROM history ORDER BY 1').pluck().all()
+        ),
+        ['in-a-second', 'in-an-hour']
+      )
+      const plan = inspect(path, (db) =>
+        db
+          .prepare<[object], { detail: string }>(
+            `EXPLAIN QUERY PLAN ${prepareStatements(db).expiredSessions.source}`
+          )
+          .all({ now: sweepAt, bucket: 0 })
+          .map((row) => row.detail)
+      )
+      assert.ok(
+        plan.some((d) => /SEARCH sessions USING INDEX sessions_by_expiry_bucket/.test(d)),
+        plan.join('\n')
+      )
+    } finally {
+      await store.close()
+    }
   })
 })

@@ -8,6 +8,10 @@
 import type Database from 'better-sqlite3'
 import type { SessionKey } from '../../core/session.js'
 import type { ListQuery } from '../types.js'
+import { EXPIRY_BUCKET_MS } from './migrations.js'
+
+/** The expiry bucket of a time (ms since the epoch): the sweep's index is on it. */
+export const expiryBucket = (expiresAt: number): number => Math.floor(expiresAt / EXPIRY_BUCKET_MS)
 
 /** `@tenant` and `@sessionId`: a SessionKey binds as it is. */
 export type KeyParams = SessionKey
@@ -16,6 +20,7 @@ export interface SessionRow {
   version: number
   data: string
   expires_at: number
+  expiry_bucket: number
 }
 
 export interface SessionParams extends KeyParams {
@@ -28,6 +33,8 @@ export interface SessionParams extends KeyParams {
   ended: number
   updatedAt: number
   expiresAt: number
+  /** `expiresAt`'s bucket (`expiryBucket()`). */
+  expiryBucket: number
 }
 
 export interface HistoryRow {
@@ -86,7 +93,9 @@ export interface Statements {
   /** Whether and until when the session is there, without reading its data. */
   selectLiveness: Named<KeyParams, { version: number; expires_at: number }>
   insertSession: Named<SessionParams>
+  /** For a write whose expiry stays in the row's bucket. */
   updateSession: Named<SessionParams>
+  updateSessionAndBucket: Named<SessionParams>
   deleteSession: Named<KeyParams>
   countLive: Named<{ tenant: string; now: number }, number>
   insertHistory: Named<HistoryParams>
@@ -101,7 +110,7 @@ export interface Statements {
   /** Stores the reply under a claim that is still this token's and pending; else changes 0. */
   completeIdempotency: Named<CompleteParams>
   releaseIdempotency: Named<{ scope: string; token: string }>
-  expiredSessions: Named<{ now: number }, { tenant: string; session_id: string }>
+  expiredSessions: Named<{ now: number; bucket: number }, { tenant: string; session_id: string }>
   sweepIdempotency: Named<{ now: number }>
   sweepTombstones: Named<{ now: number }>
   insertProbe: Named<{ at: number; bytes: number }>
@@ -119,19 +128,25 @@ export function prepareStatements(db: Database.Database): Statements {
   const listStatements = new Map<string, Named<object, { data: string }>>()
   return {
     selectSession: db.prepare<[KeyParams], SessionRow>(
-      `SELECT version, data, expires_at FROM sessions
+      `SELECT version, data, expires_at, expiry_bucket FROM sessions
        WHERE tenant = @tenant AND session_id = @sessionId`
     ),
     selectLiveness: db.prepare<[KeyParams], { version: number; expires_at: number }>(
       'SELECT version, expires_at FROM sessions WHERE tenant = @tenant AND session_id = @sessionId'
     ),
     insertSession: db.prepare<[SessionParams]>(
-      `INSERT INTO sessions (tenant, session_id, version, data, total, unfinished, ended, updated_at, expires_at)
-       VALUES (@tenant, @sessionId, @version, @data, @total, @unfinished, @ended, @updatedAt, @expiresAt)`
+      `INSERT INTO sessions (tenant, session_id, version, data, total, unfinished, ended, updated_at, expires_at, expiry_bucket)
+       VALUES (@tenant, @sessionId, @version, @data, @total, @unfinished, @ended, @updatedAt, @expiresAt, @expiryBucket)`
     ),
+    // without expiry_bucket in its SET, SQLite leaves that column's index alone
     updateSession: db.prepare<[SessionParams]>(
       `UPDATE sessions SET version = @version, data = @data, total = @total, unfinished = @unfinished,
          ended = @ended, updated_at = @updatedAt, expires_at = @expiresAt
+       WHERE tenant = @tenant AND session_id = @sessionId AND version = @expectedVersion`
+    ),
+    updateSessionAndBucket: db.prepare<[SessionParams]>(
+      `UPDATE sessions SET version = @version, data = @data, total = @total, unfinished = @unfinished,
+         ended = @ended, updated_at = @updatedAt, expires_at = @expiresAt, expiry_bucket = @expiryBucket
        WHERE tenant = @tenant AND session_id = @sessionId AND version = @expectedVersion`
     ),
     deleteSession: db.prepare<[KeyParams]>(
@@ -187,8 +202,13 @@ export function prepareStatements(db: Database.Database): Statements {
       'DELETE FROM idempotency WHERE scope = @scope AND token = @token AND reply IS NULL'
     ),
 
-    expiredSessions: db.prepare<[{ now: number }], { tenant: string; session_id: string }>(
-      'SELECT tenant, session_id FROM sessions WHERE expires_at <= @now LIMIT 500'
+    // the index finds the buckets up to now's; the exact expiry picks from the last of them
+    expiredSessions: db.prepare<
+      [{ now: number; bucket: number }],
+      { tenant: string; session_id: string }
+    >(
+      `SELECT tenant, session_id FROM sessions
+       WHERE expiry_bucket <= @bucket AND expires_at <= @now LIMIT 500`
     ),
     sweepIdempotency: db.prepare<[{ now: number }]>(
       'DELETE FROM idempotency WHERE expires_at <= @now'
