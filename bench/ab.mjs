@@ -3,7 +3,8 @@
 // per request over the first variant's, paired by round.
 // Usage: node bench/ab.mjs <scenario> <store> <rounds> <seconds> name=dir [name=dir …]
 // where each dir holds a built dist/ and resolves node_modules (a worktree of another commit, or
-// a copy of dist/ with package.json and a node_modules symlink beside it).
+// a copy of dist/ with package.json and a node_modules symlink beside it). AB_PREFIX and AB_FILL:
+// below.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -16,8 +17,13 @@ import {
   snapshot,
   startTarget,
 } from './lib.mjs'
+import { POOL } from './workload.mjs'
 
 const [scenario, store, rounds, seconds, ...specs] = process.argv.slice(2)
+// AB_PREFIX: another session pool of the scenario (`H`); AB_FILL: calls each of its sessions
+// gets before the measured run (64: the long sessions of bench:ingest's `at cap` runs)
+const prefix = process.env.AB_PREFIX || undefined
+const fill = Number(process.env.AB_FILL || 0)
 const variants = specs.map((s) => {
   const [name, dist] = s.split('=')
   // a variant is a folder holding dist/ (a patched copy of the build)
@@ -29,16 +35,16 @@ const results = new Map(variants.map((v) => [v.name, []]))
 let n = 0
 for (let round = 1; round <= Number(rounds); round++) {
   for (const v of round % 2 ? variants : [...variants].reverse()) {
-    const prefix = `ab-${process.pid}-${n++}`
+    const name = `ab-${process.pid}-${n++}`
     const env =
       store === 'sqlite'
         ? {
             STORE: 'sqlite',
-            SQLITE_PATH: path.join(dir, `${prefix}.db`),
+            SQLITE_PATH: path.join(dir, `${name}.db`),
             ...(process.env.AB_SYNC ? { SQLITE_SYNC: process.env.AB_SYNC } : {}),
           }
         : store === 'redis'
-          ? { STORE: 'redis', REDIS_URL, REDIS_KEY_PREFIX: prefix }
+          ? { STORE: 'redis', REDIS_URL, REDIS_KEY_PREFIX: name }
           : { STORE: 'memory' }
     if (process.env.AB_LOG_LEVEL) env.LOG_LEVEL = process.env.AB_LOG_LEVEL
     const server =
@@ -54,7 +60,22 @@ for (let round = 1; round <= Number(rounds); round++) {
           warmup: 2,
           duration: Number(seconds),
           seed: true,
-          runs: [{ name: scenario, scenario }],
+          runs: [
+            ...(fill > 0
+              ? [
+                  {
+                    name: 'fill',
+                    scenario,
+                    prefix,
+                    sequential: true,
+                    cycle: true,
+                    amount: fill * POOL,
+                    warmup: 0,
+                  },
+                ]
+              : []),
+            { name: scenario, scenario, prefix },
+          ],
         },
         (kind) => (marks[kind] = snapshot([server.pid]))
       )
@@ -66,7 +87,7 @@ for (let round = 1; round <= Number(rounds); round++) {
       )
     } finally {
       await server.stop()
-      if (env.REDIS_KEY_PREFIX) await dropRedisPrefix(prefix)
+      if (env.REDIS_KEY_PREFIX) await dropRedisPrefix(name)
     }
   }
 }

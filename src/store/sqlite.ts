@@ -33,7 +33,7 @@ import {
   type Checkpointer,
 } from './sqlite/checkpointer.js'
 import { createGroupCommit } from './sqlite/group-commit.js'
-import { migrate } from './sqlite/migrations.js'
+import { fitHistoryLimit, migrate } from './sqlite/migrations.js'
 import {
   expiryBucket,
   prepareStatements,
@@ -72,13 +72,14 @@ function openDatabase(options: SqliteOptions): { db: Database.Database; sql: Sta
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
     db.pragma(`journal_size_limit = ${STORE_JOURNAL_SIZE_LIMIT}`)
-    const ran = migrate(db)
+    const ran = migrate(db, { historyLimit: options.historyLimit })
     if (ran.length > 0) {
       options.logger?.info(
         { path: options.path, steps: ran.map((m) => `${m.version}: ${m.name}`) },
         'SQLite schema migrated'
       )
     }
+    fitHistory(db, options)
     return { db, sql: prepareStatements(db) }
   } catch (error) {
     if (db?.open) db.close()
@@ -86,6 +87,29 @@ function openDatabase(options: SqliteOptions): { db: Database.Database; sql: Sta
     throw new Error(
       `cannot open the SQLite store at ${options.path} (SQLITE_PATH): ${(error as Error).message}${code ? ` (${code})` : ''}`,
       { cause: error }
+    )
+  }
+}
+
+/**
+ * Lays the history out again when HISTORY_LIMIT changed since the file was last opened. A file
+ * that cannot be read or written here (damaged pages, a read-only volume) opens as it is: its
+ * requests answer for it, and a history page may miss versions of the window until a start that
+ * can lay it out.
+ */
+function fitHistory(db: Database.Database, options: SqliteOptions) {
+  try {
+    const from = fitHistoryLimit(db, options.historyLimit)
+    if (from !== undefined) {
+      options.logger?.info(
+        { path: options.path, from, to: options.historyLimit },
+        'SQLite history laid out again for HISTORY_LIMIT'
+      )
+    }
+  } catch (error) {
+    options.logger?.warn(
+      { err: error, path: options.path },
+      'the SQLite history could not be laid out for HISTORY_LIMIT'
     )
   }
 }
@@ -181,21 +205,15 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     } else {
       sql.insertSession.run(row)
     }
-    sql.insertHistory.run({
+    sql.writeHistory.run({
       tenant: key.tenant,
       sessionId: key.sessionId,
+      slot: session.version % options.historyLimit,
       version: session.version,
       at: session.updated_at,
       source,
       items: JSON.stringify(session.items),
     })
-    if (session.version > options.historyLimit) {
-      sql.pruneHistory.run({
-        tenant: key.tenant,
-        sessionId: key.sessionId,
-        upTo: session.version - options.historyLimit,
-      })
-    }
   }
 
   const runSweep = () => {
@@ -310,6 +328,8 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
           tenant: key.tenant,
           sessionId: key.sessionId,
           beforeVersion: beforeVersion ?? Number.MAX_SAFE_INTEGER,
+          // the kept window; a slot may still hold an older version where the limit was larger
+          floor: row.version - options.historyLimit,
           limit,
         })
       })

@@ -120,8 +120,11 @@ describe('SQLite storage faults', () => {
     for (let at = pageSize; at < size; at += pageSize)
       writeSync(fd, Buffer.alloc(pageSize), 0, pageSize, at)
     closeSync(fd)
-    store = openTestSqlite(path)
+    const warnings: string[] = []
+    // it opens as it is, though the history's layout cannot be read
+    store = openTestSqlite(path, { logger: { info() {}, warn: (_obj, msg) => warnings.push(msg) } })
     try {
+      assert.deepEqual(warnings, ['the SQLite history could not be laid out for HISTORY_LIMIT'])
       await assert.rejects(store.get(key), unavailable(false))
       await assert.rejects(
         store.list('t', { state: 'all', staleBefore: 0, limit: 10 }),

@@ -60,9 +60,11 @@ CREATE TABLE IF NOT EXISTS idempotency (
 CREATE INDEX IF NOT EXISTS idempotency_by_expiry ON idempotency (expires_at);
 `
 
-const TABLES = ['history', 'idempotency', 'sessions', 'tombstones', 'write_probe']
+const TABLES = ['history', 'idempotency', 'sessions', 'store_settings', 'tombstones', 'write_probe']
 
 const NOW = Date.parse('2026-11-30T12:00:00Z')
+/** What the store passes its migrations: the history limit of `open()`. */
+const CONTEXT = { historyLimit: 50 }
 const open = (path: string) =>
   createSqliteStore({
     path,
@@ -240,6 +242,16 @@ describe('SQLite schema', () => {
     const { key, session } = makeOldFile(path, UNVERSIONED_SCHEMA)
     assert.equal(userVersion(path), 0)
     await open(path).close()
+    assert.deepEqual(
+      inspect(path, (db) =>
+        db.prepare('SELECT session_id, slot, version FROM history ORDER BY version').raw().all()
+      ),
+      [
+        ['kept', 1, 1],
+        ['kept', 2, 2],
+      ],
+      'each version in its slot of the ring'
+    )
     assert.deepEqual(expiries(path), [
       {
         session_id: 'kept',
@@ -278,7 +290,7 @@ describe('SQLite schema', () => {
           throw new Error('step failed')
         },
       }
-      assert.throws(() => migrate(db, [...MIGRATIONS, failing]), /step failed/)
+      assert.throws(() => migrate(db, CONTEXT, [...MIGRATIONS, failing]), /step failed/)
       assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION)
       assert.equal(
         db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'half_done'").pluck().get(),
@@ -287,7 +299,7 @@ describe('SQLite schema', () => {
       assert.equal(db.prepare('SELECT COUNT(*) FROM tombstones').pluck().get(), 0)
       assert.equal(db.inTransaction, false)
       // the steps before it went through: running the list again starts at the failed one
-      assert.deepEqual(migrate(db), [])
+      assert.deepEqual(migrate(db, CONTEXT), [])
     } finally {
       db.close()
     }
@@ -312,30 +324,85 @@ describe('SQLite schema', () => {
     await open(path).close()
     const db = new Database(path, { readonly: true })
     try {
-      assert.deepEqual(migrate(db), [])
+      assert.deepEqual(migrate(db, CONTEXT), [])
     } finally {
       db.close()
     }
   })
 
-  it('Should page history by version along the primary key', async () => {
+  it("Should page history among the session's slots, by the primary key's prefix", async () => {
     const path = join(dir, 'plan.db')
     await open(path).close()
     const plan = inspect(path, (db) =>
       db
         .prepare<[object], { detail: string }>(`EXPLAIN QUERY PLAN ${HISTORY_PAGE_SQL}`)
-        .all({ tenant: 't', sessionId: 's', beforeVersion: 10, limit: 5 })
+        .all({ tenant: 't', sessionId: 's', beforeVersion: 10, floor: 0, limit: 5 })
         .map((row) => row.detail)
     )
     assert.ok(
-      plan.some((d) =>
-        /SEARCH history USING (INDEX|PRIMARY KEY).*tenant=\? AND session_id=\? AND version<\?/.test(
-          d
-        )
-      ),
+      plan.some((d) => /SEARCH history USING INDEX .*\(tenant=\? AND session_id=\?\)/.test(d)),
       plan.join('\n')
     )
     assert.ok(!plan.some((d) => /SCAN history/.test(d)), plan.join('\n'))
+  })
+
+  it('Should keep HISTORY_LIMIT rows of a session, each write rewriting the slot of the oldest', async () => {
+    const path = join(dir, 'ring.db')
+    const store = openTestSqlite(path, { historyLimit: 5 })
+    const key = { tenant: 't', sessionId: 'ring' }
+    try {
+      for (let n = 1; n <= 12; n++) {
+        await writeItems(store, key, [
+          makeItem({ id: '1', content: `Step ${n}`, status: 'in_progress' }),
+        ])
+      }
+      assert.deepEqual(
+        (await store.history(key, 10)).map((e) => [e.version, e.items[0].content]),
+        [8, 9, 10, 11, 12].map((v) => [v, `Step ${v}`])
+      )
+      assert.deepEqual(
+        (await store.history(key, 2, 11)).map((e) => e.version),
+        [9, 10],
+        'a page below a version'
+      )
+    } finally {
+      await store.close()
+    }
+    assert.deepEqual(
+      inspect(path, (db) =>
+        db.prepare('SELECT slot, version FROM history ORDER BY slot').raw().all()
+      ),
+      [
+        [0, 10],
+        [1, 11],
+        [2, 12],
+        [3, 8],
+        [4, 9],
+      ]
+    )
+  })
+
+  it('Should keep the newest versions when HISTORY_LIMIT changes, and fill a raised limit', async () => {
+    const path = join(dir, 'ring-limits.db')
+    const key = { tenant: 't', sessionId: 'ring' }
+    const versions = async (historyLimit: number, writes: number) => {
+      const store = openTestSqlite(path, { historyLimit })
+      try {
+        for (let n = 0; n < writes; n++) await writeItems(store, key, [])
+        return (await store.history(key, 50)).map((e) => e.version)
+      } finally {
+        await store.close()
+      }
+    }
+    assert.deepEqual(await versions(5, 12), [8, 9, 10, 11, 12])
+    const rows = () =>
+      inspect(path, (db) => db.prepare('SELECT COUNT(*) FROM history').pluck().get())
+    // opened with another limit, the file's ring is laid out again with the newest versions
+    assert.deepEqual(await versions(3, 0), [10, 11, 12])
+    assert.equal(rows(), 3)
+    assert.deepEqual(await versions(3, 1), [11, 12, 13])
+    assert.deepEqual(await versions(8, 0), [11, 12, 13])
+    assert.deepEqual(await versions(8, 8), [14, 15, 16, 17, 18, 19, 20, 21])
   })
 
   it("Should keep each session's expiry bucket that of its expiry, moving it only when the expiry leaves it", async () => {

@@ -52,12 +52,15 @@ export interface IdempotencyRow {
 }
 
 /**
- * The newest `limit` history rows below a version, oldest first. The inner query is a range
- * scan of the primary key `(tenant, session_id, version)` (`test/integration/sqlite-schema.test.ts`).
+ * The newest `limit` history rows below a version and above the kept window's floor, oldest
+ * first. The inner query finds them among the session's slots (the primary key's prefix
+ * `(tenant, session_id)`, `test/integration/sqlite-schema.test.ts`) and sorts only their
+ * versions; the outer one reads their lists.
  */
-export const HISTORY_PAGE_SQL = `SELECT version, at, source, items FROM
-  (SELECT version, at, source, items FROM history
-     WHERE tenant = @tenant AND session_id = @sessionId AND version < @beforeVersion
+export const HISTORY_PAGE_SQL = `SELECT version, at, source, items FROM history WHERE rowid IN
+  (SELECT rowid FROM history
+     WHERE tenant = @tenant AND session_id = @sessionId
+       AND version < @beforeVersion AND version > @floor
      ORDER BY version DESC LIMIT @limit)
   ORDER BY version ASC`
 
@@ -78,7 +81,14 @@ const STATE_SQL: Record<ListQuery['state'], string> = {
 type Named<Params extends object, Result = unknown> = Database.Statement<[Params], Result>
 
 type TombstoneParams = KeyParams & { version: number; expiresAt: number }
-type HistoryParams = KeyParams & { version: number; at: number; source: string; items: string }
+type HistoryParams = KeyParams & {
+  /** `version % HISTORY_LIMIT`: the row a write rewrites. */
+  slot: number
+  version: number
+  at: number
+  source: string
+  items: string
+}
 type ClaimParams = { scope: string; fingerprint: string; token: string; expiresAt: number }
 type CompleteParams = {
   scope: string
@@ -98,10 +108,13 @@ export interface Statements {
   updateSessionAndBucket: Named<SessionParams>
   deleteSession: Named<KeyParams>
   countLive: Named<{ tenant: string; now: number }, number>
-  insertHistory: Named<HistoryParams>
-  pruneHistory: Named<KeyParams & { upTo: number }>
+  /** Writes a version into its slot, in place of the version it held. */
+  writeHistory: Named<HistoryParams>
   deleteHistory: Named<KeyParams>
-  selectHistory: Named<KeyParams & { beforeVersion: number; limit: number }, HistoryRow>
+  selectHistory: Named<
+    KeyParams & { beforeVersion: number; floor: number; limit: number },
+    HistoryRow
+  >
   selectTombstone: Named<KeyParams, { version: number; expires_at: number }>
   upsertTombstone: Named<TombstoneParams>
   deleteTombstone: Named<KeyParams>
@@ -158,19 +171,19 @@ export function prepareStatements(db: Database.Database): Statements {
       )
       .pluck(),
 
-    insertHistory: db.prepare<[HistoryParams]>(
-      `INSERT OR REPLACE INTO history (tenant, session_id, version, at, source, items)
-       VALUES (@tenant, @sessionId, @version, @at, @source, @items)`
-    ),
-    pruneHistory: db.prepare<[KeyParams & { upTo: number }]>(
-      'DELETE FROM history WHERE tenant = @tenant AND session_id = @sessionId AND version <= @upTo'
+    writeHistory: db.prepare<[HistoryParams]>(
+      `INSERT INTO history (tenant, session_id, slot, version, at, source, items)
+       VALUES (@tenant, @sessionId, @slot, @version, @at, @source, @items)
+       ON CONFLICT (tenant, session_id, slot) DO UPDATE SET version = excluded.version,
+         at = excluded.at, source = excluded.source, items = excluded.items`
     ),
     deleteHistory: db.prepare<[KeyParams]>(
       'DELETE FROM history WHERE tenant = @tenant AND session_id = @sessionId'
     ),
-    selectHistory: db.prepare<[KeyParams & { beforeVersion: number; limit: number }], HistoryRow>(
-      HISTORY_PAGE_SQL
-    ),
+    selectHistory: db.prepare<
+      [KeyParams & { beforeVersion: number; floor: number; limit: number }],
+      HistoryRow
+    >(HISTORY_PAGE_SQL),
 
     selectTombstone: db.prepare<[KeyParams], { version: number; expires_at: number }>(
       'SELECT version, expires_at FROM tombstones WHERE tenant = @tenant AND session_id = @sessionId'
