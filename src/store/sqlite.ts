@@ -174,6 +174,9 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     return tombstone && tombstone.expires_at > options.now() ? tombstone.version : 0
   }
 
+  /** The file's history ring (read each time: another process on the file may resize it). */
+  const ringOf = () => sql.historyRing.get() ?? options.historyLimit
+
   const write = (
     key: SessionKey,
     existing: SessionRow | undefined,
@@ -208,7 +211,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     sql.writeHistory.run({
       tenant: key.tenant,
       sessionId: key.sessionId,
-      slot: session.version % options.historyLimit,
+      slot: session.version % ringOf(),
       version: session.version,
       at: session.updated_at,
       source,
@@ -321,18 +324,21 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       return { sessions, next }
     },
     async history(key, limit, beforeVersion) {
-      const rows = reading(() => {
-        const row = sql.selectLiveness.get(key)
-        if (!row || row.expires_at <= options.now()) return []
-        return sql.selectHistory.all({
-          tenant: key.tenant,
-          sessionId: key.sessionId,
-          beforeVersion: beforeVersion ?? Number.MAX_SAFE_INTEGER,
-          // the kept window; a slot may still hold an older version where the limit was larger
-          floor: row.version - options.historyLimit,
-          limit,
+      // one read transaction: the version and the rows of one snapshot, whatever another
+      // process commits meanwhile
+      const rows = reading(
+        db.transaction(() => {
+          const row = sql.selectLiveness.get(key)
+          if (!row || row.expires_at <= options.now()) return []
+          return sql.selectHistory.all({
+            tenant: key.tenant,
+            sessionId: key.sessionId,
+            beforeVersion: beforeVersion ?? Number.MAX_SAFE_INTEGER,
+            floor: row.version - ringOf(),
+            limit,
+          })
         })
-      })
+      )
       return rows.map((row): HistoryEntry => ({
         version: row.version,
         at: row.at,

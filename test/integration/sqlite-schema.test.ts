@@ -405,6 +405,29 @@ describe('SQLite schema', () => {
     assert.deepEqual(await versions(8, 8), [14, 15, 16, 17, 18, 19, 20, 21])
   })
 
+  it('Should write the ring that the last store to open laid out, whatever its own limit', async () => {
+    const path = join(dir, 'ring-two-stores.db')
+    const key = { tenant: 't', sessionId: 'shared' }
+    const first = openTestSqlite(path, { historyLimit: 3 })
+    try {
+      for (let n = 0; n < 6; n++) await writeItems(first, key, [])
+      const second = openTestSqlite(path, { historyLimit: 5 })
+      try {
+        // the first store still runs with its 3, on a ring of 5 now: slots of 3 would have
+        // overwritten versions 5, 6 and 7
+        for (let n = 0; n < 4; n++) await writeItems(first, key, [])
+        assert.deepEqual(
+          (await second.history(key, 50)).map((e) => e.version),
+          [6, 7, 8, 9, 10]
+        )
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await first.close()
+    }
+  })
+
   it("Should keep each session's expiry bucket that of its expiry, moving it only when the expiry leaves it", async () => {
     const path = join(dir, 'buckets.db')
     // a clock 10 s before a bucket's end, with a TTL of whole buckets
@@ -413,6 +436,13 @@ describe('SQLite schema', () => {
     const store = openTestSqlite(path, { ttlMs, now: () => clock })
     const key = { tenant: 't', sessionId: 's' }
     const bucketOf = (at: number) => Math.floor((at + ttlMs) / EXPIRY_BUCKET_MS)
+    // every UPDATE that sets the column, changed or not (what moves its index entry)
+    const counter = new Database(path)
+    counter.exec(`
+      CREATE TABLE bucket_sets (at INTEGER NOT NULL);
+      CREATE TRIGGER count_bucket_sets AFTER UPDATE OF expiry_bucket ON sessions
+        BEGIN INSERT INTO bucket_sets VALUES (NEW.expires_at); END;`)
+    counter.close()
     try {
       for (const step of [0, 1_000, 8_000, 2_000, EXPIRY_BUCKET_MS]) {
         clock += step
@@ -426,6 +456,14 @@ describe('SQLite schema', () => {
     } finally {
       await store.close()
     }
+    // the first write inserts; of the four updates, the two that left the bucket set it
+    assert.deepEqual(
+      inspect(path, (db) => db.prepare('SELECT at FROM bucket_sets ORDER BY at').pluck().all()),
+      [
+        1_000 * EXPIRY_BUCKET_MS + 1_000 + ttlMs,
+        1_000 * EXPIRY_BUCKET_MS + 1_000 + EXPIRY_BUCKET_MS + ttlMs,
+      ]
+    )
   })
 
   it('Should sweep the sessions whose expiry has passed, with their history, by the bucket index', async (t) => {

@@ -53,9 +53,9 @@ export interface IdempotencyRow {
 
 /**
  * The newest `limit` history rows below a version and above the kept window's floor, oldest
- * first. The inner query finds them among the session's slots (the primary key's prefix
+ * first. The inner query visits the session's slots (all of them: the primary key's prefix
  * `(tenant, session_id)`, `test/integration/sqlite-schema.test.ts`) and sorts only their
- * versions; the outer one reads their lists.
+ * versions; the outer one reads the lists of the `limit` it keeps.
  */
 export const HISTORY_PAGE_SQL = `SELECT version, at, source, items FROM history WHERE rowid IN
   (SELECT rowid FROM history
@@ -110,6 +110,11 @@ export interface Statements {
   countLive: Named<{ tenant: string; now: number }, number>
   /** Writes a version into its slot, in place of the version it held. */
   writeHistory: Named<HistoryParams>
+  /**
+   * The size of the file's history ring (`layOutHistory`): the slot of a version and the kept
+   * window, whatever this process's HISTORY_LIMIT (another process may have laid it out anew).
+   */
+  historyRing: Database.Statement<[], number>
   deleteHistory: Named<KeyParams>
   selectHistory: Named<
     KeyParams & { beforeVersion: number; floor: number; limit: number },
@@ -177,6 +182,9 @@ export function prepareStatements(db: Database.Database): Statements {
        ON CONFLICT (tenant, session_id, slot) DO UPDATE SET version = excluded.version,
          at = excluded.at, source = excluded.source, items = excluded.items`
     ),
+    historyRing: db
+      .prepare<[], number>("SELECT value FROM store_settings WHERE name = 'history_limit'")
+      .pluck(),
     deleteHistory: db.prepare<[KeyParams]>(
       'DELETE FROM history WHERE tenant = @tenant AND session_id = @sessionId'
     ),
