@@ -178,11 +178,10 @@ export function layOutHistory(db: Database.Database, historyLimit: number): void
   ).run(historyLimit)
 }
 
-const keptLimit = (db: Database.Database) =>
-  db
-    .prepare<[], number>("SELECT value FROM store_settings WHERE name = 'history_limit'")
-    .pluck()
-    .get()
+/** The size of the file's history ring, as `layOutHistory` recorded it. */
+export const HISTORY_RING_SQL = "SELECT value FROM store_settings WHERE name = 'history_limit'"
+
+const keptLimit = (db: Database.Database) => db.prepare<[], number>(HISTORY_RING_SQL).pluck().get()
 
 /**
  * Lays the history out again when the file's ring has another size than `historyLimit` (the

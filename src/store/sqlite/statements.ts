@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3'
 import type { SessionKey } from '../../core/session.js'
 import type { ListQuery } from '../types.js'
-import { EXPIRY_BUCKET_MS } from './migrations.js'
+import { EXPIRY_BUCKET_MS, HISTORY_RING_SQL } from './migrations.js'
 
 /** The expiry bucket of a time (ms since the epoch): the sweep's index is on it. */
 export const expiryBucket = (expiresAt: number): number => Math.floor(expiresAt / EXPIRY_BUCKET_MS)
@@ -82,7 +82,7 @@ type Named<Params extends object, Result = unknown> = Database.Statement<[Params
 
 type TombstoneParams = KeyParams & { version: number; expiresAt: number }
 type HistoryParams = KeyParams & {
-  /** `version % HISTORY_LIMIT`: the row a write rewrites. */
+  /** The version modulo the ring's size (`historyRing`): the row a write rewrites. */
   slot: number
   version: number
   at: number
@@ -182,9 +182,7 @@ export function prepareStatements(db: Database.Database): Statements {
        ON CONFLICT (tenant, session_id, slot) DO UPDATE SET version = excluded.version,
          at = excluded.at, source = excluded.source, items = excluded.items`
     ),
-    historyRing: db
-      .prepare<[], number>("SELECT value FROM store_settings WHERE name = 'history_limit'")
-      .pluck(),
+    historyRing: db.prepare<[], number>(HISTORY_RING_SQL).pluck(),
     deleteHistory: db.prepare<[KeyParams]>(
       'DELETE FROM history WHERE tenant = @tenant AND session_id = @sessionId'
     ),
