@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {
+  fillRun,
   cpuBetween,
   dropRedisPrefix,
   median,
@@ -17,7 +18,6 @@ import {
   snapshot,
   startTarget,
 } from './lib.mjs'
-import { POOL } from './workload.mjs'
 
 const [scenario, store, rounds, seconds, ...specs] = process.argv.slice(2)
 // AB_PREFIX: another session pool of the scenario (`H`); AB_FILL: calls each of its sessions
@@ -61,19 +61,7 @@ for (let round = 1; round <= Number(rounds); round++) {
           duration: Number(seconds),
           seed: true,
           runs: [
-            ...(fill > 0
-              ? [
-                  {
-                    name: 'fill',
-                    scenario,
-                    prefix,
-                    sequential: true,
-                    cycle: true,
-                    amount: fill * POOL,
-                    warmup: 0,
-                  },
-                ]
-              : []),
+            ...(fill > 0 ? [fillRun(scenario, prefix, fill)] : []),
             { name: scenario, scenario, prefix },
           ],
         },

@@ -24,6 +24,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
+  fillRun,
   BENCH,
   canary,
   cpuBetween,
@@ -39,7 +40,7 @@ import {
   startTarget,
   writeSection,
 } from './lib.mjs'
-import { POOL, SCENARIOS } from './workload.mjs'
+import { SCENARIOS } from './workload.mjs'
 
 const started = Date.now()
 const env = process.env
@@ -130,15 +131,7 @@ async function runStore(store, round) {
           ...[
             ['ingest-todo', 'H'],
             ['round-todo', 'S'],
-          ].map(([scenario, prefix]) => ({
-            name: `warm fill ${prefix}`,
-            scenario,
-            prefix,
-            sequential: true,
-            cycle: true,
-            amount: 64 * POOL,
-            warmup: 0,
-          })),
+          ].map(([scenario, prefix]) => fillRun(scenario, prefix, 64, `warm fill ${prefix}`)),
           ...order.map(({ name, scenario, rate, rep, prefix }) => ({
             name: `${name}#${rep}`,
             scenario,

@@ -7,6 +7,7 @@ import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { POOL } from './workload.mjs'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const BENCH = path.join(ROOT, 'bench')
@@ -189,6 +190,14 @@ export async function startTarget(kind, env = {}, extraArgs = [], dist = path.jo
       if (logFile) fs.rmSync(logFile, { force: true })
     },
   }
+}
+
+/**
+ * A run of a `runClient` plan that gives each session of a pool `calls` calls of a scenario, in
+ * turn, before the measured runs (sessions past the cap of applied ids and the history limit).
+ */
+export function fillRun(scenario, prefix, calls, name = 'fill') {
+  return { name, scenario, prefix, sequential: true, cycle: true, amount: calls * POOL, warmup: 0 }
 }
 
 /**

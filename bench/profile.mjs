@@ -5,8 +5,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { ROOT, runClient, startTarget } from './lib.mjs'
-import { POOL } from './workload.mjs'
+import { fillRun, ROOT, runClient, startTarget } from './lib.mjs'
 
 const [scenario = 'round-todo', store = 'memory', seconds = '8'] = process.argv.slice(2)
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-todos-prof-'))
@@ -37,19 +36,7 @@ const results = await runClient({
   duration: Number(seconds),
   seed: true,
   runs: [
-    ...(fill > 0
-      ? [
-          {
-            name: 'fill',
-            scenario,
-            prefix,
-            sequential: true,
-            cycle: true,
-            amount: fill * POOL,
-            warmup: 0,
-          },
-        ]
-      : []),
+    ...(fill > 0 ? [fillRun(scenario, prefix, fill)] : []),
     { name: scenario, scenario, prefix },
   ],
 })
