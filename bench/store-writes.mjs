@@ -4,12 +4,12 @@
 // 30,000 updates of random sessions with 50 in flight, on core 0 (the checkpoint thread shares
 // it; its CPU is counted). Each update changes one item's status, as a TodoWrite delivery does.
 // Usage: node bench/store-writes.mjs [rounds=3] [name=dir …]   (default: main=. , built)
-import { execFileSync } from 'node:child_process'
+import { once } from 'node:events'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { median, PINNED, SERVER_CPU } from './lib.mjs'
+import { median, SERVER_CPU, spawnPinned } from './lib.mjs'
 
 const SESSIONS = 1000
 const FILL_VERSIONS = 64
@@ -95,25 +95,28 @@ if (process.argv[2] === '--child') {
     return { name, dist: path.resolve(dir, 'dist') }
   })
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-todos-store-writes-'))
-  const run = (v, file, mode) => {
-    const args = [self, '--child', v.dist, file, mode]
-    const out = PINNED
-      ? execFileSync('taskset', ['-c', SERVER_CPU, process.execPath, ...args])
-      : execFileSync(process.execPath, args)
-    return mode === 'fill' ? undefined : JSON.parse(String(out).trim().split('\n').at(-1))
+  const run = async (v, file, mode) => {
+    const child = spawnPinned(SERVER_CPU, [self, '--child', v.dist, file, mode], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    const [code] = await once(child, 'exit')
+    if (code !== 0) throw new Error(`${v.name} ${mode} exited with ${code}`)
+    return mode === 'fill' ? undefined : JSON.parse(out.trim().split('\n').at(-1))
   }
   try {
     // each variant fills its own file: a newer schema is refused by an older build
     for (const v of variants) {
       v.fixture = path.join(dir, `${v.name}.db`)
-      run(v, v.fixture, 'fill')
+      await run(v, v.fixture, 'fill')
       v.results = []
     }
     for (let round = 1; round <= Number(rounds); round++) {
       for (const v of round % 2 ? variants : [...variants].reverse()) {
         const file = path.join(dir, `${v.name}-run.db`)
         fs.copyFileSync(v.fixture, file)
-        const result = run(v, file, 'run')
+        const result = await run(v, file, 'run')
         for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true })
         v.results.push(result)
         console.log(
