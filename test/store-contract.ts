@@ -103,6 +103,58 @@ export function storeContract(name: string, factory: StoreFactory) {
       assert.equal((await store.get(key))?.version, 1)
     })
 
+    it('Should keep a quiet write under the same version, with no history entry and no event', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 'quiet' }
+      await bump(store, key, clock.now)
+      await bump(store, key, clock.now, (s) => ({ round: s.round + 1 }))
+      const heard: number[] = []
+      const unsubscribe = store.subscribe((event) => {
+        if (event.tenant === key.tenant) heard.push(event.version)
+      })
+      try {
+        const later = clock.now + 60_000
+        await store.update(key, (current) => {
+          const next: Session = { ...current!, round: 7, updated_at: later }
+          return { value: null, write: { session: next, source: 'ingest', quiet: true } }
+        })
+        const stored = await store.get(key)
+        assert.equal(stored?.version, 2)
+        assert.equal(stored?.round, 7)
+        assert.equal(stored?.updated_at, later)
+        assert.deepEqual(
+          (await store.history(key, 10)).map((entry) => entry.version),
+          [1, 2]
+        )
+        // the next version follows it, under compare-and-set as always
+        await bump(store, key, later, (s) => ({ round: s.round + 1 }))
+        assert.equal((await store.get(key))?.round, 8)
+        assert.equal((await store.get(key))?.version, 3)
+        for (let waited = 0; heard.length < 1 && waited < 2000; waited += 10) {
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        assert.deepEqual(heard, [3])
+      } finally {
+        unsubscribe()
+      }
+      // no quiet write creates a session, nor moves the version
+      const absent = { tenant: key.tenant, sessionId: 'absent' }
+      await assert.rejects(
+        store.update(absent, (current) => {
+          const next = newSession(absent, 's03', {}, clock.now)
+          return { value: current, write: { session: next, source: 'ingest', quiet: true } }
+        })
+      )
+      assert.equal(await store.get(absent), null)
+      await assert.rejects(
+        store.update(key, (current) => {
+          const next = { ...current!, version: current!.version + 1 }
+          return { value: null, write: { session: next, source: 'ingest', quiet: true } }
+        })
+      )
+      assert.equal((await store.get(key))?.version, 3)
+    })
+
     it('Should lose no update among 50 concurrent ones on one session', async () => {
       const key = { tenant: uniqueTenant(), sessionId: 'hot' }
       await Promise.all(

@@ -14,16 +14,20 @@
  *   replace it: `max_turns` from the stream stays when `SessionEnd` follows); a new run or a change
  *   of the list opens an ended session again; `waiting` marks an agent waiting for a person, and
  *   its next event clears it.
- * - `version` grows only when what the session shows changes (list, dialect, ended, waiting, todo
- *   tools, staged calls, subagents, a person's pending edit). An event that only says the agent is
- *   alive writes nothing, with one exception: when the session has unfinished items and its last
- *   version is older than half of `STALE_AFTER_SECONDS`, it writes a keep-alive version (same
- *   list, new `updated_at`), so a busy agent is never listed stale. The store's contract (every
- *   write is the next version: CAS, ETag, history and event streams all rest on it) leaves no way
- *   to record activity without a version; this bounds such versions to two per stale window.
+ * - `version` grows only when the list or the lifecycle (`ended`, `waiting`) changes (SPEC,
+ *   "Observe"): a duplicate, an identical snapshot or an event that only says the agent is alive
+ *   leaves it. What the session records besides (a staged call, the dialect its tools imply, its
+ *   todo tools, subagents, a person's edit handed over) is kept by a quiet write: the same version,
+ *   no history entry, no change event. Activity writes nothing, with one exception: when the
+ *   session has unfinished items and its last write is older than half of `STALE_AFTER_SECONDS`,
+ *   a quiet keep-alive moves `updated_at`, so a busy agent is never listed stale (at most two
+ *   such writes per stale window).
+ * - The service's caps hold for what an agent did as for a round (`checkStoredLimits`): a list
+ *   beyond them is not taken (the agent's own list goes on), and a staged call whose input would
+ *   take the session past them is not kept.
  */
 import { isUnfinished, type Item } from '../core/items.js'
-import { checkListLimits, type ListLimits } from '../core/limits.js'
+import { checkStoredLimits, type ListLimits } from '../core/limits.js'
 import {
   newSession,
   type EndedOutcome,
@@ -89,8 +93,10 @@ export interface ApplyContext {
 export interface ApplyResult {
   /** The session after the delivery (null when there is none and nothing created it). */
   session: Session | null
-  /** Whether `session` is a new version to store. */
+  /** Whether `session` is to be stored: a new version, or the same one when `quiet`. */
   write: boolean
+  /** `session` keeps the stored version (nothing the session shows changed): a quiet write. */
+  quiet: boolean
   applied: number
   ignored: number
   /** The text to hand the model as the hook's `additionalContext`, once. */
@@ -166,21 +172,52 @@ function sameJson(a: unknown, b: unknown): boolean {
   return j === keysB.length
 }
 
-/** Whether a delivery changed what the session shows (the list compared only when touched). */
+/** Whether a delivery changed the list or the lifecycle: a new version (the list compared last). */
 function showsChange(before: Session, after: Session): boolean {
+  return (
+    before.ended !== after.ended ||
+    (before.observed!.waiting?.reason ?? null) !== (after.observed!.waiting?.reason ?? null) ||
+    !sameJson(before.items, after.items)
+  )
+}
+
+/** Whether a delivery changed what the session records besides: a quiet write. */
+function recordsChange(before: Session, after: Session): boolean {
   const a = before.observed!
   const b = after.observed!
   return (
     before.dialect !== after.dialect ||
-    before.ended !== after.ended ||
-    (a.waiting?.reason ?? null) !== (b.waiting?.reason ?? null) ||
     a.todo_tools !== b.todo_tools ||
     a.agents !== b.agents ||
     a.pending_edit !== b.pending_edit ||
     a.pending.length !== b.pending.length ||
-    a.pending.some((call, i) => call.id !== b.pending[i].id) ||
-    !sameJson(before.items, after.items)
+    a.pending.some((call, i) => call.id !== b.pending[i].id)
   )
+}
+
+/**
+ * The staged calls a session keeps: the last `MAX_STAGED_CALLS`, without any whose input breaks
+ * the caps by itself, and then the oldest go until the whole record fits `MAX_SESSION_BYTES`.
+ * @param calls - the calls waiting for their result, oldest first
+ * @param state - the list and dialect state they are stored with
+ * @param limits - the caps
+ */
+function fitStaged(
+  calls: StagedCall[],
+  state: { items: readonly Item[]; data: Readonly<Record<string, unknown>> },
+  limits: ListLimits
+): StagedCall[] {
+  let kept = calls
+    .slice(-MAX_STAGED_CALLS)
+    .filter((call) => checkStoredLimits({ items: [], data: { call } }, limits) === null)
+  while (
+    kept.length > 0 &&
+    checkStoredLimits({ items: state.items, data: { ...state.data, pending: kept } }, limits) !==
+      null
+  ) {
+    kept = kept.slice(1)
+  }
+  return kept
 }
 
 /** The dialect Claude's tools at start imply, before a todo call fixes it. */
@@ -347,7 +384,7 @@ export function applyObserved(
           { items, data }
         )
         // a list beyond the service's caps cannot be stored; the agent's own list goes on
-        if (!outcome.applied || checkListLimits(outcome.state.items, ctx.limits) !== null) {
+        if (!outcome.applied || checkStoredLimits(outcome.state, ctx.limits) !== null) {
           ignored++
           break
         }
@@ -422,7 +459,11 @@ export function applyObserved(
   observed.pending =
     staged.size === 0
       ? []
-      : [...staged.values()].filter((call) => !transient.has(call.id)).slice(-MAX_STAGED_CALLS)
+      : fitStaged(
+          [...staged.values()].filter((call) => !transient.has(call.id)),
+          { items, data },
+          ctx.limits
+        )
   observed.applied = appliedIds.stored()
   let edit: string | null = null
   if (ctx.deliverEdit && observed.pending_edit) {
@@ -447,8 +488,11 @@ export function applyObserved(
         ? events.some((event) => event.kind !== 'ignored') || observed.agents.length > 0
         : observed.dialect_fixed || observed.pending.length > 0
     return creates
-      ? { session: next, write: true, applied, ignored, edit, endAgents }
-      : { session: null, write: false, applied, ignored, edit, endAgents }
+      ? { session: next, write: true, quiet: false, applied, ignored, edit, endAgents }
+      : { session: null, write: false, quiet: false, applied, ignored, edit, endAgents }
+  }
+  if (showsChange(current, next)) {
+    return { session: next, write: true, quiet: false, applied, ignored, edit, endAgents }
   }
   const keepAlive =
     alive &&
@@ -456,6 +500,14 @@ export function applyObserved(
     observed.waiting === null &&
     items.some(isUnfinished) &&
     now - current.updated_at >= ctx.keepAliveMs
-  const write = edit !== null || keepAlive || showsChange(current, next)
-  return { session: write ? next : current, write, applied, ignored, edit, endAgents }
+  const quiet = edit !== null || keepAlive || recordsChange(current, next)
+  return {
+    session: quiet ? { ...next, version: current.version } : current,
+    write: quiet,
+    quiet,
+    applied,
+    ignored,
+    edit,
+    endAgents,
+  }
 }

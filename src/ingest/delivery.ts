@@ -117,6 +117,9 @@ export function combineResults(total: ApplyResult | undefined, next: ApplyResult
     ...next,
     session: next.session ?? total.session,
     write: total.write || next.write,
+    // quiet only when no update of the two wrote a new version
+    quiet:
+      (total.write || next.write) && !(total.write && !total.quiet) && !(next.write && !next.quiet),
     applied: total.applied + next.applied,
     ignored: total.ignored + next.ignored,
     edit: total.edit ?? next.edit,

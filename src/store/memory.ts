@@ -106,12 +106,12 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
         throw new IdempotencyClaimLostError()
       }
       if (decision.write) {
-        const { session, source } = decision.write
-        assertNextVersion(current, session, versionFloor)
+        const { session, source, quiet } = decision.write
+        assertNextVersion(current, session, versionFloor, quiet)
         const cap = updateOptions?.maxSessionsPerTenant
         if (!current && cap && countLive(key.tenant) >= cap) throw new QuotaExceededError(cap)
         const history = entry?.history ?? []
-        history.push(historyEntryOf(session, source))
+        if (!quiet) history.push(historyEntryOf(session, source))
         if (history.length > options.historyLimit)
           history.splice(0, history.length - options.historyLimit)
         sessions.set(k, {
@@ -127,7 +127,7 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
         record.reply = claim.reply(decision.value)
         record.expiresAt = options.now() + claim.ttlMs
       }
-      if (decision.write) {
+      if (decision.write && !decision.write.quiet) {
         feed.emit(changeEvent(key, decision.write.session.version, decision.write.source))
       }
       return decision.value

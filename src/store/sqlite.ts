@@ -181,7 +181,8 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     key: SessionKey,
     existing: SessionRow | undefined,
     session: Session,
-    source: string
+    source: string,
+    quiet = false
   ) => {
     const columns = stateColumns(session)
     const expiresAt = options.now() + options.ttlMs
@@ -208,6 +209,8 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     } else {
       sql.insertSession.run(row)
     }
+    // a quiet write keeps the version: its slot holds that version's list already
+    if (quiet) return
     sql.writeHistory.run({
       tenant: key.tenant,
       sessionId: key.sessionId,
@@ -272,15 +275,16 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
           if (changes === 0) throw new IdempotencyClaimLostError()
         }
         if (!decision.write) return { value: decision.value }
-        const { session, source } = decision.write
-        assertNextVersion(current, session, versionFloor)
+        const { session, source, quiet } = decision.write
+        assertNextVersion(current, session, versionFloor, quiet)
         const cap = updateOptions?.maxSessionsPerTenant
         // under BEGIN IMMEDIATE: no other writer, here or in another process, counts meanwhile
         if (!row && cap && sql.countLive.get({ tenant: key.tenant, now })! >= cap) {
           throw new QuotaExceededError(cap)
         }
-        write(key, row, session, source)
+        write(key, row, session, source, quiet)
         if (versionFloor > 0) sql.deleteTombstone.run(key)
+        if (quiet) return { value: decision.value }
         return { value: decision.value, event: changeEvent(key, session.version, source) }
       })
     },

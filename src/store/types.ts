@@ -7,8 +7,21 @@ import type { ChangeSource, HistoryEntry, ListState, Session, SessionKey } from 
 /** What an updater decides: a value for the caller and, optionally, a new version to store. */
 export interface UpdateDecision<T> {
   value: T
-  /** The next state; its `version` must be the current version + 1 (1 for a new session). */
-  write?: { session: Session; source: ChangeSource }
+  /**
+   * The next state; its `version` must be the current version + 1 (1 for a new session), or,
+   * when `quiet`, the current version.
+   */
+  write?: {
+    session: Session
+    source: ChangeSource
+    /**
+     * Keep the record without a new version: no history entry and no change event. For what
+     * a session records but does not show as a change (SPEC: an observed session's version
+     * grows only when its list or lifecycle does): an agent's staged call, a keep-alive that
+     * moves `updated_at`. Only for an existing session.
+     */
+    quiet?: boolean
+  }
 }
 
 /** What a store tells an updater besides the current state. */
@@ -222,13 +235,20 @@ export class IdempotencyClaimLostError extends Error {
 
 /**
  * Checks that an updater's new state follows the current one, so no store writes a version
- * twice or skips one.
+ * twice or skips one (a quiet write keeps the current version of an existing session).
  * @param current - the stored session, or null
  * @param next - what the updater returned
  * @param versionFloor - for a new session, the version its deleted predecessor reached
+ * @param quiet - the write keeps the version (`UpdateDecision.write.quiet`)
  */
-export function assertNextVersion(current: Session | null, next: Session, versionFloor = 0): void {
-  const expected = (current?.version ?? versionFloor) + 1
+export function assertNextVersion(
+  current: Session | null,
+  next: Session,
+  versionFloor = 0,
+  quiet = false
+): void {
+  if (quiet && current === null) throw new Error('a quiet write needs an existing session')
+  const expected = (current?.version ?? versionFloor) + (quiet ? 0 : 1)
   if (next.version !== expected) {
     throw new Error(`updater returned version ${next.version}, expected ${expected}`)
   }

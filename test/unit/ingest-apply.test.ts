@@ -70,21 +70,108 @@ describe('ingest/apply: versions', () => {
     assert.equal(run(null, [write('c1', ['A', 'pending'])], { versionFloor: 7 }).stored!.version, 8)
   })
 
-  it('Should refresh a busy session with a keep-alive version at most once per half stale window', () => {
+  it('Should keep a busy session alive with a quiet write at most once per half stale window', () => {
     let { stored } = run(null, [write('c1', ['A', 'in_progress'])])
-    let versions = 0
+    let writes = 0
     // activity every minute for an hour: a keep-alive every 7.5 minutes at most
     for (let minute = 1; minute <= 60; minute++) {
       const next = run(stored, [activity], { now: T0 + minute * 60_000 })
-      if (next.write) versions++
+      if (next.write) {
+        writes++
+        // the version stays: activity alone is no change of the list or the lifecycle
+        assert.equal(next.quiet, true)
+        assert.equal(next.session!.version, 1)
+      }
       stored = next.stored
       assert.ok(T0 + minute * 60_000 - stored!.updated_at < 450_000)
     }
-    assert.equal(versions, 7)
+    assert.equal(writes, 7)
     // nothing unfinished: nothing can turn stale, so activity never writes
     const done = run(null, [write('c1', ['A', 'completed'])]).stored
     const later = run(done, [activity], { now: T0 + 3_600_000 })
     assert.equal(later.write, false)
+  })
+
+  it('Should keep a staged call, the tools and the subagents quietly, and version only the list', () => {
+    const stored = run(null, [write('c1', ['A', 'pending'])]).stored!
+    const call: ObservedEvent = {
+      kind: 'tool_call',
+      target,
+      call_id: 'g1',
+      name: 'TodoWrite',
+      input: { todos: [] },
+      stage: true,
+    }
+    const staged = run(stored, [call], { now: T0 + 1000 })
+    assert.equal(staged.write, true)
+    assert.equal(staged.quiet, true)
+    assert.equal(staged.session!.version, 1)
+    assert.deepEqual(
+      staged.session!.observed!.pending.map((c) => c.id),
+      ['g1']
+    )
+    // its result, in a later delivery, is the one new version of the call
+    const done = run(staged.session, [write('g1', ['A', 'completed'])], { now: T0 + 2000 })
+    assert.equal(done.quiet, false)
+    assert.equal(done.session!.version, 2)
+    assert.deepEqual(done.session!.observed!.pending, [])
+    const tools = run(stored, [{ kind: 'session_start', target, run: false, tools: ['Bash'] }])
+    assert.equal(tools.quiet, true)
+    assert.equal(tools.session!.observed!.todo_tools, false)
+    assert.equal(tools.session!.version, 1)
+    const agents = run(stored, [activity], { agents: ['claude:s1:agent:a1'] })
+    assert.equal(agents.quiet, true)
+    assert.deepEqual(agents.session!.observed!.agents, ['claude:s1:agent:a1'])
+    assert.equal(agents.session!.version, 1)
+  })
+
+  it("Should hold an agent's writes to the service's caps, as a round's", () => {
+    const limits = { ...DEFAULT_LIST_LIMITS, maxJsonDepth: 8, maxSessionBytes: 4096 }
+    const stored = run(null, [write('c1', ['A', 'pending'])], { limits }).stored!
+    let deep: unknown = 'x'
+    for (let i = 0; i < 10; i++) deep = { deep }
+    const created = (id: string, metadata: unknown): ObservedEvent => ({
+      kind: 'tool_result',
+      target,
+      call_id: id,
+      name: 'TaskCreate',
+      input: { subject: 'S', description: 'D', metadata },
+      is_error: false,
+      structured: { task: { id: '1', subject: 'S' } },
+    })
+    const tasks = run(null, [created('t0', { a: 1 })], { limits }).stored!
+    assert.equal(tasks.items.length, 1)
+    // metadata nested past MAX_JSON_DEPTH, and a list past MAX_SESSION_BYTES: not taken
+    const tooDeep = run(tasks, [created('t1', deep)], { limits })
+    assert.equal(tooDeep.write, false)
+    assert.equal(tooDeep.ignored, 1)
+    const big = run(stored, [write('c2', ['A'.repeat(5000), 'pending'])], { limits })
+    assert.equal(big.write, false)
+    assert.equal(big.ignored, 1)
+    // a staged input past the caps is not kept; past the byte budget, the oldest go first
+    const stage = (id: string, input: unknown): ObservedEvent => ({
+      kind: 'tool_call',
+      target,
+      call_id: id,
+      name: 'TodoWrite',
+      input,
+      stage: true,
+    })
+    const kept = run(
+      stored,
+      [
+        stage('s1', { deep }),
+        stage('s2', { todos: 'x'.repeat(1500) }),
+        stage('s3', { todos: 'y'.repeat(1500) }),
+        stage('s4', { todos: 'z'.repeat(1500) }),
+      ],
+      { limits }
+    ).session!
+    assert.deepEqual(
+      kept.observed!.pending.map((c) => c.id),
+      ['s3', 's4']
+    )
+    assert.ok(Buffer.byteLength(JSON.stringify(kept.observed!.pending)) < 4096)
   })
 
   it('Should stage calls and record applied ids within their bounds', () => {

@@ -267,12 +267,18 @@ describe('POST /v1/ingest/claude-code: subagents, waiting, edits', () => {
     const version = session.version
     await postHooks(t, 'claude-code', [stop])
     assert.equal((await view(t, WAIT_SESSION)).version, version)
-    // half the stale window later, activity writes a keep-alive version: the agent is busy
+    // half the stale window later, activity keeps the session alive: `updated_at` moves, and the
+    // version stays (SPEC: an activity-only event leaves it), with no history entry
+    const entries = (await t.call('GET', `/v1/sessions/${WAIT_SESSION}/history`)).body.entries
     t.clock.now += 8 * 60_000
     await postHooks(t, 'claude-code', [stop])
     session = await view(t, WAIT_SESSION)
-    assert.equal(session.version, version + 1)
+    assert.equal(session.version, version)
     assert.equal(session.updated_at, new Date(t.clock.now).toISOString())
+    assert.deepEqual(
+      (await t.call('GET', `/v1/sessions/${WAIT_SESSION}/history`)).body.entries,
+      entries
+    )
     t.clock.now += 10 * 60_000
     listing = await t.call('GET', '/v1/sessions?state=stale')
     assert.equal(listing.body.sessions.length, 0)

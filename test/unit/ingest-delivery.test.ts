@@ -67,6 +67,7 @@ describe('ingest/delivery', () => {
     const base: ApplyResult = {
       session: null,
       write: false,
+      quiet: false,
       applied: 1,
       ignored: 2,
       edit: 'first',
@@ -84,10 +85,17 @@ describe('ingest/delivery', () => {
     assert.deepEqual(combineResults(base, next), {
       session: null,
       write: true,
+      quiet: false,
       applied: 4,
       ignored: 2,
       edit: 'first',
       endAgents: true,
     })
+    // quiet only while no update of the delivery wrote a new version
+    const quiet: ApplyResult = { ...next, quiet: true }
+    assert.equal(combineResults(base, quiet).quiet, true)
+    assert.equal(combineResults(quiet, quiet).quiet, true)
+    assert.equal(combineResults(quiet, next).quiet, false)
+    assert.equal(combineResults(next, quiet).quiet, false)
   })
 })

@@ -182,7 +182,7 @@ async function applyDelivery(
         value: result,
         write:
           result.write && result.session
-            ? { session: result.session, source: 'ingest' }
+            ? { session: result.session, source: 'ingest', quiet: result.quiet }
             : undefined,
       }
     })

@@ -134,8 +134,8 @@ export function createUpdate(deps: UpdateDeps) {
           if (claim) await deps.idempotency.storeReply(claim, decision.value)
           return decision.value
         }
-        const { session, source } = decision.write
-        assertNextVersion(base.session, session, versionFloor)
+        const { session, source, quiet } = decision.write
+        assertNextVersion(base.session, session, versionFloor, quiet)
         const create = base.session === null
         if (create && cap > 0 && seats) seat ??= await seats.reserve(key, cap)
         const now = store.now()
@@ -160,6 +160,7 @@ export function createUpdate(deps: UpdateDeps) {
           member: key.sessionId,
           cap: hasCluster ? 0 : cap,
           seatDeadline: create ? seat?.deadline : undefined,
+          quiet: quiet === true,
         })
         const args = [
           write,

@@ -34,6 +34,8 @@
       cap              refuse a new session when the index holds this many live ones (0: none)
       seatDeadline     Cluster: server time (ms) until which the creation's seat in the
                        tenant's count holds (reserve-seat.lua); absent when none
+      quiet            the version stays (an existing session's record only): no history
+                       entry and no change event
     ARGV[2] the session record, JSON
     ARGV[3] its history entry, JSON
     ARGV[4] its change event, JSON
@@ -101,14 +103,16 @@ end
 redis.call('HSET', sessionKey, 'v', write.version, 'exp', write.expiresAt, 'data', record,
   't', write.token)
 redis.call('PEXPIRE', sessionKey, write.ttlMs)
-redis.call('RPUSH', historyKey, historyEntry)
-redis.call('LTRIM', historyKey, -write.historyLimit, -1)
+if not write.quiet then
+  redis.call('RPUSH', historyKey, historyEntry)
+  redis.call('LTRIM', historyKey, -write.historyLimit, -1)
+end
 redis.call('PEXPIRE', historyKey, write.ttlMs)
 if idempotencyKey then
   redis.call('HSET', idempotencyKey, 'reply', reply, 'exp', write.replyExpiresAt)
   redis.call('PEXPIRE', idempotencyKey, write.replyTtlMs)
 end
-redis.call('PUBLISH', write.channel, event)
+if not write.quiet then redis.call('PUBLISH', write.channel, event) end
 if indexKey then
   -- GT: a late, older write never moves a session back
   redis.call('ZADD', indexKey, 'GT', write.score, write.member)
