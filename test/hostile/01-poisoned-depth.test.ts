@@ -249,6 +249,50 @@ describe('Hostile 12.1: nesting depth', () => {
     }
   })
 
+  it("Should not store an observed agent's metadata past MAX_JSON_DEPTH, and keep serving", async () => {
+    const t = makeTestApp()
+    const hook = (id: string, name: string, input: string, response: string) =>
+      `{"session_id":"deep","hook_event_name":"PostToolUse","tool_name":"${name}","tool_input":${input},"tool_response":${response},"tool_use_id":"${id}"}`
+    const post = (body: string) => t.call('POST', '/v1/ingest/claude-code', body)
+    const first = await post(
+      hook(
+        'toolu_1',
+        'TaskCreate',
+        '{"subject":"a","description":"d"}',
+        '{"task":{"id":"1","subject":"a"}}'
+      )
+    )
+    assert.equal(first.status, 200)
+    // 500 levels: within the body's 512, far past the 32 a stored item may have
+    for (const [id, name, input, response] of [
+      [
+        'toolu_2',
+        'TaskCreate',
+        `{"subject":"b","description":"d","metadata":${metadataText(500)}}`,
+        '{"task":{"id":"2","subject":"b"}}',
+      ],
+      [
+        'toolu_3',
+        'TaskUpdate',
+        `{"taskId":"1","metadata":${metadataText(500)}}`,
+        '{"success":true,"taskId":"1","updatedFields":["metadata"]}',
+      ],
+    ]) {
+      const res = await post(hook(id, name, input, response))
+      assert.equal(res.status, 200, res.text)
+      assert.deepEqual(res.body, {})
+    }
+    const session = await t.call('GET', '/v1/sessions/claude:deep')
+    assert.equal(session.status, 200)
+    assert.equal(session.body.version, 1)
+    assert.deepEqual(
+      session.body.items.map((item: any) => [item.id, item.metadata]),
+      [['1', undefined]]
+    )
+    assert.equal((await t.call('GET', '/v1/sessions/claude:deep/history')).status, 200)
+    assert.equal((await t.call('GET', '/v1/sessions')).status, 200)
+  })
+
   it("Should print Python's repr and json.loads errors of any depth without recursing", () => {
     const n = 100_000
     let deep: unknown = 1
