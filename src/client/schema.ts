@@ -541,7 +541,7 @@ export interface components {
             waiting: components["schemas"]["Waiting"] | null;
             /** @description null for sessions fed by rounds */
             observed: components["schemas"]["ObservedView"] | null;
-            /** @description Whether PUT …/todos takes a person's edit: false when an observed agent owns the list (PUT answers 409 agent-owns-list); for an observed Claude session the edit is handed to the model (observed.pending_edit) */
+            /** @description Whether PUT …/todos takes a person's edit: false when an observed agent owns the list (PUT answers 409 agent-owns-list); for an observed Claude session that Claude Code hooks feed, the edit is handed to the model in a hook reply (observed.pending_edit) */
             editable: boolean;
             created_at: string;
             updated_at: string;

@@ -76,6 +76,12 @@ export interface Observed {
   end_rank: number
   /** A person's edit (PUT) waiting to be handed to the model once (Claude's hook reply). */
   pending_edit: { items: Item[]; at: number } | null
+  /**
+   * Claude Code hooks fed a session whose first source was another (the SDK stream): a person's
+   * edit can reach the model, as only a hook reply carries it. Absent: no hook yet, unless the
+   * source is `claude-code`.
+   */
+  hooks?: true
 }
 
 export interface Session {

@@ -199,7 +199,7 @@ export const SessionView = z
     observed: orNull(ObservedView).openapi({ description: 'null for sessions fed by rounds' }),
     editable: z.boolean().openapi({
       description:
-        "Whether PUT …/todos takes a person's edit: false when an observed agent owns the list (PUT answers 409 agent-owns-list); for an observed Claude session the edit is handed to the model (observed.pending_edit)",
+        "Whether PUT …/todos takes a person's edit: false when an observed agent owns the list (PUT answers 409 agent-owns-list); for an observed Claude session that Claude Code hooks feed, the edit is handed to the model in a hook reply (observed.pending_edit)",
     }),
     created_at: z.string(),
     updated_at: z.string(),

@@ -188,6 +188,7 @@ function recordsChange(before: Session, after: Session): boolean {
   return (
     before.dialect !== after.dialect ||
     a.todo_tools !== b.todo_tools ||
+    a.hooks !== b.hooks ||
     a.agents !== b.agents ||
     a.pending_edit !== b.pending_edit ||
     a.pending.length !== b.pending.length ||
@@ -451,6 +452,8 @@ export function applyObserved(
     }
   }
 
+  // a hook reply can hand a person's edit to the model from now on (ingest/edit)
+  if (ctx.source === 'claude-code' && observed.source !== 'claude-code') observed.hooks = true
   let agents = observed.agents
   for (const agent of ctx.agents ?? []) {
     if (!agents.includes(agent)) agents = [...agents, agent].slice(-MAX_AGENTS)

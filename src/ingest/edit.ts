@@ -12,13 +12,18 @@ import { FAMILY_OF } from './apply.js'
 
 /**
  * Why a person cannot edit this observed session's list, or null when the edit can be handed to
- * the agent (Claude) or the session is not observed.
+ * the agent (a Claude session that Claude Code hooks feed) or the session is not observed.
  * @param session - the stored session
  */
 export function editRefusal(session: Session | null): string | null {
   const observed = session?.observed
-  if (!observed || FAMILY_OF[observed.source] === 'claude') return null
-  return `The agent (${observed.source}) owns this list: its own todo tool writes it, and the service only observes it.`
+  if (!observed) return null
+  if (FAMILY_OF[observed.source] !== 'claude') {
+    return `The agent (${observed.source}) owns this list: its own todo tool writes it, and the service only observes it.`
+  }
+  if (observed.source === 'claude-code' || observed.hooks) return null
+  // a stream or SDK forwarder only reports: an edit would wait for a hook reply that never comes
+  return `The agent (${observed.source}) owns this list, and no Claude Code hook feeds this session, so an edit could not reach the model: add the PostToolUse HTTP hook (docs/observe.md) to edit its list here.`
 }
 
 /**

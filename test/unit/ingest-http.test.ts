@@ -212,6 +212,34 @@ describe('Ingest: observed sessions among the others', () => {
     assert.equal((await view(t, HOOK_SESSION)).editable, true)
   })
 
+  it('Should refuse PUT on a Claude session no hook feeds, and take it once a hook does', async () => {
+    const t = makeTestApp()
+    const stream = fixtureText('claude-agent-sdk/todowrite.ndjson')
+    const fed = await ingest(t, 'claude-agent-sdk', stream)
+    const id = fed.body.session_id
+    const edit = { items: [{ id: '1', content: 'x', status: 'pending' }] }
+    // only a PostToolUse hook reply can hand the edit to the model: it would wait forever
+    assert.equal((await view(t, id)).editable, false)
+    const refused = await t.call('PUT', `/v1/sessions/${id}/todos`, edit)
+    assert.equal(refused.status, 409)
+    assert.equal(refused.body.type, problemType('agent-owns-list'))
+    assert.match(refused.body.detail, /no Claude Code hook feeds this session/)
+    const before = await view(t, id)
+    // a hook of the same session: edits can reach the model now, and the list is not versioned
+    const hook = { ...TODO_HOOK, session_id: id.slice('claude:'.length), tool_use_id: 'toolu_h1' }
+    await ingest(t, 'claude-code', hook)
+    const after = await view(t, id)
+    assert.equal(after.editable, true)
+    assert.equal(after.source, 'claude-agent-sdk')
+    const put = await t.call('PUT', `/v1/sessions/${id}/todos`, edit)
+    assert.equal(put.status, 200)
+    assert.deepEqual(
+      put.body.observed.pending_edit.items.map((item: any) => [item.id, item.content, item.status]),
+      [['1', 'x', 'pending']]
+    )
+    assert.ok(after.version >= before.version)
+  })
+
   it('Should stream observed changes as updates with their source, once per version', async () => {
     const t = makeTestApp()
     const hooks = fixtureJson('claude-code/todowrite.hooks.json')
