@@ -54,6 +54,12 @@ export interface RunOptions {
   hooks?: boolean
   /** Run the CLI through `agent-todos observe` (needs `service`). */
   observe?: boolean
+  /**
+   * Claude: run examples/observe/claude-agent-sdk/main.ts instead of the CLI: the Agent SDK's
+   * `query()` (which runs its own copy of Claude Code) through the documented forwarder (needs
+   * `service`).
+   */
+  sdk?: boolean
   /** Extra `observe` options, e.g. ['--session-id', 'ci-42']. */
   observeArgs?: string[]
   /** Claude: Tasks mode (CLAUDE_CODE_ENABLE_TASKS=1) instead of TodoWrite. */
@@ -228,7 +234,17 @@ export async function runAgent(options: RunOptions): Promise<AgentRun> {
   const env = environment(options, home)
   let command = bin
   let argv = args
-  if (options.observe) {
+  if (options.sdk) {
+    if (options.agent !== 'claude' || !options.service)
+      throw new Error('sdk: claude, with a service')
+    command = process.execPath
+    argv = [
+      '--import',
+      import.meta.resolve('tsx'),
+      join(EXAMPLES, 'claude-agent-sdk/main.ts'),
+      options.script.prompt,
+    ]
+  } else if (options.observe) {
     command = process.execPath
     argv = [
       '--import',

@@ -215,6 +215,46 @@ describe('real agents, offline, against the service', () => {
     )
 
     it(
+      'TodoWrite through the Agent SDK and its forwarder (examples/observe/claude-agent-sdk/main.ts)',
+      { timeout: TEST_TIMEOUT },
+      async (t) => {
+        if (!requireCli(t, 'claude')) return
+        const listed = async () =>
+          (
+            await request(
+              server.url,
+              'GET',
+              '/v1/sessions?source=claude-agent-sdk',
+              undefined,
+              AUTH
+            )
+          ).body.sessions.map((s: any) => s.session_id as string)
+        const before = new Set(await listed())
+        const run = await agentRun({
+          agent: 'claude',
+          script: SCRIPTS['claude-todowrite'],
+          sdk: true,
+        })
+        assert.equal(run.code, 0, run.stderr)
+        // the SDK's own result message, printed by the example
+        assert.equal(run.stdout.trim(), 'success', run.stderr)
+        const fresh = (await listed()).filter((id: string) => !before.has(id))
+        assert.equal(fresh.length, 1, JSON.stringify(fresh))
+        const session = fresh[0]
+        const view = await sessionWhen(server, session, ended)
+        const calls = truth(run, 'claude-todowrite')
+        assert.equal(view.source, 'claude-agent-sdk')
+        assert.equal(view.dialect, 'claude-todowrite')
+        assertItems(view.items, expectedTodoWrite(calls), 'TodoWrite through the SDK')
+        assert.equal(view.ended.outcome, 'completed')
+        assert.deepEqual(
+          await historyLists(server, session),
+          acceptedWrites(calls, 'TodoWrite', () => true)
+        )
+      }
+    )
+
+    it(
       'hooks and observe of one run feed one session, each call applied once',
       { timeout: TEST_TIMEOUT },
       async (t) => {

@@ -1,13 +1,15 @@
-"""Replays the Python SDK messages of a fixture through examples/observe/claude-agent-sdk/forward.py.
-
-The messages are dataclasses named and shaped as claude_agent_sdk's (types.py), so the forwarder
-sees what it sees under the real SDK: usage `python_sdk_driver.py <fixture.json>`.
+"""A stand-in for the Python `claude_agent_sdk` package, for the tests of
+examples/observe/claude-agent-sdk/main.py: its messages are dataclasses named and shaped as the
+SDK's (types.py), read from the JSON fixture named by STUB_SDK_FIXTURE, so the forwarder sees what
+it sees under the real SDK (which needs a Python package index this machine cannot reach).
 """
-import asyncio, dataclasses, json, os, sys
+import dataclasses, json, os
 from typing import Any
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "observe", "claude-agent-sdk"))
-from forward import observed  # noqa: E402
+
+@dataclasses.dataclass
+class ClaudeAgentOptions:
+    env: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -94,13 +96,10 @@ def message(raw):
     return ResultMessage(**{k: v for k, v in raw.items() if k in fields})
 
 
-async def main(path):
-    async def messages():
-        for raw in json.load(open(path)):
+async def query(*, prompt, options=None):
+    """Yields the fixture's messages, as the SDK's `query()` yields a run's."""
+    assert isinstance(prompt, str) and prompt
+    assert options is None or options.env.get("CLAUDE_CODE_ENABLE_TODO_TOOLS") == "1"
+    with open(os.environ["STUB_SDK_FIXTURE"]) as fixture:
+        for raw in json.load(fixture):
             yield message(raw)
-
-    seen = [type(m).__name__ async for m in observed(messages())]
-    print(" ".join(seen))
-
-
-asyncio.run(main(sys.argv[1]))
