@@ -466,6 +466,13 @@ async function endIfOpen(
   try {
     const view = await client.GET('/v1/sessions/{session_id}', { ...params, signal })
     if (view.data?.ended) return
+    if (view.data?.source === 'rounds') {
+      // --session-id named an agent loop's session: the service refused this agent's lines
+      options.err.write(
+        `agent-todos observe: session ${sessionId} is fed by rounds, not by this agent; not ending it\n`
+      )
+      return
+    }
     if (view.response.status !== 200 && view.response.status !== 404) {
       options.err.write(
         `agent-todos observe: cannot read session ${sessionId} (${view.response.status}); not ending it\n`

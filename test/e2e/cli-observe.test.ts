@@ -237,6 +237,28 @@ describe('observe: a fake agent against a recorder', () => {
     assert.equal(recorder.requests.at(-1)!.path, '/v1/sessions/ci-job-42/end')
   })
 
+  it('never ends a session fed by rounds that --session-id named', async () => {
+    fresh()
+    recorder.respond((req) =>
+      req.method === 'GET'
+        ? { status: 200, body: { session_id: 'loop-1', source: 'rounds', ended: null } }
+        : req.path.startsWith('/v1/ingest/')
+          ? {
+              status: 409,
+              body: { type: 'https://agent-todos.dev/problems/not-observed', status: 409 },
+            }
+          : undefined
+    )
+    const { code, err } = await run(recorder, {
+      agent: 'claude',
+      sessionId: 'loop-1',
+      command: fake('--file', CLAUDE_STREAM),
+    })
+    assert.equal(code, 0)
+    assert.equal(recorder.posts('/v1/sessions/').length, 0)
+    assert.match(err.text(), /session loop-1 is fed by rounds, not by this agent; not ending it/)
+  })
+
   it('retries a failing service with backoff and delivers every line once, in order', async () => {
     fresh()
     let failures = 0
