@@ -4,11 +4,14 @@
 //           sequential?, cycle?, start?, amount?, duration?, warmup?, connections?, rate? }] }
 //   sequential: session ids prefix+start, prefix+start+1, … (cycle: modulo pool); else random in pool
 //   rate: an open loop of that many requests per second (node:http) instead of autocannon
+//   burst: that many requests released at once, one per socket, again `gap` ms (default 20) after
+//          the last answer (raw sockets) instead of autocannon
 // `seed` first writes one round to each of the POOL read sessions (g0…g999), so GET 304 matches
 // version 1; a scenario marked `seed` (ingest-dup) first gets its body once per session. For each run: a warm-up pass, then `MEASURE_START <name>` on stderr, the measured
 // pass, `MEASURE_END <name>`, and one JSON line on stdout. Latency comes from autocannon's
 // `response` event (fractional ms), kept per response for exact percentiles.
 import http from 'node:http'
+import net from 'node:net'
 import autocannon from 'autocannon'
 import { POOL, ROUND_TODO_BODY, SCENARIOS } from './workload.mjs'
 
@@ -148,9 +151,105 @@ function openLoop(run, duration, onResponse = () => {}) {
   })
 }
 
-/** A pass of a run: autocannon as fast as answered, or open-loop at `run.rate`. */
+/**
+ * Reads HTTP/1.1 responses off a keep-alive socket, one at a time: `next()` resolves with the
+ * status and body length of the next whole response (bodies framed by Content-Length, as the
+ * service and the ceiling frame theirs).
+ */
+function responses(socket) {
+  let buffer = Buffer.alloc(0)
+  let waiting = null
+  const parse = () => {
+    if (!waiting) return
+    const end = buffer.indexOf('\r\n\r\n')
+    if (end < 0) return
+    const head = buffer.subarray(0, end).toString('latin1')
+    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? NaN)
+    if (!Number.isFinite(length)) return waiting.reject(new Error('no Content-Length'))
+    if (buffer.length < end + 4 + length) return
+    buffer = buffer.subarray(end + 4 + length)
+    const settle = waiting.resolve
+    waiting = null
+    settle({ status: Number(head.slice(9, 12)), bytes: length })
+  }
+  socket.on('data', (chunk) => {
+    buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk
+    parse()
+  })
+  const fail = (error) => waiting?.reject(error ?? new Error('socket closed'))
+  socket.on('error', fail)
+  socket.on('close', () => fail())
+  return {
+    next: () =>
+      new Promise((resolve, reject) => {
+        waiting = { resolve, reject }
+        parse()
+      }),
+  }
+}
+
+/**
+ * Bursts: `run.burst` requests released at once, one per keep-alive socket, and the next burst
+ * `run.gap` ms (default 20) after the last answer: what the server does when that many agents'
+ * hooks land together, each request timed from its own write. Every request's text is built
+ * before its burst and the sockets are raw, so the client's own work stays out of the latencies.
+ */
+async function burstLoop(run, duration, onResponse = () => {}) {
+  const scenario = SCENARIOS[run.scenario]
+  const prefix = run.prefix ?? scenario.prefix
+  const pool = run.pool ?? POOL
+  const gap = run.gap ?? 20
+  const sockets = await Promise.all(
+    Array.from(
+      { length: run.burst },
+      () =>
+        new Promise((resolve, reject) => {
+          const socket = net.connect(plan.port, '127.0.0.1', () => resolve(socket))
+          socket.setNoDelay(true)
+          socket.once('error', reject)
+        })
+    )
+  )
+  const readers = sockets.map(responses)
+  let errors = 0
+  const start = performance.now()
+  try {
+    while (performance.now() - start < duration * 1000) {
+      const texts = sockets.map(() => {
+        const sid = `${prefix}${(Math.random() * pool) | 0}`
+        const body = scenario.bodyFor ? scenario.bodyFor(sid) : (scenario.body ?? '')
+        const headers = Object.entries({ ...scenario.headers })
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('')
+        const type = body ? 'content-type: application/json\r\n' : ''
+        return `${scenario.method} ${scenario.route(sid)} HTTP/1.1\r\nhost: 127.0.0.1\r\n${headers}${type}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+      })
+      const answers = sockets.map((socket, i) => {
+        const answer = readers[i].next()
+        const t = performance.now()
+        socket.write(texts[i])
+        return answer.then(
+          ({ status, bytes }) => onResponse(null, status, bytes, performance.now() - t),
+          () => errors++
+        )
+      })
+      await Promise.all(answers)
+      if (errors) break
+      await new Promise((resolve) => setTimeout(resolve, gap))
+    }
+  } finally {
+    for (const socket of sockets) socket.destroy()
+  }
+  return { duration: (performance.now() - start) / 1000, errors, timeouts: 0 }
+}
+
+/** A pass of a run: autocannon as fast as answered, open-loop at `run.rate`, or in bursts. */
 const drive = (run, duration, onResponse) =>
-  run.rate ? openLoop(run, duration, onResponse) : cannon(options(run, duration), onResponse)
+  run.burst
+    ? burstLoop(run, duration, onResponse)
+    : run.rate
+      ? openLoop(run, duration, onResponse)
+      : cannon(options(run, duration), onResponse)
 
 /** Sends each session of a `seed` scenario its body once (the state its measured pass repeats). */
 async function seedScenario(scenario, prefix, pool) {

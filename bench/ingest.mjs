@@ -9,15 +9,20 @@
 // delivery, so each one is applied and stored; on sessions that start empty, and on the filled
 // ones) and `ingest-dup` (a delivery the session has already applied: a retried hook); then
 // `round-todo` and `ingest-todo` again at an open pace of BENCH_RATE requests per second over the
-// 50 connections (the latency an agent waits for when the server is not saturated). The four
-// saturating runs come BENCH_REPEAT times, the order reversed each time and every round; the
-// ratio to the round's server CPU is taken between neighbours (against the round at the same
-// pace) and its median reported. Writes the `ingest` section of bench/results.md and
+// 50 connections (the latency an agent waits for when the server is not saturated), and in bursts
+// of BENCH_BURST (50) released at once, the next 20 ms after the last answer (what the last of
+// that many agents' hooks landing together waits for). The four saturating runs come
+// BENCH_REPEAT times, the order reversed each time and every round; the ratio to the round's
+// server CPU is taken between neighbours (against the round at the same pace) and its median
+// reported. Each round also drives the ceiling (bench/ceiling.mjs: bare node:http that parses
+// the hook body and answers `{}`) with the ingest runs: the machine's own latency at the same
+// load, in the same run. Writes the `ingest` section of bench/results.md and
 // bench/results-ingest.json.
 //
 // Environment: BENCH_DURATION (s, default 5), BENCH_ROUNDS (3), BENCH_REPEAT (2), BENCH_WARMUP
 // (s, default 2, per run), BENCH_CONNECTIONS (50), BENCH_RATE (req/s of the paced runs, default
-// 1000; 0: none), BENCH_STORES (memory,sqlite,redis; redis skipped when it does not answer),
+// 1000; 0: none), BENCH_BURST (requests per burst, default 50; 0: none), BENCH_STORES
+// (memory,sqlite,redis,ceiling; redis skipped when it does not answer),
 // BENCH_DIST (another build), BENCH_OUT, BENCH_SECTION (ingest).
 import fs from 'node:fs'
 import os from 'node:os'
@@ -54,6 +59,7 @@ const OUT = env.BENCH_OUT || path.join(BENCH, 'results.md')
 const RAW = `${OUT.replace(/\.md$/, '')}-${SECTION}.json`
 const RATE = Number(env.BENCH_RATE ?? 1000)
 const REPEAT = Number(env.BENCH_REPEAT || 2)
+const BURST = Number(env.BENCH_BURST ?? 50)
 /** The runs of each process; `base` is the round each is compared with. */
 const RUNS = [
   { name: 'round-todo', scenario: 'round-todo', base: 'round-todo' },
@@ -72,12 +78,22 @@ const RUNS = [
         base: `round-todo @${RATE}/s`,
       }))
     : []),
+  ...(BURST > 0
+    ? ['round-todo', 'ingest-todo'].map((scenario) => ({
+        name: `${scenario} ×${BURST} at once`,
+        scenario,
+        burst: BURST,
+        base: `round-todo ×${BURST} at once`,
+      }))
+    : []),
 ]
+/** What the ceiling runs: the ingest at each load, for the machine's own latency there. */
+const CEILING_RUNS = RUNS.filter((r) => r.scenario === 'ingest-todo' && !r.prefix)
 /** The targets of issue 13. */
 const CPU_RATIO = 1.2
 const P99_MS = 10
 
-let stores = (env.BENCH_STORES || 'memory,sqlite,redis').split(',').filter(Boolean)
+let stores = (env.BENCH_STORES || 'memory,sqlite,redis,ceiling').split(',').filter(Boolean)
 const redis = stores.includes('redis') ? await redisInfo() : null
 if (stores.includes('redis') && !redis) {
   console.error(`Redis at ${REDIS_URL} does not answer: skipping the redis store`)
@@ -96,13 +112,17 @@ const rows = []
 async function runStore(store, round) {
   const canaryMs = [await canary('0'), await canary('1')]
   const load = os.loadavg()[0]
-  const targetEnv = storeEnv(store)
-  const server = await startTarget('service', targetEnv, [], DIST)
+  const ceiling = store === 'ceiling'
+  const targetEnv = ceiling ? {} : storeEnv(store)
+  const server = ceiling
+    ? await startTarget('ceiling')
+    : await startTarget('service', targetEnv, [], DIST)
   const redisPid = store === 'redis' ? redis.pid : 0
+  const runs = ceiling ? CEILING_RUNS : RUNS
   // the saturating runs REPEAT times back to back, the order reversed each time: a ratio taken
   // between neighbours shares their moment of a shared machine's load
-  const saturating = RUNS.filter((r) => !r.rate)
-  const paced = RUNS.filter((r) => r.rate)
+  const saturating = runs.filter((r) => !r.rate && !r.burst)
+  const paced = runs.filter((r) => r.rate || r.burst)
   const order = []
   for (let rep = 0; rep < REPEAT; rep++) {
     const set = (round + rep) % 2 ? saturating : [...saturating].reverse()
@@ -120,22 +140,27 @@ async function runStore(store, round) {
         seed: false,
         // every code path warm before anything is measured, whichever run comes first
         runs: [
-          ...['round-todo', 'ingest-todo', 'ingest-dup'].map((scenario) => ({
-            name: `warm ${scenario}`,
-            scenario,
-            warmup: 0,
-            duration: WARMUP,
-          })),
+          ...(ceiling ? ['ingest-todo'] : ['round-todo', 'ingest-todo', 'ingest-dup']).map(
+            (scenario) => ({
+              name: `warm ${scenario}`,
+              scenario,
+              warmup: 0,
+              duration: WARMUP,
+            })
+          ),
           // each of the pool's `H` sessions gets MAX_APPLIED_IDS calls, and each `S` session as
           // many rounds, in turn
-          ...[
-            ['ingest-todo', 'H'],
-            ['round-todo', 'S'],
-          ].map(([scenario, prefix]) => fillRun(scenario, prefix, 64, `warm fill ${prefix}`)),
-          ...order.map(({ name, scenario, rate, rep, prefix }) => ({
+          ...(ceiling
+            ? []
+            : [
+                ['ingest-todo', 'H'],
+                ['round-todo', 'S'],
+              ].map(([scenario, prefix]) => fillRun(scenario, prefix, 64, `warm fill ${prefix}`))),
+          ...order.map(({ name, scenario, rate, burst, rep, prefix }) => ({
             name: `${name}#${rep}`,
             scenario,
             rate,
+            burst,
             prefix,
           })),
         ],
@@ -198,7 +223,7 @@ const cpuRatio = (store, run) =>
 
 const lines = []
 lines.push(
-  `${DIST ? `Build measured: \`${DIST}\` (BENCH_DIST), not dist/. ` : ''}Generated by \`npm run bench:ingest\` on ${new Date().toISOString()}: node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}; ${ROUNDS} round(s), one server process per store and round: every scenario warmed, then the saturating runs ${REPEAT} times (order reversed each time) and the paced ones once, each ${DURATION} s measured after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, pipelining 1, as fast as answered or at an open pace (@ req/s); server ${PINNED ? 'pinned to core 0, autocannon to core 1' : 'NOT pinned'}; RATE_LIMIT_PER_MINUTE=0, LOG_LEVEL=warn; Redis ${redis ? redis.version : 'not measured'}. **Wall time: ${(wallSeconds / 60).toFixed(1)} min.**`
+  `${DIST ? `Build measured: \`${DIST}\` (BENCH_DIST), not dist/. ` : ''}Generated by \`npm run bench:ingest\` on ${new Date().toISOString()}: node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}; ${ROUNDS} round(s), one server process per store and round: every scenario warmed, then the saturating runs ${REPEAT} times (order reversed each time) and the paced and burst ones once, each ${DURATION} s measured after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, pipelining 1, as fast as answered, at an open pace (@ req/s), or ${BURST} at once (×${BURST} at once: released together, the next burst 20 ms after the last answer); server ${PINNED ? 'pinned to core 0, the load generator to core 1' : 'NOT pinned'}; RATE_LIMIT_PER_MINUTE=0, LOG_LEVEL=warn; Redis ${redis ? redis.version : 'not measured'}; \`ceiling\`: bench/ceiling.mjs, bare node:http that parses the hook body and answers \`{}\` (no framework, store or logging): the machine's own latency at each load. **Wall time: ${(wallSeconds / 60).toFixed(1)} min.**`
 )
 lines.push('')
 lines.push(
@@ -206,12 +231,12 @@ lines.push(
 )
 lines.push('|---|---|---|---|---|---|---|---|---|---|---|')
 for (const store of stores) {
-  for (const run of RUNS) {
+  for (const run of store === 'ceiling' ? CEILING_RUNS : RUNS) {
     const rs = cell(store, run.name)
     if (!rs.length) continue
     const redisUs = med(rs, (r) => r.redisUsPerReq)
     lines.push(
-      `| ${store} | ${run.name} | ${rs.length} | ${f0(med(rs, (r) => r.rps))} (${f0(Math.min(...rs.map((r) => r.rps)))}–${f0(Math.max(...rs.map((r) => r.rps)))}) | ${f2(med(rs, (r) => r.p50))} | ${f2(med(rs, (r) => r.p99))} | ${f0(med(rs, (r) => r.serverCpuPct))} | ${f0(med(rs, (r) => r.serverUsPerReq))}${redisUs >= 0.5 ? ` (+redis ${f0(redisUs)})` : ''} | ${run.name === run.base ? '1.00' : f2(cpuRatio(store, run))} | ${f0(Buffer.byteLength(SCENARIOS[run.scenario].body))} | ${rs.reduce((a, r) => a + r.bad + r.errors + r.timeouts, 0)} |`
+      `| ${store} | ${run.name} | ${rs.length} | ${f0(med(rs, (r) => r.rps))} (${f0(Math.min(...rs.map((r) => r.rps)))}–${f0(Math.max(...rs.map((r) => r.rps)))}) | ${f2(med(rs, (r) => r.p50))} | ${f2(med(rs, (r) => r.p99))} | ${f0(med(rs, (r) => r.serverCpuPct))} | ${f0(med(rs, (r) => r.serverUsPerReq))}${redisUs >= 0.5 ? ` (+redis ${f0(redisUs)})` : ''} | ${store === 'ceiling' ? '–' : run.name === run.base ? '1.00' : f2(cpuRatio(store, run))} | ${f0(Buffer.byteLength(SCENARIOS[run.scenario].body))} | ${rs.reduce((a, r) => a + r.bad + r.errors + r.timeouts, 0)} |`
     )
   }
 }
@@ -220,7 +245,7 @@ lines.push(`Targets (issue 13: ≤ ${CPU_RATIO}× the round's server CPU, p99 < 
 lines.push('')
 lines.push('| check | target | measured | |')
 lines.push('|---|---|---|---|')
-for (const store of stores) {
+for (const store of stores.filter((s) => s !== 'ceiling')) {
   for (const run of RUNS.filter((r) => r.scenario !== 'round-todo')) {
     if (!cell(store, run.name).length) continue
     const ratio = cpuRatio(store, run)
@@ -232,6 +257,19 @@ for (const store of stores) {
       `| ${store}: ${run.name} p99 | < ${P99_MS} ms | ${f2(p99)} | ${p99 < P99_MS ? 'met' : '**missed**'} |`
     )
   }
+}
+if (stores.includes('ceiling')) {
+  lines.push('')
+  lines.push(
+    `The machine itself at the same loads (\`ceiling\`, bare node:http, same run): ${CEILING_RUNS.map(
+      (run) => {
+        const rs = cell('ceiling', run.name)
+        return rs.length ? `${run.name} p99 ${f2(med(rs, (r) => r.p99))} ms` : null
+      }
+    )
+      .filter(Boolean)
+      .join(', ')}.`
+  )
 }
 lines.push('')
 const canaries = rows.flatMap((r) => r.canaryMs)
