@@ -159,6 +159,23 @@ describe('real agents, offline, against the service', () => {
       run.agent === 'claude' ? run.stdout : undefined
     ).filter((e) => e.result !== undefined)
 
+  /**
+   * A Claude TodoWrite run whose stream-json messages fed the session (observe, or the SDK's
+   * forwarder): its list, outcome and history are what the agent's own tool results said.
+   */
+  async function assertStreamedTodoWrite(run: AgentRun, session: string, what: string) {
+    const view = await sessionWhen(server, session, ended)
+    const calls = truth(run, 'claude-todowrite')
+    assert.equal(view.source, 'claude-agent-sdk')
+    assert.equal(view.dialect, 'claude-todowrite')
+    assertItems(view.items, expectedTodoWrite(calls), what)
+    assert.equal(view.ended.outcome, 'completed')
+    assert.deepEqual(
+      await historyLists(server, session),
+      acceptedWrites(calls, 'TodoWrite', () => true)
+    )
+  }
+
   describe('Claude Code 2.1.332', () => {
     it(
       'TodoWrite through its own HTTP hooks (examples/observe/claude-code/settings.json)',
@@ -200,17 +217,7 @@ describe('real agents, offline, against the service', () => {
           observe: true,
         })
         assert.equal(run.code, 0, run.stderr)
-        const session = `claude:${nativeSession(run)}`
-        const view = await sessionWhen(server, session, ended)
-        const calls = truth(run, 'claude-todowrite')
-        assert.equal(view.source, 'claude-agent-sdk')
-        assert.equal(view.dialect, 'claude-todowrite')
-        assertItems(view.items, expectedTodoWrite(calls), 'TodoWrite stream')
-        assert.equal(view.ended.outcome, 'completed')
-        assert.deepEqual(
-          await historyLists(server, session),
-          acceptedWrites(calls, 'TodoWrite', () => true)
-        )
+        await assertStreamedTodoWrite(run, `claude:${nativeSession(run)}`, 'TodoWrite stream')
       }
     )
 
@@ -240,17 +247,7 @@ describe('real agents, offline, against the service', () => {
         assert.equal(run.stdout.trim(), 'success', run.stderr)
         const fresh = (await listed()).filter((id: string) => !before.has(id))
         assert.equal(fresh.length, 1, JSON.stringify(fresh))
-        const session = fresh[0]
-        const view = await sessionWhen(server, session, ended)
-        const calls = truth(run, 'claude-todowrite')
-        assert.equal(view.source, 'claude-agent-sdk')
-        assert.equal(view.dialect, 'claude-todowrite')
-        assertItems(view.items, expectedTodoWrite(calls), 'TodoWrite through the SDK')
-        assert.equal(view.ended.outcome, 'completed')
-        assert.deepEqual(
-          await historyLists(server, session),
-          acceptedWrites(calls, 'TodoWrite', () => true)
-        )
+        await assertStreamedTodoWrite(run, fresh[0], 'TodoWrite through the SDK')
       }
     )
 
