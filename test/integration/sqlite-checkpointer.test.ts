@@ -28,7 +28,13 @@ const ITEMS = Array.from({ length: 5 }, (_, i) =>
  * the tests' write loops are quick on any disk), with an auto-checkpoint of its own, and a
  * checkpoint thread on `threadPath` (its own file by default) whose stops are collected.
  */
-function withThread(path: string, intervalMs: number, threadPath = path, autocheckpoint = 1000) {
+function withThread(
+  path: string,
+  intervalMs: number,
+  threadPath = path,
+  autocheckpoint = 1000,
+  maxFinalHoldMs?: number
+) {
   const db = new Database(path)
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
@@ -39,6 +45,7 @@ function withThread(path: string, intervalMs: number, threadPath = path, autoche
     intervalMs,
     restartFrames: 100,
     synchronous: 'normal',
+    maxFinalHoldMs,
     onStopped: (error) => stopped.push(error),
   })
   return { db, checkpointer, stopped }
@@ -85,6 +92,35 @@ describe('SQLite checkpoint thread', { timeout: 60_000 }, () => {
       db.close()
     }
     assert.deepEqual(stopped, [], 'a thread stopped by close() is not reported as stopped')
+  })
+
+  it('Should hold no write past maxFinalHoldMs for the last pass, and wait for the next one again', async () => {
+    const path = join(dir, 'overdue.db')
+    // a bound of 0: every last pass is overdue at once, as one is when a disk sync takes long
+    const { db, checkpointer } = withThread(path, 200, path, 1000, 0)
+    try {
+      const insert = db.prepare('INSERT OR REPLACE INTO t (k, v) VALUES (?, ?)')
+      const round = async () => {
+        for (let i = 0; i < 300; i++) {
+          insert.run(i % 20, 'x'.repeat(2000))
+          checkpointer.committed()
+        }
+        const passes = checkpointer.stats().checkpoints
+        assert.ok(await eventually(() => checkpointer.stats().checkpoints > passes))
+        // the offer of the last pass is taken, and no write waits for it
+        const until = performance.now() + 500
+        while (performance.now() < until) {
+          assert.equal(checkpointer.holdWrites(), false, 'a write waited for the last pass')
+          await new Promise((resolve) => setTimeout(resolve, 2))
+        }
+      }
+      await round()
+      await round()
+      assert.equal(checkpointer.stats().failures, 0)
+    } finally {
+      await checkpointer.close()
+      db.close()
+    }
   })
 
   it('Should keep the WAL small under sustained group commits with the thread on', async () => {

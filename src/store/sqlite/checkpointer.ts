@@ -15,6 +15,9 @@
  * WAL over. (When the store ran that last checkpoint itself, its disk syncs took 6 % of the
  * event loop's time under load.)
  *
+ * The writes wait for the last pass `MAX_FINAL_HOLD_MS` at most: a disk sync slower than that
+ * (a busy disk) lets them go on, and the WAL starts over at a later pass.
+ *
  * Where the disk cannot keep up, the store copies what is left itself, on the event loop: past
  * `HOLD_BYTES` of WAL, each flush first runs a checkpoint of its own, and while the thread's
  * holds the lock the writes wait for it (asynchronously, for at most `MAX_HOLD_MS`, then not for
@@ -82,6 +85,14 @@ export const HOLD_BYTES = 12 * 1024 * 1024
 /** Writes wait at most this long at a time; then they go, and the auto-checkpoint bounds the WAL. */
 export const MAX_HOLD_MS = 1000
 
+/**
+ * Writes wait at most this long for the thread's last pass (a few ms when the disk syncs
+ * promptly); past it they go on, and a later pass starts the WAL over. A sync can take hundreds
+ * of ms on a busy disk: held that long, every hook and round in flight waited for it (one hold
+ * of 355 ms at 1,000 deliveries/s on the dev VM, bench/results.md).
+ */
+export const MAX_FINAL_HOLD_MS = 20
+
 /** After a wait that ran out, how long the WAL's length makes no write wait. */
 export const HOLD_COOLDOWN_MS = 10_000
 
@@ -138,6 +149,8 @@ export interface CheckpointerOptions {
   restartFrames: number
   /** The store's `synchronous`, for the thread's connection. */
   synchronous: 'normal' | 'full'
+  /** How long writes wait for the last pass at most (default `MAX_FINAL_HOLD_MS`). */
+  maxFinalHoldMs?: number
   /** The thread stopped by itself (its error, if it failed); checkpoints are the store's again. */
   onStopped: (error: Error) => void
 }
@@ -170,7 +183,7 @@ export function startCheckpointer(
     Int32Array.BYTES_PER_ELEMENT * Object.keys(CHECKPOINT_SLOTS).length
   )
   const slots = new Int32Array(signal)
-  const { onStopped: _onStopped, ...forThread } = options
+  const { onStopped: _onStopped, maxFinalHoldMs = MAX_FINAL_HOLD_MS, ...forThread } = options
   const worker = startWorker({ ...forThread, path, signal })
   db.pragma(`journal_size_limit = ${HOLD_BYTES}`)
   const walPath = `${path}-wal`
@@ -202,6 +215,17 @@ export function startCheckpointer(
     })
   })
 
+  /** The last pass under way outlasted `maxFinalHoldMs`: no write waits for it any more. */
+  let finalOverdue = false
+  /** Writes wait for the last pass, unless they have waited `maxFinalHoldMs` for it already. */
+  const holdForLastPass = () => {
+    if (finalOverdue) return false
+    const now = performance.now()
+    heldSince ||= now
+    if (now - heldSince < maxFinalHoldMs) return true
+    finalOverdue = true
+    return release()
+  }
   /** Writes wait, unless they have waited `MAX_HOLD_MS` already: then not for a while. */
   const hold = () => {
     const now = performance.now()
@@ -229,14 +253,19 @@ export function startCheckpointer(
     holdWrites() {
       if (!running) return release()
       const restart = Atomics.load(slots, CHECKPOINT_SLOTS.restartDue)
-      if (restart === RESTART.final) return hold()
+      if (restart === RESTART.final) return holdForLastPass()
+      if (finalOverdue) {
+        // the overdue pass is over: the next one is waited for again
+        finalOverdue = false
+        release()
+      }
       if (
         restart === RESTART.due &&
         Atomics.compareExchange(slots, CHECKPOINT_SLOTS.restartDue, RESTART.due, RESTART.final) ===
           RESTART.due
       ) {
         Atomics.notify(slots, CHECKPOINT_SLOTS.restartDue)
-        return hold()
+        return holdForLastPass()
       }
       let size: number
       try {
