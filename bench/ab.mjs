@@ -21,9 +21,12 @@ import {
 
 const [scenario, store, rounds, seconds, ...specs] = process.argv.slice(2)
 // AB_PREFIX: another session pool of the scenario (`H`); AB_FILL: calls each of its sessions
-// gets before the measured run (64: the long sessions of bench:ingest's `at cap` runs)
+// gets before the measured run (64: the long sessions of bench:ingest's `at cap` runs); AB_RATE:
+// an open pace of that many requests/s instead of as fast as answered (the latency when not
+// saturated: then each run's p99 and max are printed, and the medians)
 const prefix = process.env.AB_PREFIX || undefined
 const fill = Number(process.env.AB_FILL || 0)
+const rate = Number(process.env.AB_RATE || 0) || undefined
 const variants = specs.map((s) => {
   const [name, dist] = s.split('=')
   // a variant is a folder holding dist/ (a patched copy of the build)
@@ -62,7 +65,7 @@ for (let round = 1; round <= Number(rounds); round++) {
           seed: true,
           runs: [
             ...(fill > 0 ? [fillRun(scenario, prefix, fill)] : []),
-            { name: scenario, scenario, prefix },
+            { name: scenario, scenario, prefix, rate },
           ],
         },
         (kind) => (marks[kind] = snapshot([server.pid]))
@@ -71,7 +74,7 @@ for (let round = 1; round <= Number(rounds); round++) {
       const us = ((cpu.procs[0] / 100) * 1e6) / r.rps
       results.get(v.name).push({ rps: r.rps, p99: r.p99, us, bad: r.bad + r.errors })
       console.log(
-        `r${round} ${v.name.padEnd(14)} ${Math.round(r.rps)} req/s p99 ${r.p99.toFixed(2)} ms, ${us.toFixed(0)} µs/req (srv ${cpu.procs[0].toFixed(0)}%) bad ${r.bad + r.errors} load ${os.loadavg()[0].toFixed(1)}`
+        `r${round} ${v.name.padEnd(14)} ${Math.round(r.rps)} req/s p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(1)} ms, ${us.toFixed(0)} µs/req (srv ${cpu.procs[0].toFixed(0)}%) bad ${r.bad + r.errors} load ${os.loadavg()[0].toFixed(1)}`
       )
     } finally {
       await server.stop()
@@ -81,7 +84,7 @@ for (let round = 1; round <= Number(rounds); round++) {
 }
 fs.rmSync(dir, { recursive: true, force: true })
 console.log(
-  `\n${scenario} on ${store}: medians over ${rounds} rounds; 1-min load average ${loadStart.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end`
+  `\n${scenario} on ${store}${rate ? ` at ${rate} req/s` : ''}: medians over ${rounds} rounds; 1-min load average ${loadStart.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end`
 )
 const [first] = results.values()
 for (const [name, rs] of results) {
