@@ -1,7 +1,8 @@
 // The framework floor: the fixed stack alone, @hono/node-server + @hono/zod-openapi, on the
-// service's routes with the service's own compiled request schemas (session id, round body),
-// answering what the ceiling answers (bench/replies.mjs). No auth, store, logging, metrics or
-// security headers: what is left between it and the service is the service's own work.
+// service's routes with the service's own compiled request schemas (session id, round body,
+// Claude Code hook input), answering what the ceiling answers (bench/replies.mjs; `{}` to a
+// hook). No auth, store, logging, metrics or security headers: what is left between it and the
+// service is the service's own work.
 // Usage: node bench/floor.mjs <port> <dist directory>
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -13,6 +14,9 @@ const PORT = Number(process.argv[2] || 8091)
 const DIST = path.resolve(process.argv[3] || 'dist')
 const { RoundRequest, SessionIdParam } = await import(
   pathToFileURL(path.join(DIST, 'http', 'schemas.js')).href
+)
+const { ClaudeHookInput } = await import(
+  pathToFileURL(path.join(DIST, 'http', 'ingest-schemas.js')).href
 )
 
 const app = new OpenAPIHono()
@@ -39,6 +43,17 @@ app.openapi(
     if (c.req.header('if-none-match') === '"1"') return c.body(null, 304, { ETag: '"1"' })
     return c.json({ ...VIEW, session_id: c.req.valid('param').session_id }, 200, { ETag: '"1"' })
   }
+)
+app.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/ingest/claude-code',
+    request: {
+      body: { required: true, content: { 'application/json': { schema: ClaudeHookInput } } },
+    },
+    responses: { 200: { description: 'hook reply' } },
+  }),
+  (c) => c.json({})
 )
 const server = serve({ fetch: app.fetch, port: PORT, hostname: '127.0.0.1' }, () =>
   console.log('ready')
