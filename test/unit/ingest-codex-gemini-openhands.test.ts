@@ -193,7 +193,7 @@ describe('POST /v1/ingest/gemini-cli', () => {
     const statuses = (await historyRows(t, sid)).map(([, , items]: any) =>
       items.map((i: any) => i[1]).join(',')
     )
-    // a staged call is a version too; the two-in_progress write never shows
+    // a staged call is kept quietly (no version); the two-in_progress write never shows
     assert.ok(!statuses.includes('in_progress,in_progress,pending'))
     assert.deepEqual(rows((await view(t, sid)).items), [
       ['1', 'completed', H],
