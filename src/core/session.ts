@@ -47,6 +47,8 @@ export interface StagedCall {
   id: string
   name: string
   input: unknown
+  /** Bytes of the input's JSON, measured when it was staged (absent in older records). */
+  bytes?: number
 }
 
 /**

@@ -23,8 +23,9 @@
  *   a quiet keep-alive moves `updated_at`, so a busy agent is never listed stale (at most two
  *   such writes per stale window).
  * - The service's caps hold for what an agent did as for a round (`checkStoredLimits`): a list
- *   beyond them is not taken (the agent's own list goes on), and a staged call whose input would
- *   take the session past them is not kept.
+ *   beyond them is not taken (the agent's own list goes on); a staged call whose input breaks
+ *   them is not kept, and the kept inputs together have a `MAX_SESSION_BYTES` budget of their
+ *   own.
  */
 import { isUnfinished, type Item } from '../core/items.js'
 import { checkStoredLimits, type ListLimits } from '../core/limits.js'
@@ -197,28 +198,34 @@ function recordsChange(before: Session, after: Session): boolean {
 }
 
 /**
- * The staged calls a session keeps: the last `MAX_STAGED_CALLS`, without any whose input breaks
- * the caps by itself, and then the oldest go until the whole record fits `MAX_SESSION_BYTES`.
- * @param calls - the calls waiting for their result, oldest first
- * @param state - the list and dialect state they are stored with
+ * Bytes of a staged call's input, or null when it breaks the caps by itself (nested past
+ * `MAX_JSON_DEPTH`, counting the call as level 1, or larger than `MAX_SESSION_BYTES`).
+ * @param input - the call's input
  * @param limits - the caps
  */
-function fitStaged(
-  calls: StagedCall[],
-  state: { items: readonly Item[]; data: Readonly<Record<string, unknown>> },
-  limits: ListLimits
-): StagedCall[] {
-  let kept = calls
-    .slice(-MAX_STAGED_CALLS)
-    .filter((call) => checkStoredLimits({ items: [], data: { call } }, limits) === null)
-  while (
-    kept.length > 0 &&
-    checkStoredLimits({ items: state.items, data: { ...state.data, pending: kept } }, limits) !==
-      null
-  ) {
-    kept = kept.slice(1)
+function stagedSize(input: unknown, limits: ListLimits): number | null {
+  if (checkStoredLimits({ items: [], data: { input } }, limits) !== null) return null
+  return Buffer.byteLength(JSON.stringify(input ?? null))
+}
+
+/**
+ * The staged calls a session keeps: newest first, at most `MAX_STAGED_CALLS`, whose inputs
+ * together stay within `MAX_SESSION_BYTES` (their own budget beside the list's): a call that
+ * does not fit is left out, and older, smaller ones still go in. Sizes are measured once, when
+ * a call is staged, so this is cheap however often a delivery's segments run it.
+ * @param calls - the calls waiting for their result, oldest first
+ * @param limits - the caps
+ */
+function fitStaged(calls: StagedCall[], limits: ListLimits): StagedCall[] {
+  const kept: StagedCall[] = []
+  let bytes = 0
+  for (let i = calls.length - 1; i >= 0 && kept.length < MAX_STAGED_CALLS; i--) {
+    const size = calls[i].bytes ?? stagedSize(calls[i].input, limits)
+    if (size === null || bytes + size > limits.maxSessionBytes) continue
+    bytes += size
+    kept.push(calls[i])
   }
-  return kept
+  return kept.reverse()
 }
 
 /** The dialect Claude's tools at start imply, before a todo call fixes it. */
@@ -353,8 +360,23 @@ export function applyObserved(
           ignored++
           break
         }
-        staged.set(event.call_id, { id: event.call_id, name: event.name, input: event.input })
-        if (!event.stage) transient.add(event.call_id)
+        if (event.stage) {
+          // kept past this delivery: measured once, and not kept at all past the caps
+          const bytes = stagedSize(event.input, ctx.limits)
+          if (bytes === null) {
+            ignored++
+            break
+          }
+          staged.set(event.call_id, {
+            id: event.call_id,
+            name: event.name,
+            input: event.input,
+            bytes,
+          })
+        } else {
+          staged.set(event.call_id, { id: event.call_id, name: event.name, input: event.input })
+          transient.add(event.call_id)
+        }
         applied++
         break
       }
@@ -464,7 +486,6 @@ export function applyObserved(
       ? []
       : fitStaged(
           [...staged.values()].filter((call) => !transient.has(call.id)),
-          { items, data },
           ctx.limits
         )
   observed.applied = appliedIds.stored()

@@ -10,16 +10,19 @@ import type { ChangeEvent, ChangeListener } from './types.js'
  * @param key - tenant and session
  * @param version - the version written
  * @param source - what wrote it
+ * @param quiet - a quiet write: the same version, the record changed
  */
 export const changeEvent = (
   key: SessionKey,
   version: number,
-  source: ChangeSource
+  source: ChangeSource,
+  quiet = false
 ): ChangeEvent => ({
   tenant: key.tenant,
   session_id: key.sessionId,
   version,
   source,
+  ...(quiet ? { quiet: true } : {}),
 })
 
 /** A set of listeners; a failing listener never breaks a write. */

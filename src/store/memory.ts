@@ -127,8 +127,9 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
         record.reply = claim.reply(decision.value)
         record.expiresAt = options.now() + claim.ttlMs
       }
-      if (decision.write && !decision.write.quiet) {
-        feed.emit(changeEvent(key, decision.write.session.version, decision.write.source))
+      if (decision.write) {
+        const { session, source, quiet } = decision.write
+        feed.emit(changeEvent(key, session.version, source, quiet))
       }
       return decision.value
     },

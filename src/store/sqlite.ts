@@ -284,8 +284,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
         }
         write(key, row, session, source, quiet)
         if (versionFloor > 0) sql.deleteTombstone.run(key)
-        if (quiet) return { value: decision.value }
-        return { value: decision.value, event: changeEvent(key, session.version, source) }
+        return { value: decision.value, event: changeEvent(key, session.version, source, quiet) }
       })
     },
     delete(key) {

@@ -15,7 +15,8 @@ export interface UpdateDecision<T> {
     session: Session
     source: ChangeSource
     /**
-     * Keep the record without a new version: no history entry and no change event. For what
+     * Keep the record without a new version: no history entry, and its change event says
+     * `quiet` (streams send the view again under the same id). For what
      * a session records but does not show as a change (SPEC: an observed session's version
      * grows only when its list or lifecycle does): an agent's staged call, a keep-alive that
      * moves `updated_at`. Only for an existing session.
@@ -119,6 +120,8 @@ export interface ChangeEvent {
   session_id: string
   version: number
   source: ChangeSource
+  /** A quiet write: the record changed under the same version (its view is sent again). */
+  quiet?: true
 }
 
 export type ChangeListener = (event: ChangeEvent) => void

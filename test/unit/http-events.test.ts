@@ -2,6 +2,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { parseAuthKeys } from '../../src/http/auth.js'
 import { makeTestApp, round, type TestApp } from '../helpers.js'
+import { fixtureJson, postHooks } from '../ingest-support.js'
 import { sseReader } from '../sse.js'
 
 const todo = (text: string, status = 'pending') => ({
@@ -185,6 +186,32 @@ describe('State changes without a write', () => {
     await round(t, 'a', [todo('x', 'in_progress')])
     assert.equal(JSON.parse((await tenant.nextEvent())!.data!).state, 'active')
     assert.equal(JSON.parse((await session.nextEvent())!.data!).state, 'active')
+    await Promise.all([tenant.cancel(), session.cancel()])
+  })
+})
+
+describe('Quiet writes of an observed session', () => {
+  it('Should push a view that changed under the same version: a busy agent is active again', async () => {
+    const t = makeTestApp({ staleAfterMs: 1000 })
+    const [todo, , bash] = fixtureJson('claude-code/waiting.hooks.json')
+    const id = `claude:${todo.session_id}`
+    await postHooks(t, 'claude-code', [todo])
+    const tenant = await open(t, '/v1/events')
+    const session = await open(t, `/v1/sessions/${id}/events`)
+    await tenant.nextEvent()
+    await session.nextEvent()
+    t.clock.now += 5000
+    assert.equal(JSON.parse((await tenant.nextEvent())!.data!).state, 'stale')
+    assert.equal(JSON.parse((await session.nextEvent())!.data!).state, 'stale')
+    // another tool's hook: activity only, no version (SPEC), but the session is alive again
+    await postHooks(t, 'claude-code', [bash])
+    const summary = await tenant.nextEvent()
+    assert.deepEqual([summary?.event, summary?.id], ['update', '1'])
+    assert.equal(JSON.parse(summary!.data!).state, 'active')
+    const view = await session.nextEvent()
+    assert.deepEqual([view?.event, view?.id], ['update', '1'])
+    assert.equal(JSON.parse(view!.data!).state, 'active')
+    assert.equal(JSON.parse(view!.data!).updated_at, new Date(t.clock.now).toISOString())
     await Promise.all([tenant.cancel(), session.cancel()])
   })
 })

@@ -172,6 +172,25 @@ describe('ingest/apply: versions', () => {
       ['s3', 's4']
     )
     assert.ok(Buffer.byteLength(JSON.stringify(kept.observed!.pending)) < 4096)
+    // a call too large for what is left is the one left out: older, smaller ones still go in
+    const small = (id: string) => stage(id, { todos: 's'.repeat(100) })
+    const mixed = run(
+      stored,
+      [small('m1'), small('m2'), stage('m3', { todos: 'b'.repeat(4000) }), small('m4')],
+      { limits }
+    ).session!
+    assert.deepEqual(
+      mixed.observed!.pending.map((c) => c.id),
+      ['m1', 'm2', 'm4']
+    )
+    // one at the depth limit is kept, one level deeper is not (the call counts as level 1)
+    let atLimit: unknown = 'x'
+    for (let i = 0; i < 7; i++) atLimit = { atLimit }
+    const depth = run(stored, [stage('d1', atLimit), stage('d2', { atLimit })], { limits }).session!
+    assert.deepEqual(
+      depth.observed!.pending.map((c) => c.id),
+      ['d1']
+    )
   })
 
   it('Should stage calls and record applied ids within their bounds', () => {

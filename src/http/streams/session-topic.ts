@@ -27,6 +27,8 @@ export class SessionTopic extends Topic {
   private readonly sentTo = new Map<SseStream, number>()
   private joins: SessionJoin[] = []
   private pending: ChangeEvent | null = null
+  /** A quiet write changed the view under the version the streams have: send it again. */
+  private quietDue = false
   /** The newest version read, and the state its view showed. */
   private last: { version: number; state: SessionState } | null = null
 
@@ -50,6 +52,11 @@ export class SessionTopic extends Topic {
   }
 
   onChange(event: ChangeEvent) {
+    if (event.quiet && this.last && event.version === this.last.version) {
+      this.quietDue = true
+      this.later()
+      return
+    }
     if (event.source !== 'delete' && this.last && event.version <= this.last.version) return
     if (this.pending?.source !== 'delete') this.pending = event
     this.later()
@@ -91,6 +98,16 @@ export class SessionTopic extends Topic {
       return true
     }
     this.flushDue = false
+    if (this.quietDue) {
+      this.quietDue = false
+      try {
+        await this.restate(true)
+      } catch (error) {
+        this.quietDue = true
+        throw error
+      }
+      return true
+    }
     if (this.staleDue) {
       this.staleDue = false
       await this.restate()
@@ -206,14 +223,18 @@ export class SessionTopic extends Topic {
     }
   }
 
-  /** Re-sends the current view when the session turned stale without a write. */
-  private async restate() {
-    if (!this.last || this.last.state !== 'active') return
+  /**
+   * Re-sends the current view under the same id: when the session turned stale without a write,
+   * or (`quiet`) when a quiet write changed it without a version (a keep-alive, a staged call, a
+   * delivered edit).
+   */
+  private async restate(quiet = false) {
+    if (!this.last || (!quiet && this.last.state !== 'active')) return
     const session = await this.hub.options.store.get(this.key)
     if (!session || session.version !== this.last.version) return
     const staleBefore = this.hub.staleBefore()
     const state = stateOf(session, staleBefore)
-    if (state === this.last.state) return
+    if (!quiet && state === this.last.state) return
     this.last = { version: session.version, state }
     const data = await stringifySliced(sessionView(session, staleBefore))
     const frame = encodeMessage({ event: 'update', id: String(session.version), data })

@@ -45,7 +45,13 @@ export class TenantTopic extends Topic {
   }
 
   onChange(event: ChangeEvent) {
-    if (event.source !== 'delete' && event.version <= (this.sent.get(event.session_id) ?? 0)) return
+    const sent = this.sent.get(event.session_id) ?? 0
+    // a quiet write changed the summary under the version sent: it goes out again
+    if (
+      event.source !== 'delete' &&
+      (event.version < sent || (event.version === sent && !event.quiet))
+    )
+      return
     // the newest event of a session stands for the ones before it
     this.pending.delete(event.session_id)
     this.pending.set(event.session_id, event)
@@ -111,7 +117,7 @@ export class TenantTopic extends Topic {
     const changes = [...this.pending.values()]
     this.pending = new Map()
     const staleBefore = this.hub.staleBefore()
-    const frames: { sessionId: string; version: number; frame: Uint8Array }[] = []
+    const frames: { sessionId: string; version: number; again: boolean; frame: Uint8Array }[] = []
     try {
       for (let i = 0; i < changes.length; i += READ_CONCURRENCY) {
         const batch = changes.slice(i, i + READ_CONCURRENCY)
@@ -127,14 +133,17 @@ export class TenantTopic extends Topic {
           const session = sessions[j]
           if (event.source === 'delete') {
             this.sent.delete(sessionId)
-            frames.push({ sessionId, version: 0, frame: deleteFrame(sessionId) })
+            frames.push({ sessionId, version: 0, again: false, frame: deleteFrame(sessionId) })
             return
           }
-          if (!session || session.version <= (this.sent.get(sessionId) ?? 0)) return
+          // a quiet write's summary goes to every stream, whatever version it has seen
+          const again = event.quiet === true && session?.version === event.version
+          if (!session || (session.version <= (this.sent.get(sessionId) ?? 0) && !again)) return
           this.remember(sessionId, session.version)
           frames.push({
             sessionId,
             version: session.version,
+            again,
             frame: encodeMessage({
               event: 'update',
               id: String(session.version),
@@ -153,8 +162,8 @@ export class TenantTopic extends Topic {
     const outbox = new Outbox()
     for (const stream of this.streams) {
       const snapshot = this.snapshots.get(stream)
-      for (const { sessionId, version, frame } of frames) {
-        if (version && (snapshot?.get(sessionId) ?? 0) >= version) continue
+      for (const { sessionId, version, again, frame } of frames) {
+        if (version && !again && (snapshot?.get(sessionId) ?? 0) >= version) continue
         outbox.add(stream, frame)
       }
     }

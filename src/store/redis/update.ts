@@ -166,7 +166,7 @@ export function createUpdate(deps: UpdateDeps) {
           write,
           JSON.stringify(session),
           JSON.stringify(historyEntryOf(session, source)),
-          JSON.stringify(changeEvent(key, session.version, source)),
+          JSON.stringify(changeEvent(key, session.version, source, quiet)),
         ]
         if (claim) args.push(claim.reply(decision.value))
         const scriptKeys = [sessionKey, historyKey]

@@ -35,7 +35,7 @@
       seatDeadline     Cluster: server time (ms) until which the creation's seat in the
                        tenant's count holds (reserve-seat.lua); absent when none
       quiet            the version stays (an existing session's record only): no history
-                       entry and no change event
+                       entry (the change event says quiet)
     ARGV[2] the session record, JSON
     ARGV[3] its history entry, JSON
     ARGV[4] its change event, JSON
@@ -112,7 +112,7 @@ if idempotencyKey then
   redis.call('HSET', idempotencyKey, 'reply', reply, 'exp', write.replyExpiresAt)
   redis.call('PEXPIRE', idempotencyKey, write.replyTtlMs)
 end
-if not write.quiet then redis.call('PUBLISH', write.channel, event) end
+redis.call('PUBLISH', write.channel, event)
 if indexKey then
   -- GT: a late, older write never moves a session back
   redis.call('ZADD', indexKey, 'GT', write.score, write.member)
