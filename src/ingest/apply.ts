@@ -360,6 +360,7 @@ export function applyObserved(
           ignored++
           break
         }
+        const call: StagedCall = { id: event.call_id, name: event.name, input: event.input }
         if (event.stage) {
           // kept past this delivery: measured once, and not kept at all past the caps
           const bytes = stagedSize(event.input, ctx.limits)
@@ -367,16 +368,11 @@ export function applyObserved(
             ignored++
             break
           }
-          staged.set(event.call_id, {
-            id: event.call_id,
-            name: event.name,
-            input: event.input,
-            bytes,
-          })
+          call.bytes = bytes
         } else {
-          staged.set(event.call_id, { id: event.call_id, name: event.name, input: event.input })
           transient.add(event.call_id)
         }
+        staged.set(event.call_id, call)
         applied++
         break
       }

@@ -105,6 +105,9 @@ export function planDelivery(
   return [...all.filter((g) => g.parent !== null), ...all.filter((g) => g.parent === null)]
 }
 
+/** Whether an update wrote a new version (a write that is not quiet). */
+const versioned = (result: ApplyResult) => result.write && !result.quiet
+
 /**
  * The outcome of a session's updates taken together (one per list it had): the last session, and
  * the counts and flags of all of them.
@@ -118,8 +121,7 @@ export function combineResults(total: ApplyResult | undefined, next: ApplyResult
     session: next.session ?? total.session,
     write: total.write || next.write,
     // quiet only when no update of the two wrote a new version
-    quiet:
-      (total.write || next.write) && !(total.write && !total.quiet) && !(next.write && !next.quiet),
+    quiet: (total.write || next.write) && !versioned(total) && !versioned(next),
     applied: total.applied + next.applied,
     ignored: total.ignored + next.ignored,
     edit: total.edit ?? next.edit,
