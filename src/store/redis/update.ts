@@ -165,7 +165,8 @@ export function createUpdate(deps: UpdateDeps) {
         const args = [
           write,
           JSON.stringify(session),
-          JSON.stringify(historyEntryOf(session, source)),
+          // a quiet write adds no history entry (write-session.lua): no list to serialise twice
+          quiet ? '' : JSON.stringify(historyEntryOf(session, source)),
           JSON.stringify(changeEvent(key, session.version, source, quiet)),
         ]
         if (claim) args.push(claim.reply(decision.value))

@@ -37,7 +37,7 @@
       quiet            the version stays (an existing session's record only): no history
                        entry (the change event says quiet)
     ARGV[2] the session record, JSON
-    ARGV[3] its history entry, JSON
+    ARGV[3] its history entry, JSON ('' for a quiet write)
     ARGV[4] its change event, JSON
     ARGV[5] the reply to store, when idempotent
 
