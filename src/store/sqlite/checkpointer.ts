@@ -215,22 +215,21 @@ export function startCheckpointer(
     })
   })
 
+  /** How long writes have waited at `now` (they start to now, unless they wait already). */
+  const heldFor = (now: number) => now - (heldSince ||= now)
   /** The last pass under way outlasted `maxFinalHoldMs`: no write waits for it any more. */
   let finalOverdue = false
   /** Writes wait for the last pass, unless they have waited `maxFinalHoldMs` for it already. */
   const holdForLastPass = () => {
     if (finalOverdue) return false
-    const now = performance.now()
-    heldSince ||= now
-    if (now - heldSince < maxFinalHoldMs) return true
+    if (heldFor(performance.now()) < maxFinalHoldMs) return true
     finalOverdue = true
     return release()
   }
   /** Writes wait, unless they have waited `MAX_HOLD_MS` already: then not for a while. */
   const hold = () => {
     const now = performance.now()
-    heldSince ||= now
-    if (now - heldSince <= MAX_HOLD_MS) return true
+    if (heldFor(now) <= MAX_HOLD_MS) return true
     // writes wait for the disk, not for ever: another process on the file may keep the lock
     coolUntil = now + HOLD_COOLDOWN_MS
     return release()
