@@ -199,6 +199,9 @@ async function burstLoop(run, duration, onResponse = () => {}) {
   const prefix = run.prefix ?? scenario.prefix
   const pool = run.pool ?? POOL
   const gap = run.gap ?? 20
+  const headers = Object.entries(scenario.headers ?? {})
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')
   const sockets = await Promise.all(
     Array.from(
       { length: run.burst },
@@ -218,9 +221,6 @@ async function burstLoop(run, duration, onResponse = () => {}) {
       const texts = sockets.map(() => {
         const sid = `${prefix}${(Math.random() * pool) | 0}`
         const body = scenario.bodyFor ? scenario.bodyFor(sid) : (scenario.body ?? '')
-        const headers = Object.entries({ ...scenario.headers })
-          .map(([name, value]) => `${name}: ${value}\r\n`)
-          .join('')
         const type = body ? 'content-type: application/json\r\n' : ''
         return `${scenario.method} ${scenario.route(sid)} HTTP/1.1\r\nhost: 127.0.0.1\r\n${headers}${type}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
       })

@@ -92,7 +92,7 @@ const RUNS = [
 /** The reference servers: no service work, for the machine's and the fixed stack's latency. */
 const REFERENCES = ['ceiling', 'floor']
 /** What the references run: the ingest at each load. */
-const CEILING_RUNS = RUNS.filter((r) => r.scenario === 'ingest-todo' && !r.prefix)
+const REFERENCE_RUNS = RUNS.filter((r) => r.scenario === 'ingest-todo' && !r.prefix)
 /** The targets of issue 13. */
 const CPU_RATIO = 1.2
 const P99_MS = 10
@@ -116,13 +116,13 @@ const rows = []
 async function runStore(store, round) {
   const canaryMs = [await canary('0'), await canary('1')]
   const load = os.loadavg()[0]
-  const ceiling = REFERENCES.includes(store)
-  const targetEnv = ceiling ? {} : storeEnv(store)
-  const server = ceiling
+  const reference = REFERENCES.includes(store)
+  const targetEnv = reference ? {} : storeEnv(store)
+  const server = reference
     ? await startTarget(store, {}, [], DIST)
     : await startTarget('service', targetEnv, [], DIST)
   const redisPid = store === 'redis' ? redis.pid : 0
-  const runs = ceiling ? CEILING_RUNS : RUNS
+  const runs = reference ? REFERENCE_RUNS : RUNS
   // the saturating runs REPEAT times back to back, the order reversed each time: a ratio taken
   // between neighbours shares their moment of a shared machine's load
   const saturating = runs.filter((r) => !r.rate && !r.burst)
@@ -144,7 +144,7 @@ async function runStore(store, round) {
         seed: false,
         // every code path warm before anything is measured, whichever run comes first
         runs: [
-          ...(ceiling ? ['ingest-todo'] : ['round-todo', 'ingest-todo', 'ingest-dup']).map(
+          ...(reference ? ['ingest-todo'] : ['round-todo', 'ingest-todo', 'ingest-dup']).map(
             (scenario) => ({
               name: `warm ${scenario}`,
               scenario,
@@ -154,7 +154,7 @@ async function runStore(store, round) {
           ),
           // each of the pool's `H` sessions gets MAX_APPLIED_IDS calls, and each `S` session as
           // many rounds, in turn
-          ...(ceiling
+          ...(reference
             ? []
             : [
                 ['ingest-todo', 'H'],
@@ -235,7 +235,7 @@ lines.push(
 )
 lines.push('|---|---|---|---|---|---|---|---|---|---|---|')
 for (const store of stores) {
-  for (const run of REFERENCES.includes(store) ? CEILING_RUNS : RUNS) {
+  for (const run of REFERENCES.includes(store) ? REFERENCE_RUNS : RUNS) {
     const rs = cell(store, run.name)
     if (!rs.length) continue
     const redisUs = med(rs, (r) => r.redisUsPerReq)
@@ -249,7 +249,7 @@ lines.push(`Targets (issue 13: ≤ ${CPU_RATIO}× the round's server CPU, p99 < 
 lines.push('')
 /** The median p99 of a reference server on the run of the same load (NaN when not run). */
 const referenceP99 = (reference, run) => {
-  const same = CEILING_RUNS.find((r) => r.rate === run.rate && r.burst === run.burst)
+  const same = REFERENCE_RUNS.find((r) => r.rate === run.rate && r.burst === run.burst)
   const rs = same ? cell(reference, same.name) : []
   return rs.length ? med(rs, (r) => r.p99) : NaN
 }
@@ -277,7 +277,7 @@ for (const [reference, what] of [
   if (!stores.includes(reference)) continue
   lines.push('')
   lines.push(
-    `${what}: ${CEILING_RUNS.map((run) => {
+    `${what}: ${REFERENCE_RUNS.map((run) => {
       const rs = cell(reference, run.name)
       return rs.length ? `${run.name} p99 ${f2(med(rs, (r) => r.p99))} ms` : null
     })
