@@ -3,15 +3,20 @@
 // Claude Code hook input), answering what the ceiling answers (bench/replies.mjs; `{}` to a
 // hook). No auth, store, logging, metrics or security headers: what is left between it and the
 // service is the service's own work.
-// Usage: node bench/floor.mjs <port> <dist directory>
+// With a store (`sqlite`, `sqlite-nockpt` or `redis`), each hook delivery also makes the one durable write it
+// cannot do without, in its cheapest form (bench/floor-store.mjs): what this machine gives a
+// delivery that is stored at all, at each load.
+// Usage: node bench/floor.mjs <port> <dist directory> [sqlite|sqlite-nockpt|redis]
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { serve } from '@hono/node-server'
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
+import { openFloorStore } from './floor-store.mjs'
 import { roundReply, VIEW } from './replies.mjs'
 
 const PORT = Number(process.argv[2] || 8091)
 const DIST = path.resolve(process.argv[3] || 'dist')
+const store = await openFloorStore(process.argv[4])
 const { RoundRequest, SessionIdParam } = await import(
   pathToFileURL(path.join(DIST, 'http', 'schemas.js')).href
 )
@@ -53,10 +58,19 @@ app.openapi(
     },
     responses: { 200: { description: 'hook reply' } },
   }),
-  (c) => c.json({})
+  async (c) => {
+    if (store) {
+      const hook = c.req.valid('json')
+      await store.put(hook.session_id, JSON.stringify(hook))
+    }
+    return c.json({})
+  }
 )
 const server = serve({ fetch: app.fetch, port: PORT, hostname: '127.0.0.1' }, () =>
   console.log('ready')
 )
 server.keepAliveTimeout = 5000
-process.on('SIGTERM', () => process.exit(0))
+process.on('SIGTERM', () => {
+  server.close()
+  Promise.resolve(store?.close()).finally(() => process.exit(0))
+})

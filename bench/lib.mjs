@@ -126,7 +126,9 @@ async function waitListening(url, child, wantReady) {
 
 /**
  * Starts a target on core 0: `ceiling` (bare node:http), `floor` (hono + zod-openapi with the
- * schemas of `dist`) or `service` (the service from `dist`, compiled) with `env`.
+ * schemas of `dist`), `floor+sqlite` or `floor+redis` (the floor with a bare durable write per
+ * hook delivery: bench/floor-store.mjs) or `service` (the service from `dist`, compiled) with
+ * `env`.
  * @returns {{ pid, port, stop(): Promise<void>, output(): string }}
  */
 export async function startTarget(kind, env = {}, extraArgs = [], dist = path.join(ROOT, 'dist')) {
@@ -134,8 +136,10 @@ export async function startTarget(kind, env = {}, extraArgs = [], dist = path.jo
   let child
   let logFile
   let output = ''
-  if (kind === 'ceiling' || kind === 'floor') {
-    child = spawnPinned(SERVER_CPU, [path.join(BENCH, `${kind}.mjs`), String(port), dist], {
+  const [reference, withStore] = kind.split('+')
+  if (reference === 'ceiling' || reference === 'floor') {
+    const args = [path.join(BENCH, `${reference}.mjs`), String(port), dist]
+    child = spawnPinned(SERVER_CPU, withStore ? [...args, withStore] : args, {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
     })
