@@ -1,6 +1,8 @@
 // The cheapest durable write a hook delivery needs, for bench/floor.mjs: the delivery's session
 // record replaced and its version bumped, with nothing the service adds (no read before the
-// write, no history, no listing index, no change event).
+// write, no history, no listing index, no change event). That is why it does not use the
+// service's group commit (src/store/sqlite/group-commit.ts) or write script: their savepoint per
+// write, change events and checkpoint thread are part of what the service is measured against.
 // - sqlite: one upsert per delivery (`.run()`, so SQLite's own auto-checkpoint runs: see
 //   ../shared/reference/perf-baseline.md), all the deliveries of an event-loop turn in one
 //   transaction, WAL, synchronous=NORMAL, in a file of its own that is removed on close;

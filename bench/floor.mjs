@@ -3,9 +3,9 @@
 // Claude Code hook input), answering what the ceiling answers (bench/replies.mjs; `{}` to a
 // hook). No auth, store, logging, metrics or security headers: what is left between it and the
 // service is the service's own work.
-// With a store (`sqlite`, `sqlite-nockpt` or `redis`), each hook delivery also makes the one durable write it
-// cannot do without, in its cheapest form (bench/floor-store.mjs): what this machine gives a
-// delivery that is stored at all, at each load.
+// With a store (`sqlite`, `sqlite-nockpt` or `redis`), each hook delivery also makes the one
+// durable write it cannot do without, in its cheapest form (bench/floor-store.mjs): what this
+// machine gives a delivery that is stored at all, at each load.
 // Usage: node bench/floor.mjs <port> <dist directory> [sqlite|sqlite-nockpt|redis]
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'

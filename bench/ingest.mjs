@@ -20,8 +20,8 @@
 // ingest runs: the machine's own latency at the same load, and the fixed stack's, in the same
 // run; and the floor with the one durable write a stored delivery needs, in its cheapest form
 // (bench/floor-store.mjs: `floor+sqlite` with SQLite's own checkpoints, `floor+sqlite-nockpt`
-// with none, `floor+redis`), what this machine gives any stored delivery at that load. Writes the `ingest` section of bench/results.md and
-// bench/results-ingest.json.
+// with none, `floor+redis`), what this machine gives any stored delivery at that load. Writes
+// the `ingest` section of bench/results.md and bench/results-ingest.json.
 //
 // Environment: BENCH_DURATION (s, default 5), BENCH_ROUNDS (3), BENCH_REPEAT (2), BENCH_WARMUP
 // (s, default 2, per run), BENCH_CONNECTIONS (50), BENCH_RATE (req/s of the paced runs, default
@@ -111,7 +111,7 @@ let stores = (
 )
   .split(',')
   .filter(Boolean)
-const usesRedis = (store) => store === 'redis' || store === 'floor+redis'
+const usesRedis = (store) => store === 'redis' || STORE_FLOORS.redis.includes(store)
 const redis = stores.some(usesRedis) ? await redisInfo() : null
 if (stores.some(usesRedis) && !redis) {
   console.error(`Redis at ${REDIS_URL} does not answer: skipping redis and floor+redis`)
@@ -132,9 +132,7 @@ async function runStore(store, round) {
   const load = os.loadavg()[0]
   const reference = REFERENCES.includes(store)
   const targetEnv = reference ? {} : storeEnv(store)
-  const server = reference
-    ? await startTarget(store, {}, [], DIST)
-    : await startTarget('service', targetEnv, [], DIST)
+  const server = await startTarget(reference ? store : 'service', targetEnv, [], DIST)
   const redisPid = usesRedis(store) ? redis.pid : 0
   const runs = reference ? REFERENCE_RUNS : RUNS
   // the saturating runs REPEAT times back to back, the order reversed each time: a ratio taken

@@ -126,8 +126,8 @@ async function waitListening(url, child, wantReady) {
 
 /**
  * Starts a target on core 0: `ceiling` (bare node:http), `floor` (hono + zod-openapi with the
- * schemas of `dist`), `floor+sqlite` or `floor+redis` (the floor with a bare durable write per
- * hook delivery: bench/floor-store.mjs) or `service` (the service from `dist`, compiled) with
+ * schemas of `dist`), `floor+<store>` (the floor with a bare durable write per hook delivery,
+ * `<store>` one of bench/floor-store.mjs) or `service` (the service from `dist`, compiled) with
  * `env`.
  * @returns {{ pid, port, stop(): Promise<void>, output(): string }}
  */
