@@ -91,12 +91,18 @@ const paint = (options: RenderOptions, style: Style, text: string) =>
 
 /**
  * Makes text from a model safe for a terminal: control characters (escape sequences included)
- * become spaces, so an item cannot move the cursor or recolour the screen.
+ * become spaces, so an item cannot move the cursor or recolour the screen, and bidi controls
+ * (embeddings, overrides, isolates, marks) are removed, so an item cannot reorder what a person
+ * reads on its line.
  * @param text - untrusted text
  */
 export function sanitize(text: string): string {
-  // eslint-disable-next-line no-control-regex -- the control characters are what it removes
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- the control characters are what it removes
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+      .replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+  )
 }
 
 /** Cuts text to `width` code points, with an ellipsis when cut. */

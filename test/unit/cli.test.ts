@@ -86,6 +86,26 @@ describe('cli render', () => {
     assert.equal(fit('abcdef', 4), 'abc…')
   })
 
+  it('Should remove bidi controls from model text, so a line reads as it is stored', () => {
+    const bidi = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067']
+    bidi.push('\u2068', '\u2069', '\u200e', '\u200f', '\u061c')
+    for (const mark of bidi)
+      assert.equal(sanitize(`rm -rf ${mark}/tmp/x${mark} done`), 'rm -rf /tmp/x done', mark)
+    const view: SessionView = {
+      ...summary('run-\u202e1', { current: item('1', '\u2067Pay\u2069 now', 'pending') }),
+      items: [item('1', 'Pay \u202eorcim\u202c now', 'pending')],
+      rendered: '',
+      rounds_since_todo: 0,
+      settings: {},
+      observed: null,
+      editable: true,
+      created_at: new Date(NOW - 60_000).toISOString(),
+    }
+    const frame = renderSessionFrame(view, 'h', { width: 80, height: 40, color: false, now: NOW })
+    assert.match(frame, /#1 Pay orcim now/)
+    assert.doesNotMatch(frame, /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/)
+  })
+
   it('Should tell working, stale, done and ended sessions apart in the tenant view', () => {
     const text = renderTenantFrame(
       [
