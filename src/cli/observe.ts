@@ -10,7 +10,9 @@
  */
 import { spawn } from 'node:child_process'
 import { constants as osConstants } from 'node:os'
+import type { Readable } from 'node:stream'
 import { createAgentTodosClient } from '../client/index.js'
+import { LineSplitter } from './lines.js'
 
 /** The agents `observe` knows, and the ingest route each one's stream goes to. */
 export const AGENTS = {
@@ -50,7 +52,23 @@ export interface Tuning {
   retryMaxMs: number
   /** After an abort, how long the command has to exit on its own before SIGTERM. */
   signalGraceMs: number
+  /** Longest Retry-After honoured; a longer one waits this long. */
+  retryAfterMaxMs: number
+  /** Longest stdout line forwarded, without its newline; a longer one is passed through only. */
+  maxLineBytes: number
+  /**
+   * Once the command exited, its pipes are read until they close, or until nothing came for
+   * `exitDrainIdleMs`, or for `exitDrainMaxMs` at most: a process it left behind may hold them.
+   */
+  exitDrainIdleMs: number
+  exitDrainMaxMs: number
 }
+
+/** The service's default `BODY_LIMIT_BYTES`: one line and its newline must fit in a body. */
+const DEFAULT_BODY_LIMIT_BYTES = 1_048_576
+
+/** Variables of `observe`'s credentials, never handed to the command (nor the model's shell). */
+const CREDENTIAL_ENV = ['AGENT_TODOS_KEY'] as const
 
 const DEFAULT_TUNING: Tuning = {
   lingerMs: 20,
@@ -60,6 +78,10 @@ const DEFAULT_TUNING: Tuning = {
   retryBaseMs: 250,
   retryMaxMs: 8000,
   signalGraceMs: 2000,
+  retryAfterMaxMs: 60_000,
+  maxLineBytes: DEFAULT_BODY_LIMIT_BYTES - 1,
+  exitDrainIdleMs: 100,
+  exitDrainMaxMs: 2000,
 }
 
 const NAMES: Record<string, AgentKind> = {
@@ -282,8 +304,7 @@ class IngestSender {
           this.result.delivered += batch.length
           return true
         }
-        const retryAfter = Number(res.headers.get('retry-after'))
-        if (Number.isFinite(retryAfter) && retryAfter >= 0) retryAfterMs = retryAfter * 1000
+        retryAfterMs = parseRetryAfter(res.headers.get('retry-after'))
         try {
           detail = (JSON.parse(text) as { detail?: string }).detail ?? ''
         } catch {
@@ -302,7 +323,9 @@ class IngestSender {
         const half = Math.ceil(batch.length / 2)
         return (await this.deliver(batch.slice(0, half))) && this.deliver(batch.slice(half))
       }
-      if (status === 401 || status === 403 || status === 404) {
+      // only what no later attempt can change stops forwarding: a key the service does not know,
+      // or a service without this route; a 403 (quota, read-only key), 409 or 413 loses its batch
+      if (status === 401 || status === 404) {
         this.warnOnce(
           'fatal',
           `the service refused the stream (${status}${detail ? `: ${detail}` : ''}); the command runs on unobserved`
@@ -327,10 +350,83 @@ class IngestSender {
         `cannot deliver to ${url} (${status || detail}); retrying in the background`
       )
       const backoff = Math.min(this.tuning.retryMaxMs, this.tuning.retryBaseMs * 2 ** attempt)
-      const wait = retryAfterMs ?? backoff / 2 + Math.random() * (backoff / 2)
-      await sleep(Math.min(wait, this.tuning.retryMaxMs), this.deadline.signal)
+      const wait =
+        retryAfterMs === null
+          ? backoff / 2 + Math.random() * (backoff / 2)
+          : Math.min(retryAfterMs, this.tuning.retryAfterMaxMs)
+      await sleep(wait, this.deadline.signal)
     }
   }
+}
+
+/** A Retry-After header (seconds or an HTTP date) in ms, or null when absent or unreadable. */
+function parseRetryAfter(header: string | null): number | null {
+  if (header === null || !header.trim()) return null
+  const seconds = Number(header)
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : null
+  const at = Date.parse(header)
+  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : null
+}
+
+/** The environment the command runs in: observe's own, without its credentials. */
+function commandEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env }
+  for (const name of CREDENTIAL_ENV) delete env[name]
+  return env
+}
+
+/**
+ * Passes a pipe of the command through to one of ours as it comes, then hands it to `tap`. A
+ * reader of ours that is slow holds the command back as it would without observe; one that went
+ * away (`| head`) does not.
+ */
+function passThrough(from: Readable, to: NodeJS.WritableStream, tap?: (chunk: Buffer) => void) {
+  let broken = false
+  to.on('error', () => {
+    broken = true
+    from.resume()
+  })
+  from.on('data', (chunk: Buffer) => {
+    if (!broken && !to.write(chunk)) {
+      from.pause()
+      to.once('drain', () => from.resume())
+    }
+    tap?.(chunk)
+  })
+}
+
+/**
+ * Resolves once the pipes closed, or once nothing came through them for `idleMs` (unless one waits
+ * for our reader), or after `maxMs`: what the command wrote before it exited is read, while a
+ * process it left behind holding them cannot keep observe open.
+ */
+function drained(pipes: Readable[], idleMs: number, maxMs: number): Promise<void> {
+  const open = pipes.filter((pipe) => !pipe.closed)
+  if (!open.length) return Promise.resolve()
+  return new Promise((resolve) => {
+    let came = false
+    let idle: NodeJS.Timeout | undefined
+    const onData = () => (came = true)
+    const onClose = () => {
+      if (open.every((pipe) => pipe.closed)) finish()
+    }
+    const cap = setTimeout(finish, maxMs)
+    // the check runs after the loop's next poll for I/O, so bytes already waiting count as come
+    const arm = () => {
+      came = false
+      idle = setTimeout(() => setImmediate(check), idleMs)
+    }
+    const check = () =>
+      came || open.some((pipe) => pipe.isPaused() && !pipe.closed) ? arm() : finish()
+    function finish() {
+      clearTimeout(idle)
+      clearTimeout(cap)
+      for (const pipe of open) pipe.off('data', onData).off('close', onClose)
+      resolve()
+    }
+    for (const pipe of open) pipe.on('data', onData).on('close', onClose)
+    arm()
+  })
 }
 
 /** The exit code a shell reports for a command killed by `signal`. */
@@ -375,22 +471,19 @@ export async function observe(options: ObserveOptions): Promise<number> {
     sender.push(text)
   }
 
-  // a reader that went away (`| head`) must not stop the run nor its reporting
-  out.on('error', () => {})
-  const [program, ...args] = command
-  const child = spawn(program, args, { stdio: ['inherit', 'pipe', 'pipe'] })
-  let spawnError: NodeJS.ErrnoException | null = null
-  let pending = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    out.write(chunk)
-    pending += chunk.toString('utf8')
-    let newline: number
-    while ((newline = pending.indexOf('\n')) >= 0) {
-      onLine(pending.slice(0, newline))
-      pending = pending.slice(newline + 1)
-    }
+  let overlong = 0
+  const lines = new LineSplitter(tuning.maxLineBytes, onLine, (bytes) => {
+    if (!overlong++)
+      err.write(
+        `agent-todos observe: a stdout line of ${bytes} bytes is longer than the service takes (${tuning.maxLineBytes + 1} with its newline); not sending such lines\n`
+      )
   })
-  child.stderr.on('data', (chunk: Buffer) => err.write(chunk))
+
+  const [program, ...args] = command
+  const child = spawn(program, args, { stdio: ['inherit', 'pipe', 'pipe'], env: commandEnv() })
+  let spawnError: NodeJS.ErrnoException | null = null
+  passThrough(child.stdout, out, (chunk) => lines.push(chunk))
+  passThrough(child.stderr, err)
 
   let aborted = false
   let graceTimer: NodeJS.Timeout | undefined
@@ -411,15 +504,20 @@ export async function observe(options: ObserveOptions): Promise<number> {
       spawnError = error
       resolve([null, null])
     })
-    child.once('close', (c, s) => resolve([c, s]))
+    child.once('exit', (c, s) => resolve([c, s]))
   })
   clearTimeout(graceTimer)
   options.signal?.removeEventListener('abort', onAbort)
-  if (pending) onLine(pending)
+  await drained([child.stdout, child.stderr], tuning.exitDrainIdleMs, tuning.exitDrainMaxMs)
+  child.stdout.destroy()
+  child.stderr.destroy()
+  lines.end()
 
   const delivery = await sender.close(options.flushTimeoutMs ?? 10_000)
   if (skipped)
     err.write(`agent-todos observe: ${skipped} stdout line(s) were not JSON and were not sent\n`)
+  if (overlong)
+    err.write(`agent-todos observe: ${overlong} stdout line(s) were too long and were not sent\n`)
   if (delivery.undelivered)
     err.write(
       `agent-todos observe: ${delivery.undelivered} line(s) could not be delivered before the flush timeout\n`
