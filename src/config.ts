@@ -78,6 +78,8 @@ const EnvSchema = z
       .pipe(z.number().min(0))
       .default(DEFAULT_LIMITS.maxSessionsPerTenant),
     CORS_ORIGINS: list,
+    ALLOWED_HOSTS: list,
+    PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
@@ -95,6 +97,17 @@ const EnvSchema = z
   }))
 
 export type Config = z.infer<typeof EnvSchema>
+
+/**
+ * The names a loopback listener answers to besides the loopback names: `ALLOWED_HOSTS` and the
+ * host of `PUBLIC_URL` (a reverse proxy on the same machine passes its public name).
+ * @param config - the parsed configuration
+ */
+export function allowedHosts(config: Config): string[] {
+  const hosts = [...config.ALLOWED_HOSTS]
+  if (config.PUBLIC_URL) hosts.push(new URL(config.PUBLIC_URL).hostname)
+  return hosts
+}
 
 /**
  * Parses the environment.

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { serve } from '@hono/node-server'
 import pino from 'pino'
-import { loadConfig, serviceLimits } from './config.js'
+import { allowedHosts, loadConfig, serviceLimits } from './config.js'
 import { loadKeysFile } from './http/auth.js'
 import { createApp } from './http/app.js'
 import { createMetrics } from './http/metrics.js'
@@ -70,6 +70,7 @@ async function main() {
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     readRateLimitPerMinute: config.READ_RATE_LIMIT_PER_MINUTE,
     corsOrigins: config.CORS_ORIGINS,
+    allowedHosts: allowedHosts(config),
     shutdownSignal: shutdownController.signal,
     metrics,
     store,

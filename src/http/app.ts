@@ -25,7 +25,9 @@ import { requestLogger } from './logging.js'
 import { responseHeaders } from './response-headers.js'
 import { watchWrites } from './store-health.js'
 import { createMetrics, instrumentStore } from './metrics.js'
-import { mcpOriginGuard, perMessageRateLimit } from './mcp-guards.js'
+import { perMessageRateLimit, SERVER_ERROR } from './mcp-guards.js'
+import { originGuard } from './origin-guard.js'
+import { contentTypeGuard } from './content-type.js'
 import { invalidInput, problem, ProblemError } from './problem.js'
 import { documentSharedResponses } from './openapi-docs.js'
 import { registerDashboardRoutes } from './routes/dashboard.js'
@@ -75,7 +77,7 @@ function onError(error: Error, c: Context<AppEnv>): Response {
       c,
       403,
       'session-quota-exceeded',
-      `Limit exceeded: a tenant may hold at most ${error.cap} live sessions (MAX_SESSIONS_PER_TENANT); delete or end old ones.`
+      `Limit exceeded: a tenant may hold at most ${error.cap} live sessions (MAX_SESSIONS_PER_TENANT); delete old ones (an ended session counts until it is deleted or expires, SESSION_TTL_SECONDS after its last change).`
     )
   }
   if (error instanceof IdempotencyClaimLostError) {
@@ -194,8 +196,26 @@ export function createApp(appDeps: AppDeps) {
       })
     )
   }
-  // MCP's guard against DNS rebinding answers before any key is looked at
-  app.use('/mcp', mcpOriginGuard(deps.corsOrigins ?? []))
+  // the guard against foreign pages and DNS rebinding (MCP's rule, on every route) answers before
+  // any key is looked at
+  app.use(
+    originGuard(
+      { corsOrigins: deps.corsOrigins ?? [], allowedHosts: deps.allowedHosts ?? [] },
+      (c, detail) =>
+        c.req.path === '/mcp'
+          ? c.json(
+              { jsonrpc: '2.0', error: { code: SERVER_ERROR, message: detail }, id: null },
+              403
+            )
+          : problem(c, 403, 'foreign-origin', detail)
+    )
+  )
+  // a body a browser may send without a preflight (text/plain, a form, none) is no ingest body;
+  // the other body routes take only JSON already (their validators answer 415)
+  app.use(
+    '/v1/ingest/*',
+    contentTypeGuard((c, detail) => problem(c, 415, 'unsupported-media-type', detail))
+  )
   // the same keys and tenants for the REST API and MCP
   app.use('/v1/*', authenticate(deps.keys))
   app.use('/mcp', authenticate(deps.keys, { viewerWrites: 'let-route-decide' }))

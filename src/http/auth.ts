@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import type { MiddlewareHandler } from 'hono'
 import { bearerAuth } from 'hono/bearer-auth'
-import type { AppEnv, Role } from './context.js'
+import { ROLES, type AppEnv, type Role } from './context.js'
 import { ProblemError } from './problem.js'
 import { TENANT_PATTERN } from '../core/ids.js'
 import { budgetOf } from './rate-limit.js'
@@ -39,14 +39,14 @@ export function parseAuthKeys(spec: string | undefined): KeyTable {
     if (
       !tenant ||
       !TENANT_PATTERN.test(tenant) ||
-      (role !== 'agent' && role !== 'viewer') ||
+      !(ROLES as readonly string[]).includes(role) ||
       secret.length < 8
     ) {
       throw new Error(
-        `AUTH_KEYS entry ${index + 1} must be tenant:role:key with role agent or viewer and a key of 8+ characters`
+        `AUTH_KEYS entry ${index + 1} must be tenant:role:key with role admin, agent or viewer and a key of 8+ characters`
       )
     }
-    table.set(hashKey(secret), { tenant, role })
+    table.set(hashKey(secret), { tenant, role: role as Role })
   })
   return table
 }
@@ -56,7 +56,7 @@ const KeysFile = z.object({
     .array(
       z.object({
         tenant: z.string().regex(TENANT_PATTERN),
-        role: z.enum(['agent', 'viewer']),
+        role: z.enum(ROLES),
         sha256: z.string().regex(/^[0-9a-f]{64}$/, 'the hex sha256 of the key'),
         name: z.string().optional(),
       })

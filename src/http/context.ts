@@ -6,8 +6,12 @@
 import type { Logger } from 'pino'
 import type { RequestIdVariables } from 'hono/request-id'
 
-/** What a key may do: `agent` reads and writes, `viewer` only reads. */
-export type Role = 'agent' | 'viewer'
+/** What a key may do: `admin` all an agent may and the tenant's webhooks, `agent` reads and
+ * writes, `viewer` only reads. */
+export type Role = 'admin' | 'agent' | 'viewer'
+
+/** The roles, most powerful first. */
+export const ROLES = ['admin', 'agent', 'viewer'] as const satisfies readonly Role[]
 
 export interface AppEnv {
   Variables: RequestIdVariables & {

@@ -44,6 +44,11 @@ export interface AppDeps {
   readRateLimitPerMinute?: number
   /** Origins allowed to call the API from a browser; none when empty. */
   corsOrigins?: string[]
+  /**
+   * Host names a loopback listener answers to besides the loopback names (`ALLOWED_HOSTS`, and
+   * `PUBLIC_URL`'s host): a reverse proxy on the same machine passes its public name.
+   */
+  allowedHosts?: string[]
   /** Set by createApp: whether the store's last write failed (readiness). */
   writeHealth?: WriteHealth
 }

@@ -1,7 +1,7 @@
 /**
  * @module http/mcp-guards
- * What `/mcp` checks before any MCP message is dispatched: the request's `Origin` (DNS
- * rebinding), JSON-RPC batches (which protocol revisions have them, how many messages one may
+ * What `/mcp` checks before any MCP message is dispatched (the `Origin` and `Host` rules are
+ * every route's: http/origin-guard): JSON-RPC batches (which protocol revisions have them, how many messages one may
  * hold) and what a batch costs against the tenant's request budget.
  */
 import type { Context, MiddlewareHandler } from 'hono'
@@ -23,7 +23,7 @@ export interface RpcRefusal {
 /** JSON-RPC Invalid Request. */
 const INVALID_REQUEST = -32600
 /** Implementation-defined server error (the range MCP leaves to servers). */
-const SERVER_ERROR = -32000
+export const SERVER_ERROR = -32000
 
 /**
  * An `/mcp` request body: its text, and its JSON value when it parses (`undefined` otherwise,
@@ -53,60 +53,6 @@ export function mcpBody(c: Context<AppEnv>): Promise<McpBody> {
     bodies.set(c.req.raw, body)
   }
   return body
-}
-
-const LOOPBACK_ADDRESS = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/
-const LOOPBACK_HOSTNAME = /^(localhost|[a-z0-9.-]+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i
-
-/** The local address the request's connection arrived on (Node only; unknown in app.request()). */
-function localAddressOf(c: Context<AppEnv>): string | undefined {
-  const env = c.env as { incoming?: { socket?: { localAddress?: string } } } | undefined
-  return env?.incoming?.socket?.localAddress
-}
-
-/**
- * Whether an Origin is the service's own: the host the request was sent to. A connection that
- * arrived on a loopback address can only be the service's own under a loopback name, since
- * an attacker's name resolved to 127.0.0.1 is exactly what DNS rebinding is.
- */
-function isOwnOrigin(c: Context<AppEnv>, origin: string): boolean {
-  let url: URL
-  try {
-    url = new URL(origin)
-  } catch {
-    return false
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false
-  let host: string
-  try {
-    // through URL, so a default port written out (`:80`, `:443`) compares equal
-    host = new URL(`${url.protocol}//${c.req.header('host') ?? new URL(c.req.url).host}`).host
-  } catch {
-    return false
-  }
-  if (url.host !== host) return false
-  const local = localAddressOf(c)
-  return (
-    local === undefined || !LOOPBACK_ADDRESS.test(local) || LOOPBACK_HOSTNAME.test(url.hostname)
-  )
-}
-
-/**
- * Refuses (403) a browser request from a foreign origin, as the MCP transport requires against
- * DNS rebinding: an `Origin` that is neither the service's own nor listed in `CORS_ORIGINS`. A
- * request without `Origin` (every CLI host) passes.
- * @param corsOrigins - the origins allowed to call the API from a browser
- */
-export function mcpOriginGuard(corsOrigins: readonly string[]): MiddlewareHandler<AppEnv> {
-  const allowed = new Set(corsOrigins)
-  return async function mcpOrigin(c, next) {
-    const origin = c.req.header('origin')
-    if (origin === undefined || allowed.has('*') || allowed.has(origin) || isOwnOrigin(c, origin)) {
-      return next()
-    }
-    const message = `Origin ${origin} may not use this MCP endpoint: only the service's own origin and those in CORS_ORIGINS may.`
-    return c.json({ jsonrpc: '2.0', error: { code: SERVER_ERROR, message }, id: null }, 403)
-  }
 }
 
 /** The JSON-RPC messages of a body that is a batch (an array), else null. */

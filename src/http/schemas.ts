@@ -378,8 +378,9 @@ export const DialectsReply = z
 export const Whoami = z
   .object({
     tenant: z.string(),
-    role: z.enum(['agent', 'viewer']).openapi({
-      description: 'agent reads and writes; viewer reads. Open access (no keys configured): agent',
+    role: z.enum(['admin', 'agent', 'viewer']).openapi({
+      description:
+        'admin: all an agent may, and the webhooks; agent reads and writes; viewer reads. Open access (no keys configured): agent',
     }),
   })
   .openapi('Whoami')

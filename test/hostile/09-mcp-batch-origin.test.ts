@@ -170,7 +170,8 @@ describe('hostile 09: DNS rebinding against the real server on loopback', () => 
     assert.equal((await post({ Host: own, Origin: `http://${own}` })).status, 200)
     const named = `localhost:${server.port}`
     assert.equal((await post({ Host: named, Origin: `http://${named}` })).status, 200)
-    // no Origin: not a browser, nothing to rebind
-    assert.equal((await post({ Host: 'evil.example.com' })).status, 200)
+    // no Origin is no proof: a rebound page's same-origin request may carry none, and its Host
+    // names the rebound name (every route's rule now, test/hostile/web-pages-cannot-instruct-agents)
+    assert.equal((await post({ Host: 'evil.example.com' })).status, 403)
   })
 })

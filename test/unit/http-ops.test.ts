@@ -179,7 +179,7 @@ describe('Bearer keys', () => {
 
   it('Should reject malformed AUTH_KEYS without echoing secrets', () => {
     assert.throws(
-      () => parseAuthKeys('acme:admin:supersecret'),
+      () => parseAuthKeys('acme:owner:supersecret'),
       (e: Error) => !e.message.includes('supersecret')
     )
     assert.throws(() => parseAuthKeys('acme:agent:short'))

@@ -31,6 +31,7 @@ import {
   SessionView,
 } from '../schemas.js'
 import { editRefusal, pendEdit } from '../../ingest/edit.js'
+import { isCrossOrigin } from '../origin-guard.js'
 import { updateWithinQuota } from '../round-runner.js'
 import { requestHeader } from '../route-input.js'
 import { jsonArrayWithin, PAGE_BYTES, stringifySliced, textBody } from '../json-parts.js'
@@ -150,6 +151,9 @@ const getHistory = createRoute({
 
 const etagOf = (session: Session) => versionTag(session.version)
 
+const UNTRUSTED_EDIT =
+  "In open access, an edit from another origin's page cannot be handed to a running agent (it would reach the model as hook context). Send it from the dashboard on the service's own origin, without an Origin header (curl, a script), or configure AUTH_KEYS and send an agent or admin key."
+
 /** History entries read from the store per call while a page is assembled. */
 const HISTORY_BATCH = 8
 
@@ -208,6 +212,9 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     }))
     const ifMatch = c.req.valid('header')['if-match']
     const now = deps.now()
+    // in open access any page that CORS_ORIGINS admits could write here: its edit may change the
+    // list a person sees, never the text a running agent is handed
+    const untrusted = deps.keys.size === 0 && isCrossOrigin(c)
     const session = await updateWithinQuota(deps, key, (current, { versionFloor }) => {
       if (ifMatch !== undefined && !conditionMatches(ifMatch, current && etagOf(current), false)) {
         throw new ProblemError(
@@ -228,6 +235,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       const overLimit = checkStoredLimits(stored, limitsOf(deps))
       if (overLimit) throw new ProblemError(422, 'limit-exceeded', overLimit)
       if (current?.observed) {
+        if (untrusted) throw new ProblemError(403, 'untrusted-edit', UNTRUSTED_EDIT)
         // an observed Claude session: handed to the model by the next PostToolUse hook reply
         const pending = pendEdit(current, checked.items, now)
         return { value: pending, write: { session: pending, source: 'put' } }
