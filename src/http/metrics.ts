@@ -6,7 +6,7 @@ import { prometheus } from '@hono/prometheus'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { HTTPException } from 'hono/http-exception'
 import { DialectConflictError, type RoundOutcome } from '../dialects/round.js'
-import type { SessionStore } from '../store/types.js'
+import type { SessionStore, Updater } from '../store/types.js'
 
 export interface Metrics {
   registry: Registry
@@ -110,17 +110,32 @@ const TIMED_OPS = ['get', 'update', 'delete', 'list', 'history'] as const
  */
 export function instrumentStore(store: SessionStore, metrics: Metrics): SessionStore {
   const timed: Partial<SessionStore> = {}
+  // what an updater threw is its verdict on the request (412, 422, an unknown MCP tool), not a
+  // store fault: remembered as it passes, whatever its class
+  const verdicts = new WeakSet<object>()
+  const judged =
+    (updater: Updater<unknown>): Updater<unknown> =>
+    (current, context) => {
+      try {
+        return updater(current, context)
+      } catch (error) {
+        if (typeof error === 'object' && error !== null) verdicts.add(error)
+        throw error
+      }
+    }
   for (const op of TIMED_OPS) {
     const original = store[op].bind(store) as (...args: unknown[]) => Promise<unknown>
     ;(timed as Record<string, unknown>)[op] = async (...args: unknown[]) => {
       const end = metrics.storeLatency.startTimer({ op })
+      if (op === 'update') args[1] = judged(args[1] as Updater<unknown>)
       try {
         return await original(...args)
       } catch (error) {
-        // an updater's verdict (412, 422, 409) is not a store fault
-        if (!(error instanceof HTTPException) && !(error instanceof DialectConflictError)) {
-          metrics.storeErrors.inc({ op })
-        }
+        const verdict =
+          (typeof error === 'object' && error !== null && verdicts.has(error)) ||
+          error instanceof HTTPException ||
+          error instanceof DialectConflictError
+        if (!verdict) metrics.storeErrors.inc({ op })
         throw error
       } finally {
         end()

@@ -32,7 +32,7 @@ const sessionEvents = createRoute({
     200: {
       description: 'snapshot, then one update per version',
       content: eventStream(
-        'event: snapshot | update | delete; id: the version; data: the SessionView as JSON (a replayed version carries source and replayed: true; an update with the same id re-sends a view whose state changed without a write, e.g. to stale). Heartbeat comments keep the stream open. A client that leaves more than MAX_STREAM_BACKLOG_BYTES unread is disconnected: reconnect with Last-Event-ID.'
+        'event: snapshot | update | delete; id: the version; data: the SessionView as JSON (a replayed version carries source and replayed: true; an update with the same id re-sends a view whose state changed without a write, e.g. to stale). Heartbeat comments keep the stream open. A client that leaves more than MAX_STREAM_BACKLOG_BYTES unread is disconnected: reconnect with Last-Event-ID. For a session that does not exist yet, a request with Accept: text/event-stream (an EventSource) gets a stream that ends at once with retry: 3000, so it reconnects until the session exists; other requests get 404.'
       ),
     },
     ...problemResponses(400, 401, 404, 429, 503),
@@ -93,6 +93,24 @@ const sseResponse = (c: Context<AppEnv>, stream: SseStream) =>
     'Transfer-Encoding': 'chunked',
   })
 
+/** How long an EventSource waits before it asks again for a session that does not exist yet. */
+export const NOT_YET_RETRY_MS = 3000
+
+/** Whether the client asked for an event stream (an EventSource always does). */
+const acceptsEventStream = (c: Context<AppEnv>) =>
+  /\btext\/event-stream\b/i.test(c.req.header('accept') ?? '')
+
+/**
+ * A stream that ends at once with a `retry:` hint: the EventSource reconnects after it, so a
+ * monitor opened before a session's first write finds the session once it exists.
+ */
+const notYet = (c: Context<AppEnv>, sessionId: string) =>
+  c.body(
+    `retry: ${NOT_YET_RETRY_MS}\n: no session '${sessionId}' yet; retry in ${NOT_YET_RETRY_MS} ms\n\n`,
+    200,
+    { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' }
+  )
+
 /** Registers the event stream routes. */
 export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
   const limits = limitsOf(deps)
@@ -127,7 +145,12 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, met
     const header = c.req.valid('header')['last-event-id']
     const lastEventId = header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined
     refuseWhileDraining()
-    if (!(await deps.store.get(key))) throw sessionNotFound(key.sessionId)
+    if (!(await deps.store.get(key))) {
+      // an EventSource gives up for good on a 404: it is told to come back instead, since a
+      // monitor is often opened before the agent's first round
+      if (acceptsEventStream(c)) return notYet(c, key.sessionId)
+      throw sessionNotFound(key.sessionId)
+    }
     return sseResponse(
       c,
       open(() => hub.openSession(key, lastEventId, dropper(c)))
