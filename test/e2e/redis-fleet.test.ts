@@ -2,6 +2,7 @@
  * End to end: two server processes on one Redis serve the same sessions; one of them is killed
  * with SIGKILL under load and the other keeps serving, losing no acknowledged round.
  */
+import { eventually } from '../eventually.js'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { request, startServer, type ServerProcess } from './server-process.js'
@@ -199,9 +200,9 @@ if (unreachable) {
       let survivorAfterKill = 0
       let killed = false
       let counter = 0
-      const stopAt = Date.now() + 4000
+      let done = false
       const worker = async (preferA: boolean) => {
-        while (Date.now() < stopAt) {
+        while (!done) {
           const server = preferA && !killed ? a : b
           const n = counter++
           const single = n % 3 === 0
@@ -220,9 +221,12 @@ if (unreachable) {
         }
       }
       const load = Promise.all(Array.from({ length: 12 }, (_, i) => worker(i % 2 === 0)))
-      await new Promise((resolve) => setTimeout(resolve, 1500))
+      // conditions, not times: a loaded machine acknowledges fewer rounds per second
+      await eventually(() => hotAcks.length + singleAcks.length >= 30, 60_000)
       await a.kill()
       killed = true
+      await eventually(() => survivorAfterKill >= 20, 60_000)
+      done = true
       await load
 
       assert.equal(survivorFailures, 0)

@@ -78,7 +78,8 @@ export async function startServer(
     },
   }
   if (options.waitReady === false) return proc
-  const deadline = Date.now() + (options.timeoutMs ?? 20_000)
+  // generous: a condition waited on, so it costs nothing on an idle machine and holds on a loaded one
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000)
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
       throw new Error(`server exited early (${child.exitCode}):\n${output}`)

@@ -1,6 +1,7 @@
 /**
  * End to end: the real server process on a free port, on SQLite.
  */
+import { eventually } from '../eventually.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -160,7 +161,8 @@ describe('Durability on SQLite', () => {
       }
     }
     const workers = Array.from({ length: 8 }, (_, w) => worker(w))
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    // a condition, not a time: a loaded machine acknowledges fewer rounds per second
+    await eventually(() => acked.size > 40, 60_000)
     await server.kill()
     stop = true
     await Promise.all(workers)
