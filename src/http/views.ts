@@ -17,6 +17,8 @@ import {
 import { resolveDialect, type RoundOutcome } from '../dialects/round.js'
 import type * as S from './schemas.js'
 import { editRefusal } from '../ingest/edit.js'
+import { getDialect } from '../dialects/registry.js'
+import { briefColumns, type SessionBrief } from '../store/brief.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -87,31 +89,38 @@ export function sessionView(session: Session, staleBefore: number): z.infer<type
 }
 
 /**
- * A session's line in a listing.
- * @param session - the stored session
+ * A session's line in a listing, from its brief (the store keeps one beside each session; a
+ * session at hand gives its own, `briefOf`).
+ * @param brief - the session's brief
  * @param staleBefore - epoch ms: unfinished sessions unchanged since are stale
  */
 export function sessionSummary(
-  session: Session,
+  brief: SessionBrief,
   staleBefore: number
 ): z.infer<typeof S.SessionSummary> {
-  const state = stateOf(session, staleBefore)
+  const state = sessionState(briefColumns(brief), brief.updated_at, staleBefore)
+  const policy = getDialect(brief.dialect)?.reminder
   return {
-    session_id: session.session_id,
-    dialect: session.dialect,
-    version: session.version,
+    session_id: brief.session_id,
+    dialect: brief.dialect,
+    version: brief.version,
     state,
-    progress: computeProgress(session.items),
-    current: currentItem(session.items),
-    round: session.round,
-    reminder_due: reminderDue(session),
-    ended: endedView(session.ended),
+    progress: brief.progress,
+    current: brief.current,
+    round: brief.round,
+    reminder_due:
+      policy !== undefined &&
+      isReminderDue(policy, brief.settings, {
+        rounds_since_todo: brief.rounds_since_todo,
+        rounds_since_reminder: null,
+      }),
+    ended: endedView(brief.ended),
     stale: state === 'stale',
-    source: sessionSource(session),
-    parent: session.observed?.parent ?? null,
-    waiting: waitingView(session),
-    todo_tools: session.observed?.todo_tools ?? null,
-    updated_at: iso(session.updated_at),
+    source: brief.source,
+    parent: brief.parent,
+    waiting: brief.waiting ? { ...brief.waiting, at: iso(brief.waiting.at) } : null,
+    todo_tools: brief.todo_tools,
+    updated_at: iso(brief.updated_at),
   }
 }
 

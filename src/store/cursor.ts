@@ -8,9 +8,9 @@ import type { ListCursor } from './types.js'
 
 /**
  * The cursor after the last session of a page.
- * @param session - the page's last session
+ * @param session - the page's last session (or its brief)
  */
-export const cursorAfter = (session: Session): ListCursor => ({
+export const cursorAfter = (session: Pick<Session, 'updated_at' | 'session_id'>): ListCursor => ({
   updatedAt: session.updated_at,
   sessionId: session.session_id,
 })

@@ -2,19 +2,21 @@
  * @module store/filter
  * The listing filters, for stores that filter in process.
  */
-import { matchesState, sessionSource, stateColumns, type Session } from '../core/session.js'
+import { matchesState } from '../core/session.js'
+import { briefColumns, type SessionBrief } from './brief.js'
 import type { ListQuery } from './types.js'
 
 /**
- * Whether a session belongs in a listing (state, dialect, source, updated since).
- * @param session - the stored session
+ * Whether a session belongs in a listing (state, dialect, source, updated since), judged from its
+ * brief.
+ * @param brief - the session's stored brief
  * @param query - the listing
  */
-export function matchesListQuery(session: Session, query: ListQuery): boolean {
+export function matchesListQuery(brief: SessionBrief, query: ListQuery): boolean {
   return (
-    (query.dialect === undefined || session.dialect === query.dialect) &&
-    (query.source === undefined || sessionSource(session) === query.source) &&
-    (query.updatedSince === undefined || session.updated_at >= query.updatedSince) &&
-    matchesState(stateColumns(session), session.updated_at, query.state, query.staleBefore)
+    (query.dialect === undefined || brief.dialect === query.dialect) &&
+    (query.source === undefined || brief.source === query.source) &&
+    (query.updatedSince === undefined || brief.updated_at >= query.updatedSince) &&
+    matchesState(briefColumns(brief), brief.updated_at, query.state, query.staleBefore)
   )
 }

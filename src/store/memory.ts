@@ -24,14 +24,26 @@ import {
   type StoreOptions,
   type UpdateOptions,
   type Updater,
+  historyBytes,
 } from './types.js'
 import { cursorAfter, isBeforeCursor } from './cursor.js'
+import { briefOf, type SessionBrief } from './brief.js'
 
 interface Entry {
   tenant: string
   session: Session
+  /** Computed at write: what listings show. */
+  brief: SessionBrief
   expiresAt: number
   history: HistoryEntry[]
+}
+
+/** `historyBytes` of kept entries, measured once (the memory store keeps objects, not JSON). */
+const entrySizes = new WeakMap<HistoryEntry, number>()
+const entryBytes = (entry: HistoryEntry) => {
+  let size = entrySizes.get(entry)
+  if (size === undefined) entrySizes.set(entry, (size = historyBytes(JSON.stringify(entry.items))))
+  return size
 }
 
 const keyOf = (key: SessionKey) => `${key.tenant}\u0000${key.sessionId}`
@@ -117,6 +129,7 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
         sessions.set(k, {
           tenant: key.tenant,
           session,
+          brief: briefOf(session),
           expiresAt: options.now() + options.ttlMs,
           history,
         })
@@ -147,14 +160,14 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
     },
     async list(tenant, query: ListQuery): Promise<ListPage> {
       const now = options.now()
-      const matches: Session[] = []
+      const matches: SessionBrief[] = []
       for (const entry of sessions.values()) {
         if (entry.expiresAt <= now || entry.tenant !== tenant) continue
-        const session = entry.session
-        if (query.cursor && !isBeforeCursor(session.updated_at, session.session_id, query.cursor))
+        const brief = entry.brief
+        if (query.cursor && !isBeforeCursor(brief.updated_at, brief.session_id, query.cursor))
           continue
-        if (!matchesListQuery(session, query)) continue
-        matches.push(session)
+        if (!matchesListQuery(brief, query)) continue
+        matches.push(brief)
       }
       matches.sort((a, b) => b.updated_at - a.updated_at || (a.session_id < b.session_id ? 1 : -1))
       const page = matches.slice(0, query.limit)
@@ -165,14 +178,22 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
     async countSessions(tenant) {
       return countLive(tenant)
     },
-    async history(key, limit, beforeVersion) {
+    async history(key, limit, beforeVersion, maxBytes) {
       const entry = live(keyOf(key))
       if (!entry) return []
       const older =
         beforeVersion === undefined
           ? entry.history
           : entry.history.filter((h) => h.version < beforeVersion)
-      return older.slice(-limit)
+      const page = older.slice(-limit)
+      if (maxBytes === undefined) return page
+      let bytes = 0
+      let from = page.length
+      while (from > 0) {
+        bytes += entryBytes(page[--from])
+        if (bytes > maxBytes) break
+      }
+      return page.slice(from)
     },
     async claimIdempotency(scope, fingerprint, ttlMs): Promise<IdempotencyClaim> {
       const existing = liveClaim(scope)

@@ -12,6 +12,7 @@ import Database from 'better-sqlite3'
 import { stateColumns, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
 import { changeEvent, createChangeFeed } from './changes.js'
 import { cursorAfter } from './cursor.js'
+import { briefOf, parseBrief } from './brief.js'
 import {
   assertNextVersion,
   ConflictRetryError,
@@ -24,6 +25,7 @@ import {
   type StoreOptions,
   type UpdateOptions,
   type Updater,
+  historyBytes,
 } from './types.js'
 import { asStoreError } from './sqlite/faults.js'
 import {
@@ -38,6 +40,7 @@ import {
   expiryBucket,
   prepareStatements,
   type SessionParams,
+  type HistoryRow,
   type SessionRow,
   type Statements,
 } from './sqlite/statements.js'
@@ -192,6 +195,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       sessionId: key.sessionId,
       version: session.version,
       data: JSON.stringify(session),
+      brief: JSON.stringify(briefOf(session)),
       total: columns.total,
       unfinished: columns.unfinished,
       ended: columns.ended ? 1 : 0,
@@ -321,28 +325,38 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
           limit: query.limit + 1,
         })
       )
-      const sessions = rows.slice(0, query.limit).map((row) => JSON.parse(row.data) as Session)
+      const sessions = rows
+        .slice(0, query.limit)
+        .map((row) => parseBrief(row.brief) ?? briefOf(JSON.parse(row.data!) as Session))
       const last = sessions[sessions.length - 1]
       const next = rows.length > query.limit && last ? cursorAfter(last) : null
       return { sessions, next }
     },
-    async history(key, limit, beforeVersion) {
+    async history(key, limit, beforeVersion, maxBytes = Infinity) {
       // one read transaction: the version and the rows of one snapshot, whatever another
-      // process commits meanwhile
+      // process commits meanwhile; rows newest first, read one at a time until the budget is
+      // passed, so a page of large lists reads about its budget
       const rows = reading(
         db.transaction(() => {
           const row = sql.selectLiveness.get(key)
           if (!row || row.expires_at <= options.now()) return []
-          return sql.selectHistory.all({
+          const kept: HistoryRow[] = []
+          let bytes = 0
+          for (const entry of sql.selectHistory.iterate({
             tenant: key.tenant,
             sessionId: key.sessionId,
             beforeVersion: beforeVersion ?? Number.MAX_SAFE_INTEGER,
             floor: row.version - ringOf(),
             limit,
-          })
+          })) {
+            kept.push(entry)
+            bytes += historyBytes(entry.items)
+            if (bytes > maxBytes) break
+          }
+          return kept
         })
       )
-      return rows.map((row): HistoryEntry => ({
+      return rows.reverse().map((row): HistoryEntry => ({
         version: row.version,
         at: row.at,
         source: row.source as HistoryEntry['source'],

@@ -2,6 +2,7 @@
  * @module store/types
  * The storage seam: one interface, one atomic read-modify-write, three backends.
  */
+import type { SessionBrief } from './brief.js'
 import type { ChangeSource, HistoryEntry, ListState, Session, SessionKey } from '../core/session.js'
 
 /** What an updater decides: a value for the caller and, optionally, a new version to store. */
@@ -83,7 +84,8 @@ export interface ListQuery {
 }
 
 export interface ListPage {
-  sessions: Session[]
+  /** The sessions' briefs (what a listing line shows), read without the sessions themselves. */
+  sessions: SessionBrief[]
   next: ListCursor | null
 }
 
@@ -163,9 +165,16 @@ export interface SessionStore {
   countSessions(tenant: string): Promise<number>
   /**
    * The newest `limit` stored versions older than `beforeVersion` (all when absent), oldest
-   * first.
+   * first. With `maxBytes` the page may end sooner: entries are taken newest first until the
+   * JSON of their lists (`historyBytes`) adds up to more than `maxBytes`, the entry that passes
+   * it included, so a page of large lists reads and parses about its budget, not `limit` lists.
    */
-  history(key: SessionKey, limit: number, beforeVersion?: number): Promise<HistoryEntry[]>
+  history(
+    key: SessionKey,
+    limit: number,
+    beforeVersion?: number,
+    maxBytes?: number
+  ): Promise<HistoryEntry[]>
   /**
    * Claims an idempotency key for `ttlMs` (the in-flight window), or returns what is stored
    * under it. The claim's token goes into `update`'s `idempotency` option, which stores the
@@ -191,6 +200,14 @@ export interface SessionStore {
   checkWritable(): Promise<void>
   close(): Promise<void>
 }
+
+/**
+ * What a history entry counts against a page's `maxBytes`: the length of its list's JSON, which
+ * is at most that JSON's UTF-8 bytes (so a caller that counts the bytes of the entries it sends
+ * passes its own budget whenever a store stopped at it).
+ * @param itemsJson - the list's JSON text
+ */
+export const historyBytes = (itemsJson: string): number => itemsJson.length
 
 /** The update of a session raced a concurrent writer too many times. */
 export class ConflictRetryError extends Error {

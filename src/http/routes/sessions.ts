@@ -34,7 +34,13 @@ import { editRefusal, pendEdit } from '../../ingest/edit.js'
 import { isCrossOrigin } from '../origin-guard.js'
 import { updateWithinQuota } from '../round-runner.js'
 import { requestHeader } from '../route-input.js'
-import { jsonArrayWithin, PAGE_BYTES, stringifySliced, textBody } from '../json-parts.js'
+import {
+  jsonArrayWithin,
+  PAGE_BYTES,
+  stringifySliced,
+  textBody,
+  yieldToLoop,
+} from '../json-parts.js'
 import { historyView, renderedList, sessionSummary, sessionView } from '../views.js'
 
 const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
@@ -323,10 +329,16 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     let more = false
     while (parts.length < limit) {
       const want = Math.min(HISTORY_BATCH, limit - parts.length)
-      // one more than wanted tells whether older entries remain
-      const batch = await deps.store.history(key, want + 1, before)
+      // one more than wanted tells whether older entries remain; the store stops at the bytes
+      // this page has left (past them, the loop below finds the page full), and the loop yields
+      // between batches, so a history of large lists costs what its page returns
+      if (parts.length) await yieldToLoop()
+      const budget = PAGE_BYTES - bytes
+      const batch = await deps.store.history(key, want + 1, before, budget)
+      if (batch.length === 0) break
       const olderRemain = batch.length > want
       const usable = olderRemain ? batch.slice(1) : batch
+      const bytesBefore = bytes
       let full = false
       for (const entry of usable.reverse()) {
         const json = await stringifySliced(historyView(entry))
@@ -343,7 +355,9 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
         more = true
         break
       }
-      if (!olderRemain) break
+      // a short batch past the budget may have been ended by it (then older entries may
+      // remain): the next one tells
+      if (!olderRemain && bytes - bytesBefore <= budget) break
       if (parts.length >= limit) more = true
     }
     parts.reverse()

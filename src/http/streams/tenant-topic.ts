@@ -6,6 +6,7 @@
  */
 import type { ChangeEvent } from '../../store/types.js'
 import { jsonArrayWithin, PAGE_BYTES, yieldToLoop } from '../json-parts.js'
+import { briefOf } from '../../store/brief.js'
 import { sessionSummary } from '../views.js'
 import { encodeMessage, type SseStream } from './sse.js'
 import { deleteFrame, Outbox, Topic, type HubContext } from './topic.js'
@@ -147,7 +148,7 @@ export class TenantTopic extends Topic {
             frame: encodeMessage({
               event: 'update',
               id: String(session.version),
-              data: JSON.stringify(sessionSummary(session, staleBefore)),
+              data: JSON.stringify(sessionSummary(briefOf(session), staleBefore)),
             }),
           })
         })

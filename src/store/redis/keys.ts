@@ -13,8 +13,9 @@ export interface KeyLayout {
   /** The change channel. */
   channel: string
   /**
-   * The session hash: `v`, `exp`, `data`, `t`; or, for the TTL after a delete, a tombstone with
-   * `v` and `tomb` (its expiry) only.
+   * The session hash: `v`, `exp`, `data`, `t`, and the brief listings read, `b`, with the token
+   * of the write that stored it, `bt`; or, for the TTL after a delete, a tombstone with `v` and
+   * `tomb` (its expiry) only.
    */
   session(key: SessionKey): string
   /** The history list. */

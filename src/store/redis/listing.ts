@@ -1,11 +1,12 @@
 /**
  * @module store/redis/listing
  * A tenant's sessions without KEYS or SCAN: its sorted set (member session id, score updated_at)
- * walked from newest to oldest, each member's record read and filtered in process; members whose
- * session is gone are dropped when a listing meets them.
+ * walked from newest to oldest, each member's brief (never its record) read and filtered in
+ * process; members whose session is gone are dropped when a listing meets them.
  */
 import type { Cluster, Redis } from 'ioredis'
 import type { Session, SessionKey } from '../../core/session.js'
+import { briefOf, parseBrief, type SessionBrief } from '../brief.js'
 import { isBeforeCursor } from '../cursor.js'
 import { matchesListQuery } from '../filter.js'
 import type { ListCursor, SessionStore, StoreLogger } from '../types.js'
@@ -16,6 +17,11 @@ import type { Seat } from './seats.js'
 
 /** Index entries one listing call may examine before it returns a short page with a cursor. */
 const LIST_SCAN_BUDGET = 2000
+/**
+ * Briefs read in one round of commands: each is a few hundred bytes, so a round stays far
+ * below the command timeout whatever the sessions' size.
+ */
+const BRIEF_BATCH = 100
 
 export interface Listing {
   list: SessionStore['list']
@@ -44,6 +50,44 @@ export interface ListingOptions {
 export function createListing({ client, keys, ttlMs, now, logger }: ListingOptions): Listing {
   const dropFromIndex = (tenant: string, sessionId: string, score: number) => {
     client.atIndexDrop(keys.index(tenant), sessionId, String(score)).catch(() => undefined)
+  }
+
+  /**
+   * A brief kept by an older release's write is missing (or stale): the record is read whole
+   * once, one at a time, and its brief stored for the next listing (not awaited).
+   */
+  const briefFromRecord = async (key: SessionKey, at: number): Promise<SessionBrief | null> => {
+    const sessionKey = keys.session(key)
+    const [exp, data, token] = await guarded(() => client.hmget(sessionKey, 'exp', 'data', 't'))
+    const session: Session | null = liveRecord([exp, data], at)
+    if (!session) return null
+    const brief = briefOf(session)
+    client.atFillBrief(sessionKey, token ?? '', JSON.stringify(brief)).catch(() => undefined)
+    return brief
+  }
+
+  /** The live briefs of a tenant's sessions at these positions (null: gone or expired). */
+  const readBriefs = async (tenant: string, positions: ListCursor[], at: number) => {
+    const briefs: (SessionBrief | null)[] = []
+    for (let i = 0; i < positions.length; i += BRIEF_BATCH) {
+      const batch = positions.slice(i, i + BRIEF_BATCH)
+      const replies = await Promise.all(
+        batch.map(({ sessionId }) =>
+          guarded(() => client.hmget(keys.session({ tenant, sessionId }), 'exp', 't', 'bt', 'b'))
+        )
+      )
+      for (let j = 0; j < batch.length; j++) {
+        const [exp, token, briefToken, json] = replies[j]
+        if (exp === null || Number(exp) <= at) {
+          briefs.push(null)
+          continue
+        }
+        const current = briefToken !== null && (token ?? '') === briefToken
+        const brief = current ? parseBrief(json) : null
+        briefs.push(brief ?? (await briefFromRecord({ tenant, sessionId: batch[j].sessionId }, at)))
+      }
+    }
+    return briefs
   }
 
   return {
@@ -83,7 +127,7 @@ export function createListing({ client, keys, ttlMs, now, logger }: ListingOptio
       ) {
         max = `(${query.staleBefore}`
       }
-      const found: { session: Session; position: ListCursor }[] = []
+      const found: { brief: SessionBrief; position: ListCursor }[] = []
       let lastExamined: ListCursor | null = null
       let offset = 0
       let scanned = 0
@@ -115,24 +159,18 @@ export function createListing({ client, keys, ttlMs, now, logger }: ListingOptio
           }
         }
         const at = now()
-        const records = await Promise.all(
-          candidates.map((position) =>
-            guarded(() =>
-              client.hmget(keys.session({ tenant, sessionId: position.sessionId }), 'exp', 'data')
-            )
-          )
-        )
+        const briefs = await readBriefs(tenant, candidates, at)
         for (let i = 0; i < candidates.length && found.length < want; i++) {
           const position = candidates[i]
           scanned++
           lastExamined = position
-          const session = liveRecord(records[i], at)
-          if (!session) {
+          const brief = briefs[i]
+          if (!brief) {
             dropFromIndex(tenant, position.sessionId, position.updatedAt)
             continue
           }
-          if (matchesListQuery(session, query)) {
-            found.push({ session, position })
+          if (matchesListQuery(brief, query)) {
+            found.push({ brief, position })
           }
         }
       }
@@ -140,7 +178,7 @@ export function createListing({ client, keys, ttlMs, now, logger }: ListingOptio
       let next: ListCursor | null = null
       if (found.length > query.limit) next = page[page.length - 1].position
       else if (!exhausted && found.length < want && lastExamined) next = lastExamined
-      return { sessions: page.map((entry) => entry.session), next }
+      return { sessions: page.map((entry) => entry.brief), next }
     },
   }
 }

@@ -57,7 +57,7 @@ export function createReads({ client, keys, cache, now }: ReadsOptions): Reads {
   return {
     readBase,
     get: async (key) => (await readBase(key)).session,
-    async history(key, limit, beforeVersion) {
+    async history(key, limit, beforeVersion, maxBytes) {
       if (limit <= 0 || (beforeVersion !== undefined && beforeVersion <= 1)) return []
       const entries = await guarded(() =>
         client.atHistory(
@@ -65,7 +65,8 @@ export function createReads({ client, keys, cache, now }: ReadsOptions): Reads {
           keys.history(key),
           String(now()),
           String(limit),
-          String(Math.ceil(beforeVersion ?? 0))
+          String(Math.ceil(beforeVersion ?? 0)),
+          maxBytes === undefined || maxBytes === Infinity ? '' : String(Math.floor(maxBytes))
         )
       )
       const page = entries.map((json) => JSON.parse(json) as HistoryEntry)

@@ -32,6 +32,7 @@ export const SCRIPTS = {
   atIndexDrop: { lua: luaScript('index-drop'), numberOfKeys: 1 },
   atSeatReserve: { lua: luaScript('reserve-seat'), numberOfKeys: 2 },
   atCount: { lua: luaScript('count-hits'), numberOfKeys: 1 },
+  atFillBrief: { lua: luaScript('fill-brief'), numberOfKeys: 1 },
 }
 
 /** The write script's reply (write-session.lua). */
@@ -46,7 +47,8 @@ declare module 'ioredis' {
       historyKey: string,
       now: string,
       limit: string,
-      before: string
+      before: string,
+      maxBytes: string
     ): Result<string[], Context>
     atIdemClaim(
       recordKey: string,
@@ -84,5 +86,6 @@ declare module 'ioredis' {
       seatMs: string
     ): Result<number, Context>
     atCount(counterKey: string, windowMs: string): Result<[number, number], Context>
+    atFillBrief(sessionKey: string, token: string, brief: string): Result<number, Context>
   }
 }

@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
 import { historyEntryOf, type Session, type SessionKey } from '../../core/session.js'
+import { briefOf } from '../brief.js'
 import { changeEvent } from '../changes.js'
 import {
   assertNextVersion,
@@ -168,6 +169,7 @@ export function createUpdate(deps: UpdateDeps) {
           // a quiet write adds no history entry (write-session.lua): no list to serialise twice
           quiet ? '' : JSON.stringify(historyEntryOf(session, source)),
           JSON.stringify(changeEvent(key, session.version, source, quiet)),
+          JSON.stringify(briefOf(session)),
         ]
         if (claim) args.push(claim.reply(decision.value))
         const scriptKeys = [sessionKey, historyKey]

@@ -7,6 +7,8 @@
  * numbered say 0; step 1 and 2 are written so that they fit every such file.
  */
 import type Database from 'better-sqlite3'
+import type { Session } from '../../core/session.js'
+import { briefOf } from '../brief.js'
 
 /** What a step may need of the store that runs it. */
 export interface MigrationContext {
@@ -144,6 +146,31 @@ export const MIGRATIONS: readonly Migration[] = [
     up(db, { historyLimit }) {
       db.exec('CREATE TABLE store_settings (name TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT')
       layOutHistory(db, historyLimit)
+    },
+  },
+  {
+    version: 6,
+    name: 'session briefs for listings',
+    // listings read the brief (a few hundred bytes) instead of the session (up to
+    // MAX_SESSION_BYTES), and filter on it; every row written before gets its brief here
+    up(db) {
+      db.exec("ALTER TABLE sessions ADD COLUMN brief TEXT NOT NULL DEFAULT ''")
+      // in rowid order, a few rows at a time: a file of large sessions is never read whole
+      const next = db.prepare<[number], { id: number; data: string }>(
+        'SELECT rowid AS id, data FROM sessions WHERE rowid > ? ORDER BY rowid LIMIT 64'
+      )
+      const fill = db.prepare<[string, number]>('UPDATE sessions SET brief = ? WHERE rowid = ?')
+      for (let rows = next.all(0); rows.length > 0; rows = next.all(rows[rows.length - 1].id)) {
+        for (const row of rows) {
+          fill.run(JSON.stringify(briefOf(JSON.parse(row.data) as Session)), row.id)
+        }
+      }
+      // the listing's index covers what a listing filters on and returns: a listing never
+      // reads a session's row, whose columns after `data` sit behind its overflow pages
+      db.exec(`
+        DROP INDEX sessions_by_update;
+        CREATE INDEX sessions_by_update ON sessions
+          (tenant, updated_at DESC, session_id DESC, expires_at, ended, unfinished, total, brief);`)
     },
   },
 ]

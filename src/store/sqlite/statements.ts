@@ -28,6 +28,8 @@ export interface SessionParams extends KeyParams {
   expectedVersion: number
   version: number
   data: string
+  /** The session's brief (`store/brief`), JSON: what listings read. */
+  brief: string
   total: number
   unfinished: number
   ended: number
@@ -35,6 +37,12 @@ export interface SessionParams extends KeyParams {
   expiresAt: number
   /** `expiresAt`'s bucket (`expiryBucket()`). */
   expiryBucket: number
+}
+
+/** A listing's row: the brief, and the session only where the brief is missing. */
+export interface ListRow {
+  brief: string
+  data: string | null
 }
 
 export interface HistoryRow {
@@ -52,17 +60,18 @@ export interface IdempotencyRow {
 }
 
 /**
- * The newest `limit` history rows below a version and above the kept window's floor, oldest
- * first. The inner query visits the session's slots (all of them: the primary key's prefix
- * `(tenant, session_id)`, `test/integration/sqlite-schema.test.ts`) and sorts only their
- * versions; the outer one reads the lists of the `limit` it keeps.
+ * The newest `limit` history rows below a version and above the kept window's floor, newest
+ * first (a reader of a byte budget stops early). The inner query visits the session's slots
+ * (all of them: the primary key's prefix `(tenant, session_id)`,
+ * `test/integration/sqlite-schema.test.ts`) and sorts only their versions; the outer one reads
+ * the lists of the `limit` it keeps, one row at a time.
  */
 export const HISTORY_PAGE_SQL = `SELECT version, at, source, items FROM history WHERE rowid IN
   (SELECT rowid FROM history
      WHERE tenant = @tenant AND session_id = @sessionId
        AND version < @beforeVersion AND version > @floor
      ORDER BY version DESC LIMIT @limit)
-  ORDER BY version ASC`
+  ORDER BY version DESC`
 
 /** Listing filters per state, over the indexed summary columns. */
 const STATE_SQL: Record<ListQuery['state'], string> = {
@@ -70,11 +79,11 @@ const STATE_SQL: Record<ListQuery['state'], string> = {
   ended: 'ended = 1',
   active: 'ended = 0 AND (unfinished > 0 OR total = 0)',
   done: 'ended = 0 AND total > 0 AND unfinished = 0',
-  // an observed agent waiting for a person is waiting, not stale (no column yet: read from the JSON)
+  // an observed agent waiting for a person is waiting, not stale (read from the brief)
   waiting:
-    "ended = 0 AND (unfinished > 0 OR total = 0) AND json_extract(data, '$.observed.waiting') IS NOT NULL",
+    "ended = 0 AND (unfinished > 0 OR total = 0) AND json_extract(brief, '$.waiting') IS NOT NULL",
   stale:
-    "ended = 0 AND unfinished > 0 AND updated_at < @staleBefore AND json_extract(data, '$.observed.waiting') IS NULL",
+    "ended = 0 AND unfinished > 0 AND updated_at < @staleBefore AND json_extract(brief, '$.waiting') IS NULL",
 }
 
 /** A prepared statement bound by one object of named parameters. */
@@ -134,8 +143,11 @@ export interface Statements {
   insertProbe: Named<{ at: number; bytes: number }>
   deleteProbe: Database.Statement<[]>
   selectOne: Database.Statement<[]>
-  /** One prepared statement per combination of filters, made on first use. */
-  list(query: ListQuery): Named<object, { data: string }>
+  /**
+   * One prepared statement per combination of filters, made on first use: the briefs, never the
+   * sessions (a row whose brief is empty, which no write leaves, is read whole).
+   */
+  list(query: ListQuery): Named<object, ListRow>
 }
 
 /**
@@ -143,7 +155,7 @@ export interface Statements {
  * @param db - the database
  */
 export function prepareStatements(db: Database.Database): Statements {
-  const listStatements = new Map<string, Named<object, { data: string }>>()
+  const listStatements = new Map<string, Named<object, ListRow>>()
   return {
     selectSession: db.prepare<[KeyParams], SessionRow>(
       `SELECT version, data, expires_at, expiry_bucket FROM sessions
@@ -153,18 +165,19 @@ export function prepareStatements(db: Database.Database): Statements {
       'SELECT version, expires_at FROM sessions WHERE tenant = @tenant AND session_id = @sessionId'
     ),
     insertSession: db.prepare<[SessionParams]>(
-      `INSERT INTO sessions (tenant, session_id, version, data, total, unfinished, ended, updated_at, expires_at, expiry_bucket)
-       VALUES (@tenant, @sessionId, @version, @data, @total, @unfinished, @ended, @updatedAt, @expiresAt, @expiryBucket)`
+      `INSERT INTO sessions (tenant, session_id, version, data, brief, total, unfinished, ended, updated_at, expires_at, expiry_bucket)
+       VALUES (@tenant, @sessionId, @version, @data, @brief, @total, @unfinished, @ended, @updatedAt, @expiresAt, @expiryBucket)`
     ),
     // without expiry_bucket in its SET, SQLite leaves that column's index alone
     updateSession: db.prepare<[SessionParams]>(
-      `UPDATE sessions SET version = @version, data = @data, total = @total, unfinished = @unfinished,
-         ended = @ended, updated_at = @updatedAt, expires_at = @expiresAt
+      `UPDATE sessions SET version = @version, data = @data, brief = @brief, total = @total,
+         unfinished = @unfinished, ended = @ended, updated_at = @updatedAt, expires_at = @expiresAt
        WHERE tenant = @tenant AND session_id = @sessionId AND version = @expectedVersion`
     ),
     updateSessionAndBucket: db.prepare<[SessionParams]>(
-      `UPDATE sessions SET version = @version, data = @data, total = @total, unfinished = @unfinished,
-         ended = @ended, updated_at = @updatedAt, expires_at = @expiresAt, expiry_bucket = @expiryBucket
+      `UPDATE sessions SET version = @version, data = @data, brief = @brief, total = @total,
+         unfinished = @unfinished, ended = @ended, updated_at = @updatedAt, expires_at = @expiresAt,
+         expiry_bucket = @expiryBucket
        WHERE tenant = @tenant AND session_id = @sessionId AND version = @expectedVersion`
     ),
     deleteSession: db.prepare<[KeyParams]>(
@@ -253,13 +266,11 @@ export function prepareStatements(db: Database.Database): Statements {
         const cursorSql = withCursor
           ? 'AND (updated_at < @cursorAt OR (updated_at = @cursorAt AND session_id < @cursorId))'
           : ''
-        const dialectSql = withDialect ? "AND json_extract(data, '$.dialect') = @dialect" : ''
+        const dialectSql = withDialect ? "AND json_extract(brief, '$.dialect') = @dialect" : ''
         const sinceSql = withSince ? 'AND updated_at >= @updatedSince' : ''
-        const sourceSql = withSource
-          ? "AND coalesce(json_extract(data, '$.observed.source'), 'rounds') = @source"
-          : ''
+        const sourceSql = withSource ? "AND json_extract(brief, '$.source') = @source" : ''
         statement = db.prepare(
-          `SELECT data FROM sessions WHERE tenant = @tenant AND expires_at > @now AND ${STATE_SQL[query.state]}
+          `SELECT brief, CASE brief WHEN '' THEN data END AS data FROM sessions WHERE tenant = @tenant AND expires_at > @now AND ${STATE_SQL[query.state]}
            ${cursorSql} ${dialectSql} ${sinceSql} ${sourceSql}
            ORDER BY updated_at DESC, session_id DESC LIMIT @limit`
         )

@@ -11,6 +11,8 @@
     ARGV[1] now: the store's clock, epoch ms
     ARGV[2] limit: how many entries at most (> 0)
     ARGV[3] before: only versions below this one; 0 for the newest
+    ARGV[4] maxBytes: entries are taken newest first until their JSON adds up to more than
+            this, the entry that passes it included (the newest always); '' or absent: no budget
 
   Output:
     the entries (JSON), oldest first; none when the session is absent or expired
@@ -26,4 +28,16 @@ local newest = tonumber(current[1])
 if not newest or (tonumber(current[2]) or 0) <= now then return {} end
 local stop = -1
 if before > 0 and before <= newest then stop = before - newest - 2 end
-return redis.call('LRANGE', historyKey, stop - limit + 1, stop)
+local maxBytes = tonumber(ARGV[4] or '')
+if not maxBytes then return redis.call('LRANGE', historyKey, stop - limit + 1, stop) end
+-- one entry at a time from the newest, so a page of large lists reads about its budget
+local taken = {}
+local bytes = 0
+for index = stop, stop - limit + 1, -1 do
+  local entry = redis.call('LRANGE', historyKey, index, index)[1]
+  if not entry then break end
+  table.insert(taken, 1, entry)
+  bytes = bytes + #entry
+  if bytes > maxBytes then break end
+end
+return taken

@@ -39,7 +39,10 @@
     ARGV[2] the session record, JSON
     ARGV[3] its history entry, JSON ('' for a quiet write)
     ARGV[4] its change event, JSON
-    ARGV[5] the reply to store, when idempotent
+    ARGV[5] its brief (store/brief.ts), JSON: what listings read instead of the record; kept
+            with the token of the write that stored it, so a record rewritten without one
+            (by an older release) shows its brief as missing
+    ARGV[6] the reply to store, when idempotent
 
   Output:
     {1}                         written
@@ -58,7 +61,8 @@ local write = cjson.decode(ARGV[1])
 local record = ARGV[2]
 local historyEntry = ARGV[3]
 local event = ARGV[4]
-local reply = ARGV[5]
+local brief = ARGV[5]
+local reply = ARGV[6]
 local nextKey = 3
 local idempotencyKey, indexKey
 if write.idempotent then
@@ -101,7 +105,7 @@ else
 end
 
 redis.call('HSET', sessionKey, 'v', write.version, 'exp', write.expiresAt, 'data', record,
-  't', write.token)
+  't', write.token, 'b', brief, 'bt', write.token)
 redis.call('PEXPIRE', sessionKey, write.ttlMs)
 if not write.quiet then
   redis.call('RPUSH', historyKey, historyEntry)
