@@ -1,6 +1,6 @@
 // `npm run build` runs this after tsc: tsc emits only what it compiles, so every other file
-// under src/ (the dashboard's app.js, style.css and index.html, the docs page) is copied to the
-// same place under dist/, where the compiled modules read them at start.
+// under src/ (the dashboard's browser modules app/*.js, style.css and index.html, the docs page)
+// is copied to the same place under dist/, where the compiled modules read them at start.
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 

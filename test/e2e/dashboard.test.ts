@@ -680,4 +680,50 @@ describe('The dashboard in headless Chromium', { skip, timeout: 60_000 }, () => 
       assert.deepEqual(problems, [])
     })
   })
+
+  describe("the page's scripts", () => {
+    it('Should load each module the page names, by its hash, and run no other script, inline or from the service', async () => {
+      const page = await context.newPage()
+      const problems = watchPage(page)
+      /** the status of each module response, by path */
+      const served = new Map<string, number>()
+      page.on('response', (res) => {
+        const { pathname } = new URL(res.url())
+        if (pathname.startsWith('/dashboard/')) served.set(pathname, res.status())
+      })
+      try {
+        const res = await page.goto(open.url)
+        const html = (await res?.text()) ?? ''
+        const modules = [...new Set(html.match(/\/dashboard\/[0-9a-f]+\/[\w-]+\.js/g))]
+        assert.ok(modules.length > 0, 'the page names its modules')
+        assert.doesNotMatch(
+          res?.headers()['content-security-policy'] ?? '',
+          /unsafe-|script-src[^;]*'self'/
+        )
+        await page.waitForFunction(
+          () => document.querySelector('#conn')?.getAttribute('data-conn') === 'live'
+        )
+        for (const path of modules) assert.equal(served.get(path), 200, path)
+        assert.deepEqual(problems, [])
+
+        const entry = modules.find((path) => path.endsWith('/main.js'))
+        const ran = await page.evaluate(async (url) => {
+          const inline = document.createElement('script')
+          inline.textContent = 'window.__inlineRan = true'
+          document.body.append(inline)
+          let unlisted = 'ran'
+          // the service serves it, but the page gives it no integrity the CSP would admit
+          await import(`${url}?unlisted`).catch(() => (unlisted = 'refused'))
+          return { inline: window.__inlineRan ?? false, unlisted }
+        }, entry)
+        assert.deepEqual(ran, { inline: false, unlisted: 'refused' })
+        assert.ok(
+          problems.some((problem) => /Content Security Policy/.test(problem)),
+          problems.join('\n')
+        )
+      } finally {
+        await page.close()
+      }
+    })
+  })
 })

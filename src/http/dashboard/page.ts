@@ -1,28 +1,83 @@
 /**
  * @module http/dashboard/page
- * The live progress dashboard as one self-contained HTML page: `index.html` with `style.css`
- * and `app.js` inlined, no CDN, no build step. The files are read once, when this module loads
- * (from src/ under tsx, from dist/ where the build copies them). A Content-Security-Policy
- * admits exactly the inline script and style by hash.
+ * The live progress dashboard: `index.html` with `style.css` inlined, and its script as plain
+ * ES modules (`app/*.js`, entry `app/main.js`) served by the service itself under
+ * `/dashboard/<version>/`. No CDN, no build step. The files are read once, when this module loads
+ * (from src/ under tsx, from dist/ where the build copies them).
+ *
+ * The Content-Security-Policy admits scripts by hash only: the inline import map, and each module
+ * by its own hash, which the browser checks against the `integrity` the page gives the entry
+ * script and the import map gives every other module. No other script runs, inline or not, even
+ * from this origin. The version in the modules' path is a hash of all of them, so they can be
+ * cached for good: a changed module is a new path.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 
 const read = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url), 'utf8')
 
-/** The page's script (app.js), as inlined. */
-export const DASHBOARD_SCRIPT = read('app.js')
+const digest = (source: string) => createHash('sha256').update(source, 'utf8').digest('base64')
+
+/** The module the page loads; it imports the others. */
+export const DASHBOARD_ENTRY = 'main.js'
+
+/** One of the page's script modules. */
+export interface DashboardModule {
+  /** The file name under `app/`, e.g. `main.js`. */
+  name: string
+  source: string
+  /** Its Subresource Integrity value, `sha256-<base64>` (also its CSP hash-source). */
+  integrity: string
+  /** Its strong entity tag. */
+  etag: string
+}
+
+/** The page's script modules by file name, read once. */
+export const DASHBOARD_MODULES: ReadonlyMap<string, DashboardModule> = new Map(
+  readdirSync(new URL('./app/', import.meta.url))
+    .filter((name) => name.endsWith('.js'))
+    .sort()
+    .map((name) => {
+      const source = read(`app/${name}`)
+      const hash = digest(source)
+      return [name, { name, source, integrity: `sha256-${hash}`, etag: `"${hash}"` }]
+    })
+)
+if (!DASHBOARD_MODULES.has(DASHBOARD_ENTRY))
+  throw new Error(`the dashboard has no app/${DASHBOARD_ENTRY}`)
+
+/** A hash of every module's name and text: the path segment that changes when any of them does. */
+export const DASHBOARD_VERSION = createHash('sha256')
+  .update([...DASHBOARD_MODULES.values()].map((m) => `${m.name}\0${m.source}`).join('\0'))
+  .digest('hex')
+  .slice(0, 16)
+
+/**
+ * The path the page loads a module from.
+ * @param name - the module's file name, e.g. `main.js`
+ */
+export const dashboardModulePath = (name: string) => `/dashboard/${DASHBOARD_VERSION}/${name}`
+
 /** The page's stylesheet (style.css), as inlined. */
 export const DASHBOARD_STYLE = read('style.css')
 
-const sha256 = (source: string) =>
-  `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`
+/** The inline import map: the integrity of each module, checked when a module imports it. */
+export const DASHBOARD_IMPORT_MAP = JSON.stringify({
+  integrity: Object.fromEntries(
+    [...DASHBOARD_MODULES.values()].map((m) => [dashboardModulePath(m.name), m.integrity])
+  ),
+})
 
-/** The page's Content-Security-Policy: nothing but its own script, style and same-origin fetches. */
+/** The page's Content-Security-Policy: its own scripts and style by hash, same-origin fetches. */
 export const DASHBOARD_CSP = [
   "default-src 'none'",
-  `script-src ${sha256(DASHBOARD_SCRIPT)}`,
-  `style-src ${sha256(DASHBOARD_STYLE)}`,
+  `script-src ${[
+    `sha256-${digest(DASHBOARD_IMPORT_MAP)}`,
+    ...[...DASHBOARD_MODULES.values()].map((m) => m.integrity),
+  ]
+    .map((hash) => `'${hash}'`)
+    .join(' ')}`,
+  `style-src 'sha256-${digest(DASHBOARD_STYLE)}'`,
   "connect-src 'self'",
   'img-src data:',
   "base-uri 'none'",
@@ -37,18 +92,34 @@ export interface DashboardOptions {
   serverNow: number
 }
 
-/** index.html with its script and style inlined (into its empty style and script elements). */
-function inlined(html: string): string {
-  for (const tag of ['<style></style>', '<script></script>']) {
-    if (!html.includes(tag)) throw new Error(`dashboard index.html has no ${tag}`)
+/** The import map, a preload of each module the entry imports, and the entry module. */
+function scriptTags(): string {
+  const preloads = [...DASHBOARD_MODULES.values()]
+    .filter((m) => m.name !== DASHBOARD_ENTRY)
+    .map(
+      (m) =>
+        `<link rel="modulepreload" href="${dashboardModulePath(m.name)}" integrity="${m.integrity}" />`
+    )
+  const entry = DASHBOARD_MODULES.get(DASHBOARD_ENTRY)!
+  return [
+    `<script type="importmap">${DASHBOARD_IMPORT_MAP}</script>`,
+    ...preloads,
+    `<script type="module" src="${dashboardModulePath(entry.name)}" integrity="${entry.integrity}"></script>`,
+  ].join('\n    ')
+}
+
+/** index.html with its style inlined and its script tags in place. */
+function assembled(html: string): string {
+  for (const marker of ['<style></style>', '<!-- modules -->']) {
+    if (!html.includes(marker)) throw new Error(`dashboard index.html has no ${marker}`)
   }
   return html
     .replace('<style></style>', () => `<style>${DASHBOARD_STYLE}</style>`)
-    .replace('<script></script>', () => `<script>${DASHBOARD_SCRIPT}</script>`)
+    .replace('<!-- modules -->', scriptTags)
 }
 
 // split where the per-request values go
-const PARTS = inlined(read('index.html')).split(/\{\{(staleAfterMs|serverNow)\}\}/)
+const PARTS = assembled(read('index.html')).split(/\{\{(staleAfterMs|serverNow)\}\}/)
 
 /**
  * The dashboard page.

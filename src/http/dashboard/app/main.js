@@ -3,7 +3,7 @@
   'use strict'
 
   // Types come from the client generated from the OpenAPI document (src/client/schema.ts).
-  /** @typedef {import('../../client/schema.js').components['schemas']} Schemas */
+  /** @typedef {import('../../../client/schema.js').components['schemas']} Schemas */
   /** @typedef {Schemas['SessionSummary']} SessionSummary */
   /** @typedef {Schemas['SessionView']} SessionView */
   /** @typedef {Schemas['Item']} Item */
