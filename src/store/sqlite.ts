@@ -23,6 +23,7 @@ import {
   type SessionStore,
   type StoreLogger,
   type StoreOptions,
+  type UpdateDecision,
   type UpdateOptions,
   type Updater,
   historyBytes,
@@ -34,7 +35,7 @@ import {
   startCheckpointer,
   type Checkpointer,
 } from './sqlite/checkpointer.js'
-import { createGroupCommit } from './sqlite/group-commit.js'
+import { createGroupCommit, type OpResult } from './sqlite/group-commit.js'
 import { fitHistoryLimit, migrate } from './sqlite/migrations.js'
 import {
   expiryBucket,
@@ -51,6 +52,11 @@ export interface SqliteOptions extends StoreOptions {
   synchronous: 'normal' | 'full'
   /** Most mutations in one transaction; the rest wait for the next turn. Default 512. */
   maxBatch?: number
+  /**
+   * About the most bytes one transaction writes (its first write always goes); the rest wait for
+   * the next turn. Default `DEFAULT_BATCH_BYTES`.
+   */
+  maxBatchBytes?: number
   /** Where the store says which migration steps it ran, and that its checkpoint thread stopped. */
   logger?: StoreLogger
   /**
@@ -59,6 +65,12 @@ export interface SqliteOptions extends StoreOptions {
    */
   checkpointThread?: boolean
 }
+
+/**
+ * What one group commit writes at most, about: one of the largest sessions (MAX_SESSION_BYTES
+ * by default, and its history row), so that the loop is held for one such write at a time.
+ */
+export const DEFAULT_BATCH_BYTES = 2 * 1024 * 1024
 
 /** How long the checkpoint thread lets WAL frames gather after a commit. */
 const CHECKPOINT_INTERVAL_MS = 20
@@ -117,6 +129,41 @@ function fitHistory(db: Database.Database, options: SqliteOptions) {
   }
 }
 
+/** The text a write stores: the session's JSON, its brief's, and its list's. */
+interface SessionText {
+  data: string
+  brief: string
+  /** '' for a quiet write, which stores no history entry. */
+  items: string
+}
+
+/**
+ * A session serialised once: its list's JSON goes into the session's as it is, and into the
+ * history row.
+ * @param session - the session to store
+ * @param quiet - no history entry (its list is not needed apart)
+ */
+function serialise(session: Session, quiet = false): SessionText {
+  const { items, ...rest } = session
+  const itemsJson = JSON.stringify(items)
+  const restJson = JSON.stringify(rest)
+  return {
+    data: `{"items":${itemsJson}${restJson === '{}' ? '}' : `,${restJson.slice(1)}`}`,
+    brief: JSON.stringify(briefOf(session)),
+    items: quiet ? '' : itemsJson,
+  }
+}
+
+/** A write decided before its transaction (`readAhead`). */
+interface ReadAhead<T> {
+  /** The row it was decided on; undefined for a session that was not there. */
+  row: Pick<SessionRow, 'version' | 'expiry_bucket' | 'writes'> | undefined
+  versionFloor: number
+  decision: UpdateDecision<T>
+  /** The decision's write, serialised; null when it writes nothing. */
+  text: SessionText | null
+}
+
 /** How much the write probe writes (`checkWritable`). */
 const PROBE_BYTES = 256 * 1024
 
@@ -160,6 +207,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   }
   const commits = createGroupCommit(db, {
     maxBatch: options.maxBatch ?? 512,
+    maxBatchBytes: options.maxBatchBytes ?? DEFAULT_BATCH_BYTES,
     emit: feed.emit,
     onCommit: () => checkpointer?.committed(),
     holdWrites: () => checkpointer?.holdWrites() ?? false,
@@ -180,12 +228,17 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   /** The file's history ring (read each time: another process on the file may resize it). */
   const ringOf = () => sql.historyRing.get() ?? options.historyLimit
 
+  /**
+   * Writes a session (serialised by `serialise`, outside the transaction) and, unless quiet,
+   * its history entry.
+   */
   const write = (
     key: SessionKey,
-    existing: SessionRow | undefined,
+    existing: Pick<SessionRow, 'version' | 'expiry_bucket'> | undefined,
     session: Session,
     source: string,
-    quiet = false
+    quiet: boolean,
+    text: SessionText
   ) => {
     const columns = stateColumns(session)
     const expiresAt = options.now() + options.ttlMs
@@ -194,8 +247,8 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       tenant: key.tenant,
       sessionId: key.sessionId,
       version: session.version,
-      data: JSON.stringify(session),
-      brief: JSON.stringify(briefOf(session)),
+      data: text.data,
+      brief: text.brief,
       total: columns.total,
       unfinished: columns.unfinished,
       ended: columns.ended ? 1 : 0,
@@ -222,8 +275,106 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       version: session.version,
       at: session.updated_at,
       source,
-      items: JSON.stringify(session.items),
+      items: text.items,
     })
+  }
+
+  /**
+   * The update as it ran before read-ahead: read, decide and write inside the transaction. For a
+   * write whose read-ahead found the row changed (or could not decide).
+   */
+  const updateInside = <T>(
+    key: SessionKey,
+    fn: Updater<T>,
+    updateOptions: UpdateOptions<T> | undefined
+  ): OpResult => {
+    const now = options.now()
+    let row = sql.selectSession.get(key)
+    if (row && row.expires_at <= now) {
+      removeSession(key)
+      row = undefined
+    }
+    const current = row ? (JSON.parse(row.data) as Session) : null
+    const versionFloor = row ? 0 : floorOf(key)
+    const decision = fn(current, { versionFloor })
+    if (decision.write)
+      assertNextVersion(current, decision.write.session, versionFloor, decision.write.quiet)
+    return commitDecision(key, row, versionFloor, decision, updateOptions, () =>
+      serialise(decision.write!.session, decision.write!.quiet)
+    )
+  }
+
+  /** Stores a decision made on `row` (still the file's, under the write lock). */
+  const commitDecision = <T>(
+    key: SessionKey,
+    row: Pick<SessionRow, 'version' | 'expiry_bucket'> | undefined,
+    versionFloor: number,
+    decision: UpdateDecision<T>,
+    updateOptions: UpdateOptions<T> | undefined,
+    text: () => SessionText
+  ): OpResult => {
+    const now = options.now()
+    const claim = updateOptions?.idempotency
+    if (claim) {
+      // the reply goes in with the change, or neither does (the savepoint)
+      const { changes } = sql.completeIdempotency.run({
+        scope: claim.scope,
+        token: claim.token,
+        reply: claim.reply(decision.value),
+        expiresAt: now + claim.ttlMs,
+        now,
+      })
+      if (changes === 0) throw new IdempotencyClaimLostError()
+    }
+    if (!decision.write) return { value: decision.value }
+    const { session, source, quiet = false } = decision.write
+    const cap = updateOptions?.maxSessionsPerTenant
+    // under BEGIN IMMEDIATE: no other writer, here or in another process, counts meanwhile
+    if (!row && cap && sql.countLive.get({ tenant: key.tenant, now })! >= cap) {
+      throw new QuotaExceededError(cap)
+    }
+    write(key, row, session, source, quiet, text())
+    if (versionFloor > 0) sql.deleteTombstone.run(key)
+    return { value: decision.value, event: changeEvent(key, session.version, source, quiet) }
+  }
+
+  /**
+   * Reads, decides and serialises a write before its transaction, on the file's committed state,
+   * so that the transaction (which holds the event loop and every other write) only checks that
+   * the row is still the one read and copies the prepared text. Null when the updater threw or
+   * the row is expired: the update then runs inside.
+   */
+  const readAhead = <T>(key: SessionKey, fn: Updater<T>): ReadAhead<T> | null => {
+    try {
+      const row = sql.selectSession.get(key)
+      if (row && row.expires_at <= options.now()) return null
+      const current = row ? (JSON.parse(row.data) as Session) : null
+      const versionFloor = row ? 0 : floorOf(key)
+      const decision = fn(current, { versionFloor })
+      const write = decision.write
+      if (write) assertNextVersion(current, write.session, versionFloor, write.quiet)
+      const text = write ? serialise(write.session, write.quiet) : null
+      const read = row && {
+        version: row.version,
+        expiry_bucket: row.expiry_bucket,
+        writes: row.writes,
+      }
+      return { row: read ?? undefined, versionFloor, decision, text }
+    } catch {
+      return null
+    }
+  }
+
+  /** Whether the file still holds what a read-ahead read (under the write lock). */
+  const stillAsRead = (key: SessionKey, ahead: ReadAhead<unknown>): boolean => {
+    const live = sql.selectLiveness.get(key)
+    if (!ahead.row) return live === undefined && floorOf(key) === ahead.versionFloor
+    return (
+      live !== undefined &&
+      live.expires_at > options.now() &&
+      live.version === ahead.row.version &&
+      live.writes === ahead.row.writes
+    )
   }
 
   const runSweep = () => {
@@ -256,40 +407,16 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       return row && row.expires_at > options.now() ? (JSON.parse(row.data) as Session) : null
     },
     update<T>(key: SessionKey, fn: Updater<T>, updateOptions?: UpdateOptions<T>): Promise<T> {
+      const ahead = readAhead(key, fn)
+      const bytes = ahead?.text ? ahead.text.data.length + ahead.text.items.length : 0
       return commits.enqueue<T>(() => {
-        const now = options.now()
-        let row = sql.selectSession.get(key)
-        if (row && row.expires_at <= now) {
-          removeSession(key)
-          row = undefined
+        if (ahead && stillAsRead(key, ahead)) {
+          const { row, versionFloor, decision, text } = ahead
+          return commitDecision(key, row, versionFloor, decision, updateOptions, () => text!)
         }
-        const current = row ? (JSON.parse(row.data) as Session) : null
-        const versionFloor = row ? 0 : floorOf(key)
-        const decision = fn(current, { versionFloor })
-        const claim = updateOptions?.idempotency
-        if (claim) {
-          // the reply goes in with the change, or neither does (the savepoint)
-          const { changes } = sql.completeIdempotency.run({
-            scope: claim.scope,
-            token: claim.token,
-            reply: claim.reply(decision.value),
-            expiresAt: now + claim.ttlMs,
-            now,
-          })
-          if (changes === 0) throw new IdempotencyClaimLostError()
-        }
-        if (!decision.write) return { value: decision.value }
-        const { session, source, quiet } = decision.write
-        assertNextVersion(current, session, versionFloor, quiet)
-        const cap = updateOptions?.maxSessionsPerTenant
-        // under BEGIN IMMEDIATE: no other writer, here or in another process, counts meanwhile
-        if (!row && cap && sql.countLive.get({ tenant: key.tenant, now })! >= cap) {
-          throw new QuotaExceededError(cap)
-        }
-        write(key, row, session, source, quiet)
-        if (versionFloor > 0) sql.deleteTombstone.run(key)
-        return { value: decision.value, event: changeEvent(key, session.version, source, quiet) }
-      })
+        // another writer came between (or the read-ahead could not decide): decide again here
+        return updateInside(key, fn, updateOptions)
+      }, bytes)
     },
     delete(key) {
       return commits.enqueue<boolean>(() => {

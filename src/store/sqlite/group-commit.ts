@@ -5,7 +5,10 @@
  * only its own writes. Callers hear back (and the change feed speaks) only after COMMIT: nothing
  * is acknowledged that is not committed. One transaction per event-loop turn instead of one per
  * request is what makes `synchronous=FULL` affordable, and BEGIN IMMEDIATE keeps several
- * processes on one file serialised.
+ * processes on one file serialised. A transaction carries at most `maxBatch` mutations and about
+ * `maxBatchBytes` of what they write (the first always goes): the rest wait for the next turn,
+ * after pending I/O, so a queue of the largest sessions' writes holds the event loop for one
+ * transaction's bytes at a time, not for all of them.
  *
  * A batch whose transaction fails (disk full, read-only, I/O error) is rolled back whole and its
  * callers hear StoreUnavailableError; the connection stays usable, so writes come back by
@@ -29,6 +32,8 @@ const HOLD_RETRY_MS = 1
 interface QueuedOp {
   /** Runs inside the batch's transaction; throws to undo only itself. */
   run: () => OpResult
+  /** About how many bytes it writes (0 when unknown). */
+  bytes: number
   resolve: (value: unknown) => void
   reject: (error: unknown) => void
 }
@@ -41,8 +46,12 @@ export class StoreClosedError extends Error {
 }
 
 export interface GroupCommit {
-  /** Queues a mutation for the next group commit. */
-  enqueue<T>(run: () => OpResult): Promise<T>
+  /**
+   * Queues a mutation for the next group commit.
+   * @param run - the mutation
+   * @param bytes - about how many bytes it writes, which the batch's byte bound counts
+   */
+  enqueue<T>(run: () => OpResult, bytes?: number): Promise<T>
   /** Commits (and answers) everything queued, then refuses new mutations. */
   close(): void
 }
@@ -57,6 +66,8 @@ export function createGroupCommit(
   db: Database.Database,
   options: {
     maxBatch: number
+    /** About how many bytes one transaction writes at most (its first mutation always goes). */
+    maxBatchBytes?: number
     emit: (event: ChangeEvent) => void
     onCommit?: () => void
     /** True while writes must wait (the WAL is long); asked again every `HOLD_RETRY_MS`. */
@@ -73,6 +84,17 @@ export function createGroupCommit(
   let queue: QueuedOp[] = []
   let scheduled = false
   let closed = false
+
+  const maxBytes = options.maxBatchBytes ?? Infinity
+
+  /** How many queued mutations the next transaction takes: by count and by bytes. */
+  const batchSize = () => {
+    const most = Math.min(queue.length, options.maxBatch)
+    let bytes = queue[0].bytes
+    let size = 1
+    while (size < most && bytes + queue[size].bytes <= maxBytes) bytes += queue[size++].bytes
+    return size
+  }
 
   const schedule = () => {
     if (scheduled) return
@@ -93,9 +115,10 @@ export function createGroupCommit(
     scheduled = false
     if (queue.length === 0) return
     let batch = queue
-    if (queue.length > options.maxBatch) {
-      batch = queue.slice(0, options.maxBatch)
-      queue = queue.slice(options.maxBatch)
+    const size = batchSize()
+    if (queue.length > size) {
+      batch = queue.slice(0, size)
+      queue = queue.slice(size)
       schedule()
     } else {
       queue = []
@@ -147,10 +170,10 @@ export function createGroupCommit(
   }
 
   return {
-    enqueue<T>(run: () => OpResult): Promise<T> {
+    enqueue<T>(run: () => OpResult, bytes = 0): Promise<T> {
       if (closed) return Promise.reject(new StoreClosedError())
       return new Promise<T>((resolve, reject) => {
-        queue.push({ run, resolve: resolve as (value: unknown) => void, reject })
+        queue.push({ run, bytes, resolve: resolve as (value: unknown) => void, reject })
         schedule()
       })
     },

@@ -173,6 +173,15 @@ export const MIGRATIONS: readonly Migration[] = [
           (tenant, updated_at DESC, session_id DESC, expires_at, ended, unfinished, total, brief);`)
     },
   },
+  {
+    version: 7,
+    name: 'a write count per session',
+    // the store reads and serialises a write before its transaction; inside, the row must be
+    // the one it read, which the version alone does not tell after a quiet write
+    up(db) {
+      db.exec('ALTER TABLE sessions ADD COLUMN writes INTEGER NOT NULL DEFAULT 0')
+    },
+  },
 ]
 
 /**

@@ -21,6 +21,15 @@ export interface SessionRow {
   data: string
   expires_at: number
   expiry_bucket: number
+  /** How many times the row was written: with the version, which state it holds. */
+  writes: number
+}
+
+/** Whether and until when a session is there, and which of its states (`SessionRow`). */
+export interface LivenessRow {
+  version: number
+  expires_at: number
+  writes: number
 }
 
 export interface SessionParams extends KeyParams {
@@ -110,7 +119,7 @@ type CompleteParams = {
 export interface Statements {
   selectSession: Named<KeyParams, SessionRow>
   /** Whether and until when the session is there, without reading its data. */
-  selectLiveness: Named<KeyParams, { version: number; expires_at: number }>
+  selectLiveness: Named<KeyParams, LivenessRow>
   insertSession: Named<SessionParams>
   /** For a write whose expiry stays in the row's bucket. */
   updateSession: Named<SessionParams>
@@ -158,11 +167,11 @@ export function prepareStatements(db: Database.Database): Statements {
   const listStatements = new Map<string, Named<object, ListRow>>()
   return {
     selectSession: db.prepare<[KeyParams], SessionRow>(
-      `SELECT version, data, expires_at, expiry_bucket FROM sessions
+      `SELECT version, data, expires_at, expiry_bucket, writes FROM sessions
        WHERE tenant = @tenant AND session_id = @sessionId`
     ),
-    selectLiveness: db.prepare<[KeyParams], { version: number; expires_at: number }>(
-      'SELECT version, expires_at FROM sessions WHERE tenant = @tenant AND session_id = @sessionId'
+    selectLiveness: db.prepare<[KeyParams], LivenessRow>(
+      'SELECT version, expires_at, writes FROM sessions WHERE tenant = @tenant AND session_id = @sessionId'
     ),
     insertSession: db.prepare<[SessionParams]>(
       `INSERT INTO sessions (tenant, session_id, version, data, brief, total, unfinished, ended, updated_at, expires_at, expiry_bucket)
@@ -171,13 +180,14 @@ export function prepareStatements(db: Database.Database): Statements {
     // without expiry_bucket in its SET, SQLite leaves that column's index alone
     updateSession: db.prepare<[SessionParams]>(
       `UPDATE sessions SET version = @version, data = @data, brief = @brief, total = @total,
-         unfinished = @unfinished, ended = @ended, updated_at = @updatedAt, expires_at = @expiresAt
+         unfinished = @unfinished, ended = @ended, updated_at = @updatedAt, expires_at = @expiresAt,
+         writes = writes + 1
        WHERE tenant = @tenant AND session_id = @sessionId AND version = @expectedVersion`
     ),
     updateSessionAndBucket: db.prepare<[SessionParams]>(
       `UPDATE sessions SET version = @version, data = @data, brief = @brief, total = @total,
          unfinished = @unfinished, ended = @ended, updated_at = @updatedAt, expires_at = @expiresAt,
-         expiry_bucket = @expiryBucket
+         expiry_bucket = @expiryBucket, writes = writes + 1
        WHERE tenant = @tenant AND session_id = @sessionId AND version = @expectedVersion`
     ),
     deleteSession: db.prepare<[KeyParams]>(
