@@ -44,6 +44,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(core|dialects|ingest)/' },
     },
     {
+      name: 'alerts-import-only-core',
+      comment:
+        'A webhook delivery (signature, target check, attempt, body) knows no HTTP route, store or dialect.',
+      severity: 'error',
+      from: { path: '^src/alerts/' },
+      to: { path: '^src/', pathNot: '^src/(core|alerts)/' },
+    },
+    {
       name: 'tools-import-only-core-and-dialects',
       comment: "A provider format of a dialect's tools knows the dialect, not HTTP or storage.",
       severity: 'error',
