@@ -1,0 +1,147 @@
+/**
+ * @module core/origin
+ * Who and where a session runs (SPEC §3 "Who and where"): the user, host, working directory,
+ * repository and branch of the agent, which agent and model, and free labels. Filled from the
+ * agent's own events and from the delivery's headers; a field once set is never rewritten, so a
+ * session's origin does not flap between deliveries.
+ */
+
+/** The fields of an origin, in the order views list them. */
+export const ORIGIN_FIELDS = [
+  'user',
+  'host',
+  'cwd',
+  'repo',
+  'branch',
+  'agent',
+  'agent_version',
+  'model',
+] as const
+
+export type OriginField = (typeof ORIGIN_FIELDS)[number]
+
+/** Where a session runs; each field a string or null (unknown). */
+export type Origin = Record<OriginField, string | null>
+
+/** What one delivery or request says of the origin (absent fields say nothing). */
+export type OriginHints = Partial<Record<OriginField, string | null | undefined>>
+
+/** Free labels: name → value. */
+export type Labels = Record<string, string>
+
+/** Label names: lower case, as Prometheus-like keys. */
+export const LABEL_NAME_PATTERN = /^[a-z][a-z0-9_.-]{0,62}$/
+/** Labels per session. */
+export const MAX_LABELS = 16
+/** Characters of a label value. */
+export const MAX_LABEL_VALUE = 256
+/** Characters kept of an origin field (a path or a URL is longer than a name). */
+export const MAX_ORIGIN_FIELD = 512
+
+/** An origin that knows nothing. */
+export const EMPTY_ORIGIN: Origin = Object.freeze({
+  user: null,
+  host: null,
+  cwd: null,
+  repo: null,
+  branch: null,
+  agent: null,
+  agent_version: null,
+  model: null,
+})
+
+/**
+ * A repository as it may be stored: a remote URL without its credentials
+ * (`https://user:tok@github.com/acme/api.git` → `https://github.com/acme/api.git`), an scp-like
+ * remote (`git@github.com:acme/api.git`) or `owner/name` as given.
+ * @param repo - what a header or an event said
+ */
+export function withoutCredentials(repo: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*@)?(.*)$/i.exec(repo)
+  if (scheme) return scheme[1] + scheme[3]
+  return repo
+}
+
+/** A hint cleaned for storing: trimmed, control characters gone, bounded; empty means nothing. */
+function cleanHint(field: OriginField, value: string | null | undefined): string | null {
+  if (typeof value !== 'string') return null
+  let text = value.replace(/[\p{Cc}\p{Cf}]+/gu, '').trim()
+  if (field === 'repo') text = withoutCredentials(text)
+  if (text === '') return null
+  return text.length > MAX_ORIGIN_FIELD ? text.slice(0, MAX_ORIGIN_FIELD) : text
+}
+
+/**
+ * The origin after a delivery: what was unknown is filled from the hints, in order (the first
+ * hint that names a field wins), and nothing already known changes. A user fixed by the caller's
+ * key goes first among the hints, so a personal key cannot post as someone else.
+ * @param current - the stored origin (null for a new session)
+ * @param hints - what this delivery says, strongest first
+ */
+export function mergeOrigin(current: Origin | null | undefined, ...hints: OriginHints[]): Origin {
+  const next: Origin = { ...EMPTY_ORIGIN, ...current }
+  for (const field of ORIGIN_FIELDS) {
+    if (next[field] !== null) continue
+    for (const hint of hints) {
+      const value = cleanHint(field, hint[field])
+      if (value !== null) {
+        next[field] = value
+        break
+      }
+    }
+  }
+  return next
+}
+
+/** Whether two origins say the same (a merge that changed nothing needs no write). */
+export function sameOrigin(a: Origin | null | undefined, b: Origin | null | undefined): boolean {
+  return ORIGIN_FIELDS.every((field) => (a?.[field] ?? null) === (b?.[field] ?? null))
+}
+
+/**
+ * Why a set of labels is refused, or null: at most 16, names `^[a-z][a-z0-9_.-]{0,62}$`, values
+ * strings of at most 256 characters.
+ * @param labels - labels as sent
+ */
+export function labelsProblem(labels: Record<string, unknown>): string | null {
+  const names = Object.keys(labels)
+  if (names.length > MAX_LABELS) return `at most ${MAX_LABELS} labels (got ${names.length})`
+  for (const name of names) {
+    if (!LABEL_NAME_PATTERN.test(name)) {
+      return `label name '${name.slice(0, 80)}' must match ${LABEL_NAME_PATTERN.source}`
+    }
+    const value = labels[name]
+    if (typeof value !== 'string') return `label '${name}' must be a string`
+    if (value.length > MAX_LABEL_VALUE) {
+      return `label '${name}' is longer than ${MAX_LABEL_VALUE} characters`
+    }
+  }
+  return null
+}
+
+/**
+ * Labels after a delivery: new names are added (up to the cap), a set name keeps its value.
+ * @param current - the stored labels
+ * @param added - labels this delivery sends (already checked by `labelsProblem`)
+ */
+export function mergeLabels(current: Labels | null | undefined, added: Labels | undefined): Labels {
+  const next: Labels = { ...current }
+  for (const [name, value] of Object.entries(added ?? {})) {
+    if (name in next) continue
+    if (Object.keys(next).length >= MAX_LABELS) break
+    next[name] = value
+  }
+  return next
+}
+
+/**
+ * The `user@host · repo (branch)` line a dashboard or `watch` shows under a session, or '' when
+ * nothing is known.
+ * @param origin - the session's origin
+ */
+export function originLine(origin: Origin | null | undefined): string {
+  if (!origin) return ''
+  const who = [origin.user, origin.host].filter(Boolean).join('@')
+  const where = origin.repo ? origin.repo + (origin.branch ? ` (${origin.branch})` : '') : ''
+  return [who, where].filter(Boolean).join(' · ')
+}
