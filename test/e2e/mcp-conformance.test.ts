@@ -7,20 +7,19 @@
  * The suite is written for its own reference server: many scenarios call that server's fixture
  * tools, resources and prompts (`test_simple_text`, `test://static-text`, ...). Those do not
  * apply here and are listed below with the reason; every other scenario must pass, check by
- * check. The suite cannot send custom headers, so a loopback proxy adds the one header a host is
- * configured with (`X-Session-Id`, see docs/mcp.md), and nothing else: Host and Origin pass
- * through, which the DNS-rebinding scenario needs.
+ * check. The suite sends no custom header, like most MCP hosts: its tool calls get the session
+ * a header-less client gets (docs/mcp.md), the MCP session on the 2025 revisions and a session
+ * minted for the call on 2026-07-28.
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { createServer, request, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { freePort, startServer, type ServerProcess } from './server-process.js'
+import { startServer, type ServerProcess } from './server-process.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const SUITE_DIR = join(ROOT, 'node_modules/@modelcontextprotocol/conformance')
@@ -122,22 +121,6 @@ interface Check {
   errorMessage?: string
 }
 
-/** Forwards to the server, adding `X-Session-Id` when the request has none. */
-function headerProxy(target: number): Server {
-  return createServer((req, res) => {
-    const headers = { ...req.headers, 'x-session-id': req.headers['x-session-id'] ?? 'conformance' }
-    const upstream = request(
-      { host: '127.0.0.1', port: target, method: req.method, path: req.url, headers },
-      (reply) => {
-        res.writeHead(reply.statusCode ?? 502, reply.headers)
-        reply.pipe(res)
-      }
-    )
-    upstream.on('error', () => res.writeHead(502).end())
-    req.pipe(upstream)
-  })
-}
-
 /** Runs the suite once; resolves with the checks of each scenario that ran. */
 async function runSuite(url: string, args: string[]): Promise<Map<string, Check[]>> {
   const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-'))
@@ -168,7 +151,6 @@ async function runSuite(url: string, args: string[]): Promise<Map<string, Check[
 
 describe(`MCP conformance suite ${SUITE_VERSION} against the real server`, () => {
   let server: ServerProcess
-  let proxy: Server
   let url: string
 
   before(async () => {
@@ -178,14 +160,9 @@ describe(`MCP conformance suite ${SUITE_VERSION} against the real server`, () =>
     assert.equal(pinned.version, SUITE_VERSION)
     // no keys: the suite sends none (its DNS-rebinding scenario is about open localhost servers)
     server = await startServer({})
-    const port = await freePort()
-    proxy = headerProxy(server.port)
-    proxy.listen(port, '127.0.0.1')
-    await once(proxy, 'listening')
-    url = `http://127.0.0.1:${port}/mcp`
+    url = `${server.url}/mcp`
   })
   after(async () => {
-    proxy?.close()
     await server?.stop()
   })
 

@@ -511,3 +511,202 @@ describe('/mcp as hosts speak it in 2026', () => {
     assert.deepEqual(future.body.error.data.supported, ['2026-07-28'])
   })
 })
+
+const MINTED =
+  /^session_id: (mcp-[0-9a-f-]{36})\. This call started a new todo list; pass "session_id": "\1" in every later call/
+
+/** The session a 2026-07-28 result says was minted for its call. */
+function mintedSession(res: { body: { result: { content: { text: string }[] } } }): string {
+  const note = res.body.result.content.at(-1)!.text
+  const match = MINTED.exec(note)
+  assert.ok(match, note)
+  return match[1]
+}
+
+describe('/mcp without X-Session-Id (SPEC §3: the MCP session, else session_id, else its own)', () => {
+  const items = (text: string) => ({ items: [{ id: '1', text, status: 'pending' }] })
+
+  it("Should list the tools with an optional session_id on 2026-07-28 only, leaving every REST listing the natives'", async () => {
+    const t = makeTestApp()
+    for (const dialect of DIALECTS.values()) {
+      const headers = { 'X-Dialect': dialect.name }
+      const rest = await t.call('GET', `/v1/tools?dialect=${dialect.name}&format=mcp`)
+      for (const tool of rest.body.tools) {
+        assert.equal(tool.inputSchema.properties?.session_id, undefined, tool.name)
+      }
+      const listed = await modern(t, 'tools/list', {}, headers)
+      assert.equal(listed.body.result.tools.length, rest.body.tools.length)
+      for (const [i, tool] of listed.body.result.tools.entries()) {
+        const native = rest.body.tools[i]
+        const { session_id: argument, ...properties } = tool.inputSchema.properties
+        assert.equal(argument.type, 'string', tool.name)
+        assert.match(argument.description, /Leave it out on your first call/)
+        assert.ok(!(tool.inputSchema.required ?? []).includes('session_id'), tool.name)
+        assert.deepEqual(
+          { ...tool.inputSchema, properties },
+          { ...native.inputSchema, properties: native.inputSchema.properties ?? {} },
+          tool.name
+        )
+      }
+      const named = await modern(t, 'tools/list', {}, { ...headers, 'X-Session-Id': 'n1' })
+      const legacy = await rpc(t, 'tools/list', {}, headers)
+      assert.deepEqual(named.body.result.tools, rest.body.tools, dialect.name)
+      assert.deepEqual(legacy.body.result.tools, rest.body.tools, dialect.name)
+    }
+  })
+
+  it('Should run a call without session_id on a session minted for it, named in the result, and a call with it on that session', async () => {
+    const t = makeTestApp()
+    const first = await modern(t, 'tools/call', { name: 'todo', arguments: items('A') })
+    assert.equal(first.status, 200)
+    assert.equal(first.body.result.isError, false)
+    assert.equal(first.body.result.content[0].text, '[ ] #1: A\n\n(0/1 completed)')
+    assert.equal(first.body.result.content.length, 2)
+    const sessionId = mintedSession(first)
+
+    const again = await modern(t, 'tools/call', {
+      name: 'todo',
+      arguments: { ...items('B'), session_id: sessionId },
+    })
+    assert.deepEqual(again.body.result.content, [
+      { type: 'text', text: '[ ] #1: B\n\n(0/1 completed)' },
+    ])
+    const view = await t.call('GET', `/v1/sessions/${sessionId}`)
+    assert.equal(view.body.version, 2)
+    assert.equal(view.body.rendered, '[ ] #1: B\n\n(0/1 completed)')
+
+    // another client (or a call that left session_id out) never lands on that session
+    const other = await modern(t, 'tools/call', { name: 'todo', arguments: items('C') })
+    const otherId = mintedSession(other)
+    assert.notEqual(otherId, sessionId)
+    assert.equal((await t.call('GET', `/v1/sessions/${sessionId}`)).body.version, 2)
+    assert.equal(
+      (await t.call('GET', `/v1/sessions/${otherId}`)).body.rendered,
+      '[ ] #1: C\n\n(0/1 completed)'
+    )
+  })
+
+  it("Should strip session_id before the dialect sees the input, so a strict dialect's own validation passes", async () => {
+    const t = makeTestApp()
+    const headers = { 'X-Dialect': 'claude-tasks' }
+    const create = await modern(
+      t,
+      'tools/call',
+      { name: 'TaskCreate', arguments: { subject: 'Plan', description: 'Plan it' } },
+      headers
+    )
+    assert.equal(create.body.result.isError, false, create.text)
+    const sessionId = mintedSession(create)
+    const list = await modern(
+      t,
+      'tools/call',
+      { name: 'TaskList', arguments: { session_id: sessionId } },
+      headers
+    )
+    assert.equal(list.body.result.isError, false, list.text)
+    assert.match(list.body.result.content[0].text, /Plan/)
+    const view = await t.call('GET', `/v1/sessions/${sessionId}`)
+    assert.equal(view.body.dialect, 'claude-tasks')
+  })
+
+  it('Should answer a malformed session_id with an isError result naming the argument, storing nothing', async () => {
+    const t = makeTestApp()
+    for (const bad of ['a/b', 42, '', null]) {
+      const res = await modern(t, 'tools/call', {
+        name: 'todo',
+        arguments: { ...items('A'), session_id: bad },
+      })
+      assert.equal(res.status, 200)
+      assert.equal(res.body.result.isError, true)
+      assert.match(res.body.result.content[0].text, /^Error: session_id must be a string matching/)
+    }
+    const sessions = await t.call('GET', '/v1/sessions')
+    assert.deepEqual(sessions.body.sessions, [])
+  })
+
+  it('Should ignore Mcp-Session-Id on 2026-07-28 (the revision removed it), and let X-Session-Id win over session_id nowhere but where it is listed', async () => {
+    const t = makeTestApp()
+    const stale = await modern(
+      t,
+      'tools/call',
+      { name: 'todo', arguments: items('A') },
+      { 'Mcp-Session-Id': 'mcp-stale' }
+    )
+    assert.notEqual(mintedSession(stale), 'mcp-stale')
+    assert.equal((await t.call('GET', '/v1/sessions/mcp-stale')).status, 404)
+    // with X-Session-Id the tools are the natives': the header names the session
+    const named = await modern(
+      t,
+      'tools/call',
+      { name: 'todo', arguments: items('B') },
+      { 'X-Session-Id': 'pinned' }
+    )
+    assert.equal(named.body.result.content.length, 1)
+    assert.equal((await t.call('GET', '/v1/sessions/pinned')).body.version, 1)
+  })
+
+  it('Should key a 2025 call after initialize by the issued Mcp-Session-Id, a distinct session per connection', async () => {
+    const t = makeTestApp()
+    const ids: string[] = []
+    for (const text of ['A', 'B']) {
+      const init = await rpc(t, 'initialize', INITIALIZE)
+      const sessionId = init.headers.get('mcp-session-id')!
+      const call = await callTodo(t, items(text), { 'Mcp-Session-Id': sessionId })
+      assert.deepEqual(call.body.result.content, [
+        { type: 'text', text: `[ ] #1: ${text}\n\n(0/1 completed)` },
+      ])
+      ids.push(sessionId)
+    }
+    assert.notEqual(ids[0], ids[1])
+    assert.equal(
+      (await t.call('GET', `/v1/sessions/${ids[0]}`)).body.rendered,
+      '[ ] #1: A\n\n(0/1 completed)'
+    )
+    assert.equal(
+      (await t.call('GET', `/v1/sessions/${ids[1]}`)).body.rendered,
+      '[ ] #1: B\n\n(0/1 completed)'
+    )
+  })
+
+  it("Should refuse a viewer key's header-less 2026-07-28 call with 403 before minting anything", async () => {
+    const keys = new Map([[hashKey('viewer-key-123'), { tenant: 'acme', role: 'viewer' as const }]])
+    const t = makeTestApp({ keys })
+    const auth = { Authorization: 'Bearer viewer-key-123' }
+    const listed = await modern(t, 'tools/list', {}, auth)
+    assert.ok(listed.body.result.tools[0].inputSchema.properties.session_id)
+    const res = await modern(t, 'tools/call', { name: 'todo', arguments: items('A') }, auth)
+    assert.equal(res.status, 403)
+    assert.match(res.body.error.message, /read-only/)
+  })
+
+  it('Should answer random header-less 2026-07-28 calls of every dialect, any session_id, with a result or a JSON-RPC error, never an internal error', async () => {
+    const t = makeTestApp()
+    const calls = [...DIALECTS.values()].flatMap((dialect) =>
+      dialect.tools.map((tool) => ({ dialect: dialect.name, tool: tool.name }))
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...calls),
+        fc.dictionary(
+          fc.constantFrom('items', 'todos', 'plan', 'subject', 'taskId', 'session_id'),
+          fc.oneof(fc.anything(), fc.constantFrom('f1', 'f2'))
+        ),
+        async ({ dialect, tool }, args) => {
+          const res = await modern(
+            t,
+            'tools/call',
+            { name: tool, arguments: args },
+            {
+              'X-Dialect': dialect,
+            }
+          )
+          assert.ok(res.status === 200 || res.status === 400, `${res.status} ${res.text}`)
+          assert.equal(res.body.jsonrpc, '2.0')
+          if (res.body.error) assert.notEqual(res.body.error.code, -32603, res.text)
+          else assert.equal(typeof res.body.result.content[0].text, 'string')
+        }
+      ),
+      { numRuns: 100, seed: 7 }
+    )
+  })
+})

@@ -8,6 +8,17 @@
  * store's update, exactly as `POST /v1/sessions/{id}/rounds` does, so both APIs share state and
  * texts. Nothing lives in process memory between requests: every request gets a fresh MCP server
  * and transport, and the session is read from the store.
+ *
+ * The todo session of a request: the `X-Session-Id` header when the host sends one; else, on the
+ * 2025 revisions, the `Mcp-Session-Id` issued at `initialize` (one per connection of the host).
+ * 2026-07-28 has no such thing, and nothing else per client either: a request carries its
+ * protocol version, its capabilities and, optionally, `clientInfo`, which is a product's name and
+ * version (the same for every copy of a host, self-reported, and the spec says servers SHOULD NOT
+ * change behaviour on it). The revision's answer to cross-call state (SEP-2567, "Servers that
+ * need cross-call state use explicit, server-minted handles passed as ordinary tool arguments")
+ * is what is done here: the tools listed over MCP gain an optional `session_id` argument, and a
+ * call without it runs on a session minted for it, which the result names so the model passes
+ * it back. No two clients can share a minted session: its id is a random UUID.
  */
 import { randomUUID } from 'node:crypto'
 import {
@@ -45,6 +56,10 @@ export const MCP_PATH = '/mcp'
 
 /** Names the todo session; without it, the `Mcp-Session-Id` issued at initialize does. */
 export const SESSION_HEADER = 'x-session-id'
+/** The 2025 revisions' session header, issued at initialize; ignored on 2026-07-28. */
+const MCP_SESSION_HEADER = 'mcp-session-id'
+/** The tool argument naming the todo session on 2026-07-28, when no `X-Session-Id` does. */
+export const SESSION_ARGUMENT = 'session_id'
 /** Chooses the dialect of a new session (else the session's, else `s03`); so does `?dialect=`. */
 export const DIALECT_HEADER = 'x-dialect'
 
@@ -64,9 +79,9 @@ const INSTRUCTIONS =
 /** What a request acts on: its tenant, its todo session (if named) and the dialect it asked for. */
 interface McpScope {
   tenant: string
-  /** A viewer key may list tools and read the list, not call tools. */
-  readOnly: boolean
   sessionId: string | null
+  /** 2026-07-28 without `X-Session-Id`: each tool call names its session in `session_id`. */
+  byArgument: boolean
   requested: string | undefined
 }
 
@@ -101,6 +116,7 @@ const protocolError = (error: unknown): never => {
 
 function requireSession(scope: McpScope): SessionKey {
   if (scope.sessionId === null) {
+    // only a 2025 request that skipped initialize (or dropped its Mcp-Session-Id) gets here
     throw new ProtocolError(
       ProtocolErrorCode.InvalidRequest,
       'No session: send an X-Session-Id header, or the Mcp-Session-Id this server issued at initialize.'
@@ -158,6 +174,59 @@ function serialize() {
   }
 }
 
+/** The schema of the `session_id` argument, as the tools listed over MCP show it. */
+const SESSION_ARGUMENT_SCHEMA = {
+  type: 'string',
+  pattern: SESSION_ID_PATTERN.source,
+  description:
+    'The todo list (session) this call works on. Leave it out on your first call: the result ' +
+    'names a new session_id. Pass that same session_id on every later call of these tools, or ' +
+    'the call starts a new, empty list.',
+}
+
+/**
+ * A tool as listed to a 2026-07-28 client without `X-Session-Id`: its input schema gains the
+ * optional `session_id`. Only here: the REST listings (`GET /v1/tools`) stay the natives'.
+ */
+function withSessionArgument(tool: Tool): Tool {
+  const { inputSchema } = tool
+  const properties = { ...inputSchema.properties, [SESSION_ARGUMENT]: SESSION_ARGUMENT_SCHEMA }
+  return { ...tool, inputSchema: { ...inputSchema, properties } }
+}
+
+/** The text added to a result whose call ran on a session minted for it. */
+const mintedNote = (sessionId: string) =>
+  `session_id: ${sessionId}. This call started a new todo list; pass "${SESSION_ARGUMENT}": ` +
+  `"${sessionId}" in every later call of these tools to keep working on it.`
+
+/** A tool result the model reads and fixes (a bad `session_id`), not a protocol fault. */
+const toolError = (text: string): CallToolResult => ({
+  content: [{ type: 'text', text: `Error: ${text}` }],
+  isError: true,
+})
+
+type CallTarget =
+  { key: SessionKey; input: Record<string, unknown>; minted: boolean } | { refusal: CallToolResult }
+
+/**
+ * The session a tool call acts on and the input its dialect gets: the scope's session; else
+ * (2026-07-28 without `X-Session-Id`) the call's `session_id`, stripped from the input, or a
+ * session minted for the call.
+ */
+function callTarget(scope: McpScope, args: Record<string, unknown>): CallTarget {
+  if (!scope.byArgument) return { key: requireSession(scope), input: args, minted: false }
+  const { [SESSION_ARGUMENT]: named, ...input } = args
+  if (named === undefined) {
+    const key = { tenant: scope.tenant, sessionId: `mcp-${randomUUID()}` }
+    return { key, input, minted: true }
+  }
+  if (typeof named !== 'string' || !SESSION_ID_PATTERN.test(named)) {
+    const message = `${SESSION_ARGUMENT} must be a string matching ${SESSION_ID_PATTERN.source}: pass the session_id a previous result named, or leave it out to start a new list.`
+    return { refusal: toolError(message) }
+  }
+  return { key: { tenant: scope.tenant, sessionId: named }, input, minted: false }
+}
+
 /**
  * One MCP server for one request, bound to its scope.
  * @param deps - the app's store and clock
@@ -175,14 +244,17 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
 
   handle(server, 'tools/list', Params, async () => {
     const dialect = await dialectOf(deps, scope)
-    return { tools: dialect.tools.map((spec) => formatTool(spec, 'mcp') as Tool) }
+    const tools = dialect.tools.map((spec) => formatTool(spec, 'mcp') as Tool)
+    return { tools: scope.byArgument ? tools.map(withSessionArgument) : tools }
   })
 
   handle(server, 'tools/call', CallParams, (params, ctx) =>
     inOrder(async (): Promise<CallToolResult> => {
-      const { name, arguments: input } = params
-      const key = requireSession(scope)
-      const call = { id: String(ctx.mcpReq.id), name, input: input ?? {} }
+      const { name } = params
+      const target = callTarget(scope, params.arguments ?? {})
+      if ('refusal' in target) return target.refusal
+      const { key, input, minted } = target
+      const call = { id: String(ctx.mcpReq.id), name, input }
       const round = { dialect: scope.requested, tool_calls: [call] }
       const outcome = await runRound(deps, key, round, (current) => {
         const dialect = resolveDialect(current, scope.requested)
@@ -193,6 +265,7 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
       const [result] = outcome.results
       const content: CallToolResult['content'] = [{ type: 'text', text: result.content }]
       if (outcome.notice) content.push({ type: 'text', text: outcome.notice.text })
+      if (minted) content.push({ type: 'text', text: mintedNote(key.sessionId) })
       const structured = result.structured
       return {
         content,
@@ -244,20 +317,27 @@ function createMcpServer(deps: AppDeps, scope: McpScope): Server {
   return server
 }
 
-/** Reads the scope from the request; a bad header or query gives a JSON-RPC error response. */
-function scopeOf(c: Context<AppEnv>): McpScope | Response {
+/**
+ * Reads the scope from the request of one era (`legacy`: the 2025 revisions); a bad header or
+ * query gives a JSON-RPC error response. Header values arrive trimmed of surrounding
+ * whitespace (RFC 9110 §5.5): Node's parser and the Fetch `Headers` both strip it.
+ */
+function scopeOf(c: Context<AppEnv>, legacy: boolean): McpScope | Response {
   const requested = c.req.header(DIALECT_HEADER) ?? c.req.query('dialect')
   if (requested !== undefined && !getDialect(requested)) {
     return rpcError(c, 400, ProtocolErrorCode.InvalidRequest, `Unknown dialect '${requested}'.`)
   }
   const named = c.req.header(SESSION_HEADER)
-  const sessionId = named ?? c.req.header('mcp-session-id') ?? null
+  // 2026-07-28 removed Mcp-Session-Id: a server SHOULD ignore it (transport spec, backward compatibility)
+  const issued = legacy ? c.req.header(MCP_SESSION_HEADER) : undefined
+  const sessionId = named ?? issued ?? null
   if (sessionId !== null && !SESSION_ID_PATTERN.test(sessionId)) {
     const header = named === undefined ? 'Mcp-Session-Id' : 'X-Session-Id'
     const message = `${header} must match ${SESSION_ID_PATTERN.source}.`
     return rpcError(c, 400, ProtocolErrorCode.InvalidRequest, message)
   }
-  return { tenant: c.get('tenant'), readOnly: c.get('role') === 'viewer', sessionId, requested }
+  const byArgument = !legacy && named === undefined
+  return { tenant: c.get('tenant'), sessionId, byArgument, requested }
 }
 
 /** The JSON-RPC messages of a body: the batch's, the one's, or none when it is not JSON. */
@@ -348,14 +428,18 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   const { maxToolCalls } = limitsOf(deps)
 
   app.post(MCP_PATH, async (c) => {
-    const scope = scopeOf(c)
-    if (scope instanceof Response) return scope
     const { text, json } = await mcpBody(c)
     const messages = messagesOf(json)
+    const request = forwardRequest(c, text)
+    const legacy = await isLegacyRequest(request, json)
+    const scope = scopeOf(c, legacy)
+    if (scope instanceof Response) return scope
 
     const batch = batchRefusal(json, c.req.header('mcp-protocol-version'), maxToolCalls)
     if (batch) return refuse(c, batch)
-    if (scope.readOnly && messages.some((message) => message.method === 'tools/call')) {
+    // A viewer key may list tools and read the list, not call tools.
+    const readOnly = c.get('role') === 'viewer'
+    if (readOnly && messages.some((message) => message.method === 'tools/call')) {
       const message = 'This key is read-only (role viewer): it cannot call tools.'
       return rpcError(c, 403, ProtocolErrorCode.InvalidRequest, message, singleId(json))
     }
@@ -372,9 +456,8 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
       }
     }
 
-    const request = forwardRequest(c, text)
     const onerror = (err: Error) => c.get('logger')?.debug({ err }, 'mcp transport error')
-    if (await isLegacyRequest(request, json)) {
+    if (legacy) {
       // Stateless: the issued id only names the todo session of a client that sends no X-Session-Id.
       if (opening) c.header('Mcp-Session-Id', `mcp-${randomUUID()}`)
       return relay(c, await serveLegacy(deps, scope, request, json, onerror))
