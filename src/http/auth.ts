@@ -15,6 +15,8 @@ import { budgetOf } from './rate-limit.js'
 export interface ApiKey {
   tenant: string
   role: Role
+  /** The person the key belongs to (`AUTH_KEYS_FILE` only): origins name them, whatever headers say. */
+  user?: string
 }
 
 /** Keys by the hex sha256 of their secret; empty means open access as tenant `default`. */
@@ -59,14 +61,15 @@ const KeysFile = z.object({
         role: z.enum(ROLES),
         sha256: z.string().regex(/^[0-9a-f]{64}$/, 'the hex sha256 of the key'),
         name: z.string().optional(),
+        user: z.string().min(1).max(256).optional(),
       })
     )
     .min(1),
 })
 
 /**
- * Reads `AUTH_KEYS_FILE`: `{"keys": [{"tenant", "role", "sha256", "name"?}]}`, the sha256 (hex)
- * of each key, so the file holds no secret. Create an entry with
+ * Reads `AUTH_KEYS_FILE`: `{"keys": [{"tenant", "role", "sha256", "name"?, "user"?}]}`, the
+ * sha256 (hex) of each key, so the file holds no secret; `user` names the person a key belongs to. Create an entry with
  * `printf %s "$KEY" | sha256sum`.
  * @param path - the file
  * @throws Error naming the file and what is wrong with it
@@ -84,7 +87,10 @@ export function loadKeysFile(path: string): KeyTable {
     throw new Error(`AUTH_KEYS_FILE ${path}: ${issue.path.join('.')}: ${issue.message}`)
   }
   return new Map(
-    result.data.keys.map((key) => [key.sha256, { tenant: key.tenant, role: key.role }])
+    result.data.keys.map((key) => [
+      key.sha256,
+      { tenant: key.tenant, role: key.role, ...(key.user ? { user: key.user } : {}) },
+    ])
   )
 }
 
@@ -131,6 +137,7 @@ export function authenticate(
       if (!key) return false
       c.set('tenant', key.tenant)
       c.set('role', key.role)
+      if (key.user) c.set('keyUser', key.user)
       return true
     },
   })

@@ -17,6 +17,8 @@ export interface AppEnv {
   Variables: RequestIdVariables & {
     tenant: string
     role: Role
+    /** The user an `AUTH_KEYS_FILE` key belongs to, when it names one: it wins over headers. */
+    keyUser?: string
     logger: Logger
   }
 }
