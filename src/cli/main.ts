@@ -33,12 +33,15 @@ JSON line of its stdout to the service, which keeps the agent's todo list as a s
   codex exec --json …                                  → /v1/ingest/codex
   claude -p … --output-format stream-json --verbose    → /v1/ingest/claude-agent-sdk
   gemini -p … --output-format stream-json              → /v1/ingest/gemini-cli
-When the command exits and its stream did not end the session, the session is ended with the
-command's exit status (0 completed, a signal cancelled, else error).
+A stdout line longer than the service takes (1 MiB with its newline) is passed through, not
+sent. When the command exits (a process it left behind holding its output does not count) and its
+stream did not end the session, the session is ended with the command's exit status
+(0 completed, a signal cancelled, else error).
 
 Options:
   --url <url>            service base URL (env AGENT_TODOS_URL, default http://127.0.0.1:8080)
-  --key <key>            API key, sent as Authorization: Bearer (env AGENT_TODOS_KEY)
+  --key <key>            API key, sent as Authorization: Bearer (env AGENT_TODOS_KEY, which
+                         the command does not inherit)
   --session-id <id>      name the session (e.g. a CI job id) instead of the agent's own id
   --agent <name>         claude, codex or gemini, when the command does not show which
   --flush-timeout <s>    how long to keep delivering after the command exited (default 10)
