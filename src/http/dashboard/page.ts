@@ -1,7 +1,7 @@
 /**
  * @module http/dashboard/page
  * The live progress dashboard: `index.html` with `style.css` inlined, and its script as plain
- * ES modules (`app/*.js`, entry `app/main.js`) served by the service itself under
+ * ES modules (`app/main.js` and the modules it imports) served by the service itself under
  * `/dashboard/<version>/`. No CDN, no build step. The files are read once, when this module loads
  * (from src/ under tsx, from dist/ where the build copies them).
  *
@@ -12,7 +12,7 @@
  * cached for good: a changed module is a new path.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync, readdirSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 
 const read = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url), 'utf8')
 
@@ -32,19 +32,29 @@ export interface DashboardModule {
   etag: string
 }
 
+// a static import of another module of the folder (prettier puts each statement at a line start)
+const IMPORT =
+  /^(?:import|export)\b[^'"]*?\bfrom ['"]\.\/([\w-]+\.js)['"]|^import ['"]\.\/([\w-]+\.js)['"]/gm
+
+/**
+ * The entry module and every module it imports, directly or not, by file name: what the browser
+ * loads (a file only JSDoc types import, e.g. types.js, is not served).
+ */
+function readModules(): Map<string, DashboardModule> {
+  const modules = new Map<string, DashboardModule>()
+  const pending = [DASHBOARD_ENTRY]
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (modules.has(name)) continue
+    const source = read(`app/${name}`)
+    const hash = digest(source)
+    modules.set(name, { name, source, integrity: `sha256-${hash}`, etag: `"${hash}"` })
+    for (const [, from, bare] of source.matchAll(IMPORT)) pending.push(from ?? bare)
+  }
+  return new Map([...modules].sort(([a], [b]) => (a < b ? -1 : 1)))
+}
+
 /** The page's script modules by file name, read once. */
-export const DASHBOARD_MODULES: ReadonlyMap<string, DashboardModule> = new Map(
-  readdirSync(new URL('./app/', import.meta.url))
-    .filter((name) => name.endsWith('.js'))
-    .sort()
-    .map((name) => {
-      const source = read(`app/${name}`)
-      const hash = digest(source)
-      return [name, { name, source, integrity: `sha256-${hash}`, etag: `"${hash}"` }]
-    })
-)
-if (!DASHBOARD_MODULES.has(DASHBOARD_ENTRY))
-  throw new Error(`the dashboard has no app/${DASHBOARD_ENTRY}`)
+export const DASHBOARD_MODULES: ReadonlyMap<string, DashboardModule> = readModules()
 
 /** A hash of every module's name and text: the path segment that changes when any of them does. */
 export const DASHBOARD_VERSION = createHash('sha256')

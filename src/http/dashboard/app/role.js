@@ -1,0 +1,48 @@
+// @ts-check
+/**
+ * @module dashboard/role
+ * What the key may do, as the service says (`GET /v1/whoami`), and the header's badge for it.
+ */
+import { api } from './api.js'
+import { $, setText } from './dom.js'
+import { app } from './state.js'
+
+/** @typedef {import('./types.js').Role} Role */
+/** @typedef {import('./types.js').Whoami} Whoami */
+/**
+ * @template T
+ * @typedef {import('./types.js').ApiResult<T>} ApiResult
+ */
+
+/** @type {Record<Role, string>} */
+const ROLE_LABEL = {
+  agent: 'Agent key · can edit',
+  viewer: 'Viewer key · read-only',
+  open: 'Open access',
+}
+
+/** Asks the service who the key is; with no key, an agent answer means open access. */
+export async function detectRole() {
+  /** @type {ApiResult<Whoami>} */
+  const res = await api('GET', '/v1/whoami')
+  if (res.ok && res.data && (res.data.role === 'agent' || res.data.role === 'viewer')) {
+    app.role = res.data.role === 'agent' && !app.key ? 'open' : res.data.role
+  } else {
+    app.role = null
+  }
+  renderRole()
+}
+
+/** Whether the key may edit lists. */
+export function canEdit() {
+  return app.role === 'agent' || app.role === 'open'
+}
+
+/** The header's badge naming the key's role. */
+export function renderRole() {
+  const node = $('role')
+  const label = app.role ? ROLE_LABEL[app.role] : ''
+  node.hidden = !label
+  node.dataset.role = app.role || ''
+  if (label) setText(node, label)
+}
