@@ -2,8 +2,14 @@
  * End to end: `/mcp` through the MCP SDK's own clients over real HTTP, against the real server
  * process, sharing state with the rounds API (driven through the typed client): the v1 client
  * (`@modelcontextprotocol/sdk`, 2025 revisions) and the v2 client (`@modelcontextprotocol/client`)
- * pinned to 2026-07-28, in auto mode, and in its default 2025 mode.
+ * pinned to 2026-07-28, in auto mode, and in its default 2025 mode; and, without any custom
+ * header, the v1 client at every 2025 revision, the v2 client in auto mode and the AI SDK's MCP
+ * client (`@ai-sdk/mcp`, resolved from test/agents/node_modules; skipped when absent, except
+ * under CI=true where it must be there).
  */
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { pathToFileURL } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import {
@@ -17,6 +23,7 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { createAgentTodosClient, type AgentTodosClient } from '../../src/client/index.js'
 import { startServer, type ServerProcess } from './server-process.js'
@@ -410,4 +417,213 @@ describe('MCP over Streamable HTTP against the real server', () => {
     })
     assert.equal(view.data!.rendered, WALKTHROUGH[3].text)
   })
+})
+
+/** The session a result says was minted for its call (2026-07-28 without `X-Session-Id`). */
+function mintedSession(content: unknown): string {
+  const texts = (content as { type: string; text: string }[]).map((block) => block.text)
+  const match = /^session_id: (mcp-[0-9a-f-]{36})\. /.exec(texts.at(-1) ?? '')
+  assert.ok(match, `no minted session_id in ${JSON.stringify(texts)}`)
+  return match[1]
+}
+
+/**
+ * The official v1 client's fetch, made to speak an older revision: `initialize` asks for it (the
+ * server answers with it, the client accepts any revision it knows), and before 2025-06-18 no
+ * `MCP-Protocol-Version` header is sent, as clients of those revisions send none.
+ */
+const atRevision =
+  (revision: string): FetchLike =>
+  (url, init) => {
+    const headers = new Headers(init?.headers)
+    if (revision < '2025-06-18') headers.delete('mcp-protocol-version')
+    let body = init?.body
+    if (typeof body === 'string') {
+      const message = JSON.parse(body) as { method?: string; params?: Record<string, unknown> }
+      if (message.method === 'initialize') {
+        body = JSON.stringify({
+          ...message,
+          params: { ...message.params, protocolVersion: revision },
+        })
+      }
+    }
+    return fetch(url, { ...init, headers, body })
+  }
+
+/** The minimal surface of the AI SDK's MCP client this test drives. */
+interface AiSdkMcpClient {
+  listTools(): Promise<{ tools: { name: string; inputSchema: { properties?: object } }[] }>
+  tools(): Promise<
+    Record<
+      string,
+      {
+        execute?: (
+          input: Record<string, unknown>,
+          options: { toolCallId: string; messages: unknown[] }
+        ) => Promise<unknown>
+      }
+    >
+  >
+  close(): Promise<void>
+}
+type CreateAiSdkMcpClient = (config: {
+  transport: { type: 'http'; url: string; headers?: Record<string, string> }
+}) => Promise<AiSdkMcpClient>
+
+/** `@ai-sdk/mcp` from the test-only agents package, if it is installed there. */
+function agentsPackage(name: string): string | null {
+  const manifest = new URL('../agents/package.json', import.meta.url)
+  if (!existsSync(manifest)) return null
+  try {
+    return createRequire(manifest).resolve(name)
+  } catch {
+    return null
+  }
+}
+const AI_SDK_MCP = agentsPackage('@ai-sdk/mcp')
+const AI_SDK_SKIP =
+  AI_SDK_MCP === null && process.env.CI !== 'true'
+    ? '@ai-sdk/mcp is not installed in test/agents/node_modules (run npm ci in test/agents)'
+    : false
+
+describe('MCP hosts that send no custom header, against the real server', () => {
+  let server: ServerProcess
+  let acme: AgentTodosClient
+  const clients: { close(): Promise<void> }[] = []
+  const auth = { Authorization: `Bearer ${ACME_KEY}` }
+
+  before(async () => {
+    server = await startServer({ AUTH_KEYS: `acme:agent:${ACME_KEY}` })
+    acme = createAgentTodosClient({ baseUrl: server.url, apiKey: ACME_KEY })
+  })
+  after(async () => {
+    await Promise.all(clients.map((client) => client.close()))
+    await server.stop()
+  })
+
+  const renderedOf = async (sessionId: string) =>
+    (
+      await acme.GET('/v1/sessions/{session_id}', {
+        params: { path: { session_id: sessionId } },
+      })
+    ).data?.rendered
+
+  for (const revision of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
+    it(`Should give each v1 client at ${revision} its own session, the issued Mcp-Session-Id, from the first tools/call after initialize`, async () => {
+      const sessions: string[] = []
+      for (const step of [WALKTHROUGH[0], WALKTHROUGH[1]]) {
+        const client = new Client({ name: `no-header-${revision}`, version: '1.0.0' })
+        const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+          requestInit: { headers: auth },
+          fetch: atRevision(revision),
+        })
+        await client.connect(transport)
+        clients.push(client)
+        assert.equal(transport.protocolVersion, revision)
+        const result = await client.callTool({ name: 'todo', arguments: step.input })
+        assert.equal(result.isError, false)
+        assert.deepEqual(result.content, [{ type: 'text', text: step.text }])
+        const sessionId = transport.sessionId!
+        assert.match(sessionId, /^mcp-[0-9a-f-]{36}$/)
+        const { tools } = await client.listTools()
+        assert.equal(tools[0].inputSchema.properties?.session_id, undefined)
+        const { resources } = await client.listResources()
+        assert.deepEqual(
+          resources.map((resource) => resource.uri),
+          [`agent-todos://sessions/${sessionId}/todos`]
+        )
+        sessions.push(sessionId)
+      }
+      assert.notEqual(sessions[0], sessions[1])
+      assert.equal(await renderedOf(sessions[0]), WALKTHROUGH[0].text)
+      assert.equal(await renderedOf(sessions[1]), WALKTHROUGH[1].text)
+    })
+  }
+
+  it('Should let the v2 client in auto mode (2026-07-28) call tools with no custom header: a minted session it passes back as session_id, never shared with another client', async () => {
+    const connectAuto = async () => {
+      const client = new ClientV2(
+        { name: 'no-header-auto', version: '1.0.0' },
+        { versionNegotiation: { mode: 'auto' } }
+      )
+      await client.connect(
+        new TransportV2(new URL(`${server.url}/mcp`), { requestInit: { headers: auth } })
+      )
+      clients.push(client)
+      assert.equal(client.getProtocolEra(), 'modern')
+      return client
+    }
+    const first = await connectAuto()
+    const second = await connectAuto()
+    const { tools } = await first.listTools()
+    const property = (tools[0].inputSchema.properties as Record<string, { type: string }>)
+      .session_id
+    assert.equal(property.type, 'string')
+    assert.ok(!(tools[0].inputSchema.required ?? []).includes('session_id'))
+
+    const opened = await first.callTool({ name: 'todo', arguments: WALKTHROUGH[0].input })
+    assert.equal(opened.isError, false)
+    assert.equal((opened.content[0] as { text: string }).text, WALKTHROUGH[0].text)
+    const firstSession = mintedSession(opened.content)
+    const theirs = await second.callTool({ name: 'todo', arguments: WALKTHROUGH[3].input })
+    const secondSession = mintedSession(theirs.content)
+    assert.notEqual(firstSession, secondSession)
+
+    for (const step of WALKTHROUGH.slice(1, 3)) {
+      const result = await first.callTool({
+        name: 'todo',
+        arguments: { ...step.input, session_id: firstSession },
+      })
+      assert.deepEqual(result.content, [{ type: 'text', text: step.text }])
+    }
+    const read = await first.readResource({ uri: `agent-todos://sessions/${firstSession}/todos` })
+    assert.equal((read.contents[0] as { text: string }).text, WALKTHROUGH[2].text)
+    const view = await acme.GET('/v1/sessions/{session_id}', {
+      params: { path: { session_id: firstSession } },
+    })
+    assert.equal(view.data!.version, 3)
+    assert.equal(view.data!.rendered, WALKTHROUGH[2].text)
+    assert.equal(await renderedOf(secondSession), WALKTHROUGH[3].text)
+  })
+
+  it(
+    "Should let the AI SDK's MCP client (2026-07-28) call tools with no custom header, each client on its own session",
+    { skip: AI_SDK_SKIP },
+    async () => {
+      assert.ok(AI_SDK_MCP, 'CI=true: @ai-sdk/mcp must be installed in test/agents/node_modules')
+      const { createMCPClient } = (await import(pathToFileURL(AI_SDK_MCP).href)) as {
+        createMCPClient: CreateAiSdkMcpClient
+      }
+      const connectAiSdk = async () => {
+        const client = await createMCPClient({
+          transport: { type: 'http', url: `${server.url}/mcp`, headers: auth },
+        })
+        clients.push(client)
+        return client
+      }
+      const first = await connectAiSdk()
+      const second = await connectAiSdk()
+      const { tools } = await first.listTools()
+      assert.ok('session_id' in (tools[0].inputSchema.properties ?? {}))
+      // the tools as generateText runs them: execute with the model's input
+      const run = async (client: AiSdkMcpClient, input: Record<string, unknown>) => {
+        const { todo } = await client.tools()
+        const result = (await todo.execute!(input, { toolCallId: 'call_1', messages: [] })) as {
+          content: { type: string; text: string }[]
+          isError?: boolean
+        }
+        assert.equal(result.isError, false)
+        return result
+      }
+      const opened = await run(first, WALKTHROUGH[0].input)
+      assert.equal(opened.content[0].text, WALKTHROUGH[0].text)
+      const firstSession = mintedSession(opened.content)
+      const secondSession = mintedSession((await run(second, WALKTHROUGH[3].input)).content)
+      assert.notEqual(firstSession, secondSession)
+      const next = await run(first, { ...WALKTHROUGH[1].input, session_id: firstSession })
+      assert.deepEqual(next.content, [{ type: 'text', text: WALKTHROUGH[1].text }])
+      assert.equal(await renderedOf(firstSession), WALKTHROUGH[1].text)
+      assert.equal(await renderedOf(secondSession), WALKTHROUGH[3].text)
+    }
+  )
 })

@@ -624,7 +624,7 @@ describe('/mcp without X-Session-Id (SPEC §3: the MCP session, else session_id,
     assert.deepEqual(sessions.body.sessions, [])
   })
 
-  it('Should ignore Mcp-Session-Id on 2026-07-28 (the revision removed it), and let X-Session-Id win over session_id nowhere but where it is listed', async () => {
+  it('Should ignore Mcp-Session-Id on 2026-07-28 (the revision removed it), and keep a call named by X-Session-Id on that session', async () => {
     const t = makeTestApp()
     const stale = await modern(
       t,
