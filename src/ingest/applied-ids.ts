@@ -3,21 +3,21 @@
  * The call ids an observed session has applied, kept as one string of fixed-width digests (the
  * last `MAX_APPLIED_IDS`, oldest first) so that a second delivery of a call applies nothing.
  *
- * Why digests in one string, and why 64: the record is read, parsed, serialised and written on
+ * Why digests in one string, and why 256: the record is read, parsed, serialised and written on
  * every delivery. 256 Claude ids (`toolu_01` + 22 characters) as a JSON array were about 8 KB of a
- * session otherwise near 1 KB, and on SQLite a session at that cap cost twice a fresh one per
- * applied delivery (`npm run bench:ingest`). Measured on the store alone (1,000 SQLite sessions),
- * 256 digests still cost about 40 µs a write more than none, 64 (512 characters) about 10. The
- * window only has to hold what arrives again soon (retries, the hook and the stream of one
- * session, parallel hooks): a stream posted again whole is recognised by its newest calls
- * (`replayedCalls` in ingest/apply).
+ * session otherwise near 1 KB; as digests they are 2 KB. Measured on the store alone (1,000 SQLite
+ * sessions), 256 digests cost about 40 µs a write more than none, 64 about 10. 64 was too few:
+ * a hook delivered again after 64 later todo calls (a forwarder's queue flushed late) applied its
+ * old list over the newer one. The window holds what arrives again soon (retries, the hook and
+ * the stream of one session, parallel hooks, a late replay within 255 later calls); a stream
+ * posted again whole is recognised by its newest calls (`replayedCalls` in ingest/apply).
  * A digest is 48 bits of SHA-256: the chance that a new call matches one of 64 kept digests is
  * about 1 in 4 × 10^12, and a match only makes the agent's own call look like a retry.
  */
 import { hash } from 'node:crypto'
 
 /** Applied call ids a session keeps. */
-export const MAX_APPLIED_IDS = 64
+export const MAX_APPLIED_IDS = 256
 /** Characters of one digest (base64url, 6 bytes). */
 export const APPLIED_DIGEST_CHARS = 8
 
@@ -45,6 +45,9 @@ function storedDigests(stored: unknown): string {
 /** The applied call ids of a session during one update. */
 export class AppliedIds {
   private digests: string
+  /** How much of `digests` was stored: searched as text; what this update adds is a set. */
+  private readonly storedChars: number
+  private readonly added = new Set<string>()
   // a call is looked up, then recorded: its digest is computed once
   private lastId: string | undefined
   private lastDigest = ''
@@ -52,14 +55,18 @@ export class AppliedIds {
   /** @param stored - the session's `observed.applied` */
   constructor(stored: unknown) {
     this.digests = storedDigests(stored)
+    this.storedChars = this.digests.length
   }
 
   /** Whether the id was applied (before or during this update). */
   has(id: string): boolean {
     const digest = this.digestOf(id)
-    const { digests } = this
+    // a long delivery adds thousands: a scan of those would make it quadratic
+    if (this.added.has(digest)) return true
+    const { digests, storedChars } = this
     // base64url digests of one width: a match counts only where a digest starts
     for (let at = digests.indexOf(digest); at !== -1; at = digests.indexOf(digest, at + 1)) {
+      if (at + APPLIED_DIGEST_CHARS > storedChars) return false
       if (at % APPLIED_DIGEST_CHARS === 0) return true
     }
     return false
@@ -67,7 +74,9 @@ export class AppliedIds {
 
   /** Records an applied id. */
   add(id: string): void {
-    this.digests += this.digestOf(id)
+    const digest = this.digestOf(id)
+    this.added.add(digest)
+    this.digests += digest
   }
 
   private digestOf(id: string): string {
@@ -81,7 +90,6 @@ export class AppliedIds {
   /** What the session keeps: the last `MAX_APPLIED_IDS` digests. */
   stored(): string {
     const cap = MAX_APPLIED_IDS * APPLIED_DIGEST_CHARS
-    if (this.digests.length > cap) this.digests = this.digests.slice(-cap)
-    return this.digests
+    return this.digests.length > cap ? this.digests.slice(-cap) : this.digests
   }
 }

@@ -5,7 +5,7 @@
  * hooks, several instances) compose.
  *
  * - A call is staged; it is applied only by its successful result, through the dialect's
- *   observer (`dialects/observe`). Every applied call id is kept (the last 64, as digests): a
+ *   observer (`dialects/observe`). Every applied call id is kept (the last 256, as digests): a
  *   second delivery of a call (a retry, a replay, the hook and the stream of one Claude session)
  *   applies nothing, nor do the older calls of a stream posted again (`replayedCalls`). A call
  *   whose result will not say what it did is kept until that result arrives in a later delivery
@@ -87,7 +87,7 @@ export interface ApplyContext {
    * repeat); 0 when none.
    */
   versionFloor?: number
-  /** Call ids of this delivery to take as applied (`replayedCalls`). */
+  /** Call and lifecycle ids of this delivery to take as applied (`replayedCalls`). */
   replayed?: ReadonlySet<string>
 }
 
@@ -239,8 +239,10 @@ function dialectFromTools(family: AgentFamily, tools: readonly string[]): string
  * A delivery's events (all of one session) cut after each successful tool result, so that each
  * list the agent had is a version of its own: a batch of stream lines (`observe` sends what
  * arrived within a few ms together, a replayed JSONL file comes whole) keeps the history a
- * line-by-line delivery would have. Each segment is one atomic update; a delivery cut short
- * between two (store down) is retried whole, and what already applied is ignored by call id.
+ * line-by-line delivery would have. The route stores them in as few atomic updates as the lists
+ * need (segments that change no list share the next one's update, and past
+ * `MAX_DELIVERY_UPDATES` the oldest share one); a delivery cut short between two (store down,
+ * client gone) is retried whole, and what already applied is ignored by call id.
  * @param events - the events, in order
  */
 export function segmentsOf(events: readonly ObservedEvent[]): ObservedEvent[][] {
@@ -259,11 +261,17 @@ export function segmentsOf(events: readonly ObservedEvent[]): ObservedEvent[][] 
 }
 
 /**
- * The successful tool results of a delivery that come before a call the session already applied
- * and are unknown to it: a stream posted again (a JSONL file, a retried batch) whose older calls
- * the session no longer remembers (it keeps the last `MAX_APPLIED_IDS`). A stream's deliveries
- * come in order, so they were applied when first posted; applying them again would take the list
- * back to an old state that the newer, known calls then would not move on from.
+ * The ids of a delivery (call ids, and lifecycle events' own ids) to take as applied for the
+ * whole delivery, decided on the state its first update reads:
+ * - the ones the session knows: a delivery of more new calls than the session keeps
+ *   (`MAX_APPLIED_IDS`) would otherwise push them out before its later updates reach them;
+ * - the successful results that come before a call the session knows, and the lifecycle events
+ *   that come before a lifecycle event it knows, unknown to it: a stream posted again (a JSONL
+ *   file, a retried batch) whose older part the session no longer remembers. A stream's
+ *   deliveries come in order, so they were applied when first posted; applying them again would
+ *   take the list back to an old state (or open an ended run again) that the newer, known ones
+ *   then would not move on from. (Calls and lifecycle apart: the hooks of a run may have applied
+ *   its calls before its stream arrives, and the stream's own start is still new then.)
  * @param current - the stored session, or null
  * @param events - the delivery's events (all of one session), in order
  */
@@ -274,17 +282,27 @@ export function replayedCalls(
   const replayed = new Set<string>()
   if (!current?.observed) return replayed
   const known = new AppliedIds(current.observed.applied)
-  let last = -1
-  for (let i = events.length - 1; i >= 0 && last === -1; i--) {
-    const event = events[i]
-    if (event.kind === 'tool_result' && known.has(event.call_id)) last = i
+  const idOf = (event: ObservedEvent) =>
+    event.kind === 'tool_result' ? event.call_id : 'id' in event ? event.id : undefined
+  let lastCall = -1
+  let lastLifecycle = -1
+  for (let i = events.length - 1; i >= 0 && (lastCall === -1 || lastLifecycle === -1); i--) {
+    const id = idOf(events[i])
+    if (id === undefined || !known.has(id)) continue
+    if (events[i].kind === 'tool_result') {
+      if (lastCall === -1) lastCall = i
+    } else if (lastLifecycle === -1) lastLifecycle = i
   }
-  for (let i = 0; i < last; i++) {
+  for (let i = 0; i < events.length; i++) {
     const event = events[i]
-    // a failed call changes nothing either way (and the stream alone sees one Claude refused)
-    if (event.kind === 'tool_result' && !event.is_error && !known.has(event.call_id)) {
-      replayed.add(event.call_id)
+    const id = idOf(event)
+    if (id === undefined) continue
+    if (known.has(id)) replayed.add(id)
+    else if (event.kind !== 'tool_result') {
+      if (i < lastLifecycle) replayed.add(id)
     }
+    // a failed call changes nothing either way (and the stream alone sees one Claude refused)
+    else if (i < lastCall && !event.is_error) replayed.add(id)
   }
   return replayed
 }
@@ -335,7 +353,7 @@ export function applyObserved(
   for (const event of events) {
     // a lifecycle event that has an id of its own is applied once, like a call
     if ('id' in event && event.id !== undefined) {
-      if (appliedIds.has(event.id)) {
+      if (appliedIds.has(event.id) || ctx.replayed?.has(event.id)) {
         alive = true
         ignored++
         continue
