@@ -4,18 +4,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { readFileSync } from 'node:fs'
-import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { runCli } from '../../src/cli/main.js'
-import {
-  detectAgent,
-  observe,
-  streamFlagProblem,
-  type ObserveOptions,
-} from '../../src/cli/observe.js'
+import { detectAgent, streamFlagProblem, type ObserveOptions } from '../../src/cli/observe.js'
 import { startRecorder, type Recorder } from '../agents/recorder.js'
+import { ingested, runObserve, sink } from '../hostile/observe-support.js'
 import { freePort } from './server-process.js'
 
 const FAKE = fileURLToPath(new URL('../agents/fake-agent.mjs', import.meta.url))
@@ -27,44 +22,9 @@ const GEMINI_STREAM = fixture('gemini-cli/real-todos.ndjson')
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean)
 const fake = (...args: string[]) => [process.execPath, FAKE, ...args]
 
-/** A writable that keeps what it got and when. */
-function sink() {
-  const chunks: { at: number; data: Buffer }[] = []
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      chunks.push({ at: Date.now(), data: Buffer.from(chunk) })
-      done()
-    },
-  })
-  return {
-    stream,
-    chunks,
-    text: () => Buffer.concat(chunks.map((c) => c.data)).toString('utf8'),
-  }
-}
-
-const FAST = { lingerMs: 5, retryBaseMs: 20, retryMaxMs: 100, signalGraceMs: 50 }
-
-async function run(recorder: Recorder | { url: string }, options: Partial<ObserveOptions>) {
-  const out = sink()
-  const err = sink()
-  const code = await observe({
-    url: recorder.url,
-    key: 'observe-test-key',
-    agent: 'codex',
-    command: fake(),
-    out: out.stream,
-    err: err.stream,
-    flushTimeoutMs: 5000,
-    ...options,
-    tuning: { ...FAST, ...options.tuning },
-  })
-  return { code, out, err }
-}
-
-/** The NDJSON lines the recorder got on ingest routes, in arrival order. */
-const ingested = (recorder: Recorder) =>
-  recorder.posts('/v1/ingest/').flatMap((r) => r.body.split('\n').filter(Boolean))
+/** `observe` of the fake agent (printing nothing unless told) against `recorder`. */
+const run = (recorder: { url: string }, options: Partial<ObserveOptions>) =>
+  runObserve(recorder, { key: 'observe-test-key', command: fake(), ...options })
 
 describe('observe: which agent a command runs', () => {
   it('reads the program, a path to it, a launcher argument or a package name', () => {

@@ -105,7 +105,7 @@ describe('hostile: observe waits as long as Retry-After asks, within bounds', ()
     it(`Should retry a ${status} no sooner than its Retry-After, then deliver`, async () => {
       const service = await busyService(status, '1')
       try {
-        const { code } = await runObserve({ url: service.url } as Recorder, {
+        const { code } = await runObserve(service, {
           command: nodeScript(`process.stdout.write(${JSON.stringify(LINES[0] + '\n')})`),
         })
         assert.equal(code, 0)
@@ -122,7 +122,7 @@ describe('hostile: observe waits as long as Retry-After asks, within bounds', ()
   it('Should give up at the flush timeout however long Retry-After asks', async () => {
     const service = await busyService(429, '3600', true)
     try {
-      const { code, err, ms } = await runObserve({ url: service.url } as Recorder, {
+      const { code, err, ms } = await runObserve(service, {
         command: nodeScript(`process.stdout.write(${JSON.stringify(LINES[0] + '\n')})`),
         flushTimeoutMs: 300,
       })

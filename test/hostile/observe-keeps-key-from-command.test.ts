@@ -34,8 +34,8 @@ describe('hostile: observe keeps its key from the command', () => {
     })
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
     const [code] = await once(child, 'close')
     clearTimeout(timer)

@@ -4,7 +4,6 @@
  */
 import { Writable } from 'node:stream'
 import { observe, type ObserveOptions } from '../../src/cli/observe.js'
-import type { Recorder } from '../agents/recorder.js'
 
 /** A writable that keeps what it got and when. */
 export function sink() {
@@ -27,15 +26,15 @@ export function sink() {
 export const nodeScript = (script: string) => [process.execPath, '-e', script]
 
 /**
- * Runs `observe` (codex by default) to its end against `recorder`, with fast retries.
+ * Runs `observe` (codex by default) to its end against `service` (a recorder), with fast retries.
  * @returns the exit code, our stdout and stderr, and how long the run took
  */
-export async function runObserve(recorder: Recorder, options: Partial<ObserveOptions>) {
+export async function runObserve(service: { url: string }, options: Partial<ObserveOptions>) {
   const out = sink()
   const err = sink()
   const started = Date.now()
   const code = await observe({
-    url: recorder.url,
+    url: service.url,
     key: 'observe-hostile-key',
     agent: 'codex',
     command: nodeScript(''),
@@ -49,5 +48,5 @@ export async function runObserve(recorder: Recorder, options: Partial<ObserveOpt
 }
 
 /** The NDJSON lines the recorder got on ingest routes, in arrival order. */
-export const ingested = (recorder: Recorder) =>
+export const ingested = (recorder: { posts(prefix: string): { body: string }[] }) =>
   recorder.posts('/v1/ingest/').flatMap((r) => r.body.split('\n').filter(Boolean))
