@@ -8,6 +8,7 @@ import { codexPlan } from './codex-plan.js'
 import { geminiTodos } from './gemini-todos.js'
 import { langchainTodos } from './langchain-todos.js'
 import { openhandsTracker } from './openhands-tracker.js'
+import { qwenTodos } from './qwen-todos.js'
 import { s03 } from './s03.js'
 import type { Dialect } from './types.js'
 
@@ -22,6 +23,7 @@ const ALL: readonly Dialect[] = [
   geminiTodos,
   langchainTodos,
   openhandsTracker,
+  qwenTodos,
 ]
 
 export const DIALECTS: ReadonlyMap<string, Dialect> = new Map(ALL.map((d) => [d.name, d]))
