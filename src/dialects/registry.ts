@@ -7,6 +7,7 @@ import { claudeTodoWrite } from './claude-todowrite.js'
 import { codexPlan } from './codex-plan.js'
 import { geminiTodos } from './gemini-todos.js'
 import { langchainTodos } from './langchain-todos.js'
+import { opencodeTodos } from './opencode-todos.js'
 import { openhandsTracker } from './openhands-tracker.js'
 import { qwenTodos } from './qwen-todos.js'
 import { s03 } from './s03.js'
@@ -24,6 +25,7 @@ const ALL: readonly Dialect[] = [
   langchainTodos,
   openhandsTracker,
   qwenTodos,
+  opencodeTodos,
 ]
 
 export const DIALECTS: ReadonlyMap<string, Dialect> = new Map(ALL.map((d) => [d.name, d]))

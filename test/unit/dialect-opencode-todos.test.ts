@@ -1,0 +1,267 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { makeItem, type Item } from '../../src/core/items.js'
+import {
+  decodeTodoWrite,
+  opencodeTodos,
+  renderOpencodeTodos,
+} from '../../src/dialects/opencode-todos.js'
+import type { CallOutcome, DialectState } from '../../src/dialects/types.js'
+import { formatTool } from '../../src/tools/formats.js'
+import { makeTestApp, round } from '../helpers.js'
+
+/**
+ * opencode 1.18.33's todowrite schema: its effect Schema through `ToolJsonSchema.fromSchema`
+ * (`$ref` to `Todo` inlined, `additionalProperties: true` removed), without `$schema`.
+ */
+const NATIVE_PARAMETERS = {
+  type: 'object',
+  properties: {
+    todos: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          content: { type: 'string', description: 'Brief description of the task' },
+          status: {
+            type: 'string',
+            description: 'Current status of the task: pending, in_progress, completed, cancelled',
+          },
+          priority: {
+            type: 'string',
+            description: 'Priority level of the task: high, medium, low',
+          },
+        },
+        required: ['content', 'status', 'priority'],
+      },
+      description: 'The updated todo list',
+    },
+  },
+  required: ['todos'],
+}
+
+const empty: DialectState = { items: [], data: {} }
+const one = { callsInRound: 1, indexInRound: 0 }
+const apply = (input: unknown, state: DialectState = empty): CallOutcome =>
+  opencodeTodos.apply(state, 'todowrite', input, one)
+const todo = (content: string, status = 'pending', priority = 'medium') => ({
+  content,
+  status,
+  priority,
+})
+const invalid = (detail: string) =>
+  `The todowrite tool was called with invalid arguments: ${detail}.\nPlease rewrite the input so it satisfies the expected schema.`
+const errorOf = (input: unknown) => {
+  const outcome = apply(input)
+  assert.equal(outcome.result.is_error, true)
+  assert.equal(outcome.state, empty)
+  return outcome.result.content
+}
+
+describe('opencode-todos tool definition', () => {
+  it('Should carry the derived schema and the native description', () => {
+    const tool = formatTool(opencodeTodos.tools[0], 'openai') as {
+      function: { name: string; description: string; parameters: unknown }
+    }
+    assert.equal(tool.function.name, 'todowrite')
+    assert.deepEqual(tool.function.parameters, NATIVE_PARAMETERS)
+    const description = tool.function.description
+    assert.ok(
+      description.startsWith(
+        'Create and maintain a structured task list for the current coding session. Tracks progress, organizes multi-step work, and surfaces status to the user.\n\n## When to use\nUse proactively when:\n'
+      )
+    )
+    assert.ok(
+      description.includes('\n- `in_progress` - actively working (exactly ONE at a time)\n')
+    )
+    assert.ok(description.endsWith('-> one command\n\nWhen in doubt, use it.\n'))
+  })
+
+  it('Should be served by GET /v1/tools', async () => {
+    const t = makeTestApp()
+    const res = await t.call('GET', '/v1/tools?dialect=opencode-todos&format=anthropic')
+    assert.equal(res.status, 200)
+    assert.equal(res.body.tools[0].name, 'todowrite')
+    assert.deepEqual(res.body.tools[0].input_schema, NATIVE_PARAMETERS)
+  })
+})
+
+describe('opencode-todos results', () => {
+  it('Should answer with JSON.stringify(todos, null, 2) and store any status or priority word', () => {
+    const outcome = apply({
+      todos: [todo('Ship', 'doing', 'urgent'), todo('Test', 'cancelled', 'low')],
+    })
+    assert.equal(outcome.result.is_error, false)
+    assert.equal(
+      outcome.result.content,
+      '[\n  {\n    "content": "Ship",\n    "status": "doing",\n    "priority": "urgent"\n  },\n  {\n    "content": "Test",\n    "status": "cancelled",\n    "priority": "low"\n  }\n]'
+    )
+    assert.deepEqual(
+      outcome.state.items.map((i) => [i.id, i.content, i.status, i.metadata]),
+      [
+        ['1', 'Ship', 'pending', { priority: 'urgent', status: 'doing' }],
+        ['2', 'Test', 'cancelled', { priority: 'low' }],
+      ]
+    )
+  })
+
+  it('Should print the decoded todos: schema key order, extra keys dropped', () => {
+    const outcome = apply({
+      todos: [{ priority: 'high', extra: 1, status: 'in_progress', content: 'é "q"\n' }],
+      other: true,
+    })
+    assert.equal(
+      outcome.result.content,
+      '[\n  {\n    "content": "é \\"q\\"\\n",\n    "status": "in_progress",\n    "priority": "high"\n  }\n]'
+    )
+    assert.deepEqual(outcome.result.structured, {
+      todos: [{ content: 'é "q"\n', status: 'in_progress', priority: 'high' }],
+    })
+  })
+
+  it('Should answer [] with []', () => {
+    assert.equal(apply({ todos: [] }).result.content, '[]')
+  })
+
+  it('Should keep identity by content, then position, and report dropped items', () => {
+    const first = apply({ todos: [todo('A', 'in_progress'), todo('B'), todo('C')] })
+    const second = apply({ todos: [todo('C', 'in_progress'), todo('A', 'completed')] }, first.state)
+    assert.deepEqual(
+      second.state.items.map((i) => [i.id, i.content]),
+      [
+        ['3', 'C'],
+        ['1', 'A'],
+      ]
+    )
+    assert.deepEqual(
+      second.dropped.map((i) => i.content),
+      ['B']
+    )
+  })
+})
+
+describe('opencode-todos errors (effect Schema decode, as opencode words them)', () => {
+  it('Should name a missing key with its path', () => {
+    assert.equal(errorOf({}), invalid('SchemaError(Missing key\n  at ["todos"])'))
+    assert.equal(
+      errorOf({ todos: [{ content: 'a', status: 'b' }] }),
+      invalid('SchemaError(Missing key\n  at ["todos"][0]["priority"])')
+    )
+    assert.equal(
+      errorOf({ todos: [todo('a'), { status: 5 }] }),
+      invalid('SchemaError(Missing key\n  at ["todos"][1]["content"])')
+    )
+  })
+
+  it('Should name the expected type and the value sent', () => {
+    assert.equal(
+      errorOf({ todos: 'x' }),
+      invalid('SchemaError(Expected array, got "x"\n  at ["todos"])')
+    )
+    assert.equal(
+      errorOf({ todos: '[]' }),
+      invalid('SchemaError(Expected array, got "[]"\n  at ["todos"])')
+    )
+    assert.equal(
+      errorOf({ todos: null }),
+      invalid('SchemaError(Expected array, got null\n  at ["todos"])')
+    )
+    assert.equal(
+      errorOf({ todos: { a: [1, 'x'] } }),
+      invalid('SchemaError(Expected array, got {"a":[1,"x"]}\n  at ["todos"])')
+    )
+    assert.equal(
+      errorOf({ todos: [todo('a'), 'q'] }),
+      invalid('SchemaError(Expected Todo, got "q"\n  at ["todos"][1])')
+    )
+    assert.equal(
+      errorOf({ todos: [{ content: 1, status: 'b', priority: 'c' }] }),
+      invalid('SchemaError(Expected string, got 1\n  at ["todos"][0]["content"])')
+    )
+    assert.equal(errorOf(null), invalid('SchemaError(Expected object, got null)'))
+    assert.equal(errorOf([]), invalid('SchemaError(Expected object, got [])'))
+  })
+
+  it("Should hand malformed arguments to opencode's invalid tool", () => {
+    assert.equal(
+      opencodeTodos.argumentsError('todowrite', '{"todos": ['),
+      'The arguments provided to the tool are invalid: Invalid input for tool todowrite: JSON parsing failed: Text: {"todos": [.\nError message: Unexpected end of JSON input'
+    )
+  })
+
+  it('Should decode only what the schema names', () => {
+    assert.deepEqual(decodeTodoWrite({ todos: [{ ...todo('a'), id: 'x' }] }), {
+      ok: true,
+      todos: [todo('a')],
+    })
+  })
+})
+
+describe('opencode-todos list rules and rendering', () => {
+  const item = (id: string, content: string, status: Item['status'], metadata?: object) =>
+    makeItem({ id, content, status, metadata: metadata as Record<string, unknown> | undefined })
+
+  it('Should render the todos the items stand for', () => {
+    assert.equal(
+      renderOpencodeTodos([
+        item('1', 'A', 'pending', { status: 'doing', priority: 'high' }),
+        item('2', 'B', 'blocked'),
+      ]),
+      '[\n  {\n    "content": "A",\n    "status": "doing",\n    "priority": "high"\n  },\n  {\n    "content": "B",\n    "status": "blocked",\n    "priority": "medium"\n  }\n]'
+    )
+    assert.equal(renderOpencodeTodos([]), '[]')
+  })
+
+  it("Should take any person's list, as opencode takes any strings", () => {
+    assert.equal(opencodeTodos.checkList([item('1', 'A', 'blocked')]).ok, true)
+  })
+})
+
+describe('opencode-todos over HTTP', () => {
+  it('Should apply todowrite from OpenAI arguments and remind after 3 rounds without it', async () => {
+    const t = makeTestApp()
+    const res = await round(
+      t,
+      'oc1',
+      [
+        {
+          id: 'c1',
+          name: 'todowrite',
+          arguments: JSON.stringify({ todos: [todo('Research', 'in_progress', 'high')] }),
+        },
+      ],
+      { dialect: 'opencode-todos' }
+    )
+    assert.equal(res.status, 200)
+    assert.equal(
+      res.body.results[0].content,
+      '[\n  {\n    "content": "Research",\n    "status": "in_progress",\n    "priority": "high"\n  }\n]'
+    )
+    const reminders: unknown[] = []
+    for (let i = 0; i < 3; i++)
+      reminders.push((await round(t, 'oc1', [{ name: 'bash' }])).body.reminder)
+    assert.deepEqual(reminders, [
+      null,
+      null,
+      { text: '<reminder>Update your todo list with todowrite.</reminder>' },
+    ])
+  })
+
+  it('Should answer a bad call with is_error and keep the list', async () => {
+    const t = makeTestApp()
+    await round(t, 'oc2', [{ name: 'todowrite', input: { todos: [todo('A')] } }], {
+      dialect: 'opencode-todos',
+    })
+    const res = await round(t, 'oc2', [{ name: 'todowrite', input: { todos: [{ content: 'B' }] } }])
+    assert.equal(res.body.results[0].is_error, true)
+    assert.equal(
+      res.body.results[0].content,
+      invalid('SchemaError(Missing key\n  at ["todos"][0]["status"])')
+    )
+    const session = await t.call('GET', '/v1/sessions/oc2')
+    assert.deepEqual(
+      session.body.items.map((i: { content: string }) => i.content),
+      ['A']
+    )
+  })
+})
