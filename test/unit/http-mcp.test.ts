@@ -33,6 +33,19 @@ const callTodo = (
   headers: Record<string, string> = { 'X-Session-Id': 's1' }
 ) => rpc(t, 'tools/call', { name: 'todo', arguments: args }, headers)
 
+/** Every tool of every dialect. */
+const EVERY_TOOL = [...DIALECTS.values()].flatMap((dialect) =>
+  dialect.tools.map((tool) => ({ dialect: dialect.name, tool: tool.name }))
+)
+
+/** A tools/call reply that is a result or a JSON-RPC error, never an internal error. */
+function assertAnswered(res: Awaited<ReturnType<typeof rpc>>) {
+  assert.ok(res.status === 200 || res.status === 400, `${res.status} ${res.text}`)
+  assert.equal(res.body.jsonrpc, '2.0')
+  if (res.body.error) assert.notEqual(res.body.error.code, -32603, res.text)
+  else assert.equal(typeof res.body.result.content[0].text, 'string')
+}
+
 const INITIALIZE = {
   protocolVersion: '2025-06-18',
   capabilities: {},
@@ -282,12 +295,9 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
 
   it('Should answer random calls of every dialect with a result or a JSON-RPC error, never an internal error', async () => {
     const t = makeTestApp()
-    const calls = [...DIALECTS.values()].flatMap((dialect) =>
-      dialect.tools.map((tool) => ({ dialect: dialect.name, tool: tool.name }))
-    )
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(...calls),
+        fc.constantFrom(...EVERY_TOOL),
         fc.oneof(
           fc.anything(),
           fc.dictionary(
@@ -303,10 +313,7 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
             { name: tool, arguments: args },
             { 'X-Session-Id': `${dialect}-${session}`, 'X-Dialect': dialect }
           )
-          assert.ok(res.status === 200 || res.status === 400, `${res.status} ${res.text}`)
-          assert.equal(res.body.jsonrpc, '2.0')
-          if (res.body.error) assert.notEqual(res.body.error.code, -32603, res.text)
-          else assert.equal(typeof res.body.result.content[0].text, 'string')
+          assertAnswered(res)
         }
       ),
       { numRuns: 150, seed: 42 }
@@ -681,12 +688,9 @@ describe('/mcp without X-Session-Id (SPEC §3: the MCP session, else session_id,
 
   it('Should answer random header-less 2026-07-28 calls of every dialect, any session_id, with a result or a JSON-RPC error, never an internal error', async () => {
     const t = makeTestApp()
-    const calls = [...DIALECTS.values()].flatMap((dialect) =>
-      dialect.tools.map((tool) => ({ dialect: dialect.name, tool: tool.name }))
-    )
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(...calls),
+        fc.constantFrom(...EVERY_TOOL),
         fc.dictionary(
           fc.constantFrom('items', 'todos', 'plan', 'subject', 'taskId', 'session_id'),
           fc.oneof(fc.anything(), fc.constantFrom('f1', 'f2'))
@@ -700,10 +704,7 @@ describe('/mcp without X-Session-Id (SPEC §3: the MCP session, else session_id,
               'X-Dialect': dialect,
             }
           )
-          assert.ok(res.status === 200 || res.status === 400, `${res.status} ${res.text}`)
-          assert.equal(res.body.jsonrpc, '2.0')
-          if (res.body.error) assert.notEqual(res.body.error.code, -32603, res.text)
-          else assert.equal(typeof res.body.result.content[0].text, 'string')
+          assertAnswered(res)
         }
       ),
       { numRuns: 100, seed: 7 }
