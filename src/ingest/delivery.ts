@@ -3,8 +3,9 @@
  * What a parsed delivery touches, before anything is stored: the session each event belongs to
  * (the agent's id under its source's prefix, or the caller's `?session_id=`; a subagent's own
  * list below its main session), grouped in order of first appearance, subagents' lists before
- * the main sessions that list them. The route runs one atomic update per list of each group
- * (`segmentsOf`) in this order.
+ * the main sessions that list them. The route runs the groups in this order, each in as few atomic
+ * updates as its lists need (`segmentsOf`, `capSegments`); a delivery touches at most
+ * `MAX_DELIVERY_SESSIONS` sessions.
  */
 import { SESSION_ID_PATTERN } from '../core/ids.js'
 import type { ObservedSource } from '../core/session.js'
@@ -66,6 +67,42 @@ export function sessionIdOf(
   return id
 }
 
+/**
+ * Sessions one delivery may touch: a Claude run's main session and its subagents' lists (the
+ * real captures hold two; a subagent per parallel Task call is still far below), while a body
+ * naming thousands would cost thousands of store updates for one request.
+ */
+export const MAX_DELIVERY_SESSIONS = 16
+
+/**
+ * Store updates that one delivery's lists may take (shared by its sessions): a stream posted
+ * whole keeps a version per list the agent had up to this, and the oldest lists of a longer one
+ * share one update (the same final state, fewer history entries).
+ */
+export const MAX_DELIVERY_UPDATES = 32
+
+/** A delivery that names more sessions than `MAX_DELIVERY_SESSIONS`. */
+export class TooManySessionsError extends Error {
+  constructor(readonly count: number) {
+    super(
+      `The body touches ${count} sessions; one delivery may touch at most ${MAX_DELIVERY_SESSIONS} (post them apart).`
+    )
+    this.name = 'TooManySessionsError'
+  }
+}
+
+/**
+ * A session's segments (`segmentsOf`) within `max` updates: when there are more, the oldest are
+ * joined into the first, so the newest lists keep a version each.
+ * @param segments - the session's segments, in order
+ * @param max - updates the session may take (at least 1)
+ */
+export function capSegments<T>(segments: T[][], max: number): T[][] {
+  if (segments.length <= max) return segments
+  const joined = segments.length - Math.max(1, max) + 1
+  return [segments.slice(0, joined).flat(), ...segments.slice(joined)]
+}
+
 /** The events of one session in a delivery. */
 export interface SessionEvents {
   id: string
@@ -81,6 +118,7 @@ export interface SessionEvents {
  * @param events - the delivery's events, in order
  * @param override - the caller's `?session_id=`
  * @throws DeliveryTargetError when an event's session cannot be named
+ * @throws TooManySessionsError past `MAX_DELIVERY_SESSIONS`
  */
 export function planDelivery(
   source: ObservedSource,
@@ -102,6 +140,9 @@ export function planDelivery(
     group.events.push(event)
   }
   const all = [...groups.values()]
+  // a main session that only lists its subagents is touched too
+  const touched = new Set([...groups.keys(), ...all.flatMap((g) => g.parent ?? [])])
+  if (touched.size > MAX_DELIVERY_SESSIONS) throw new TooManySessionsError(touched.size)
   return [...all.filter((g) => g.parent !== null), ...all.filter((g) => g.parent === null)]
 }
 

@@ -18,10 +18,13 @@ import {
 } from '../../ingest/apply.js'
 import { parseBody, valuesOf, type ParsedBody } from '../../ingest/body.js'
 import {
+  capSegments,
   combineResults,
   DeliveryTargetError,
+  MAX_DELIVERY_UPDATES,
   planDelivery,
   sessionIdOf,
+  TooManySessionsError,
   type SessionEvents,
 } from '../../ingest/delivery.js'
 import { parseClaudeMessages } from '../../ingest/claude-agent-sdk.js'
@@ -36,6 +39,7 @@ import type { Metrics } from '../metrics.js'
 import { invalidInput, ProblemError, problemResponses } from '../problem.js'
 import { updateWithinQuota } from '../round-runner.js'
 import { registerDocumented } from '../route-input.js'
+import { chargeWrites } from '../write-charge.js'
 import {
   ClaudeHookInput,
   ClaudeHookReply,
@@ -132,9 +136,45 @@ const openhandsConversations = createRoute({
   responses: replies(IngestReply),
 })
 
+/** The client went away: the rest of its delivery is not applied. */
+class DeliveryAbortedError extends Error {
+  constructor() {
+    super('The client went away before its delivery was applied whole.')
+    this.name = 'DeliveryAbortedError'
+  }
+}
+
+/** The tenant's write budget does not hold the sessions a delivery touches. */
+class DeliveryRefusedError extends Error {
+  constructor(readonly response: Response) {
+    super('rate limited')
+    this.name = 'DeliveryRefusedError'
+  }
+}
+
 /**
- * Applies a parsed delivery: each session's events in one atomic update, subagents' lists before
- * their main session (which lists them), and a run's end on to its subagents' lists.
+ * What one delivery spends: a write of the tenant's budget per store update. The request paid
+ * one; one per further session the body touches is spent before anything is applied (refused
+ * whole when the budget does not hold them), and each update beyond those (a stream's further
+ * lists, a run's end reaching its subagents' lists) is charged as it is made.
+ */
+interface DeliveryBudget {
+  /** Aborted when the client goes away: no store update starts after that. */
+  signal?: AbortSignal
+  /** Spends writes (http/write-charge): the 429 response when `refuse` and they do not fit. */
+  spend: (units: number, refuse: boolean) => Promise<Response | undefined>
+  /** Updates paid so far. */
+  paid: number
+  /** Store updates made so far. */
+  updates: number
+}
+
+/**
+ * Applies a parsed delivery: each session's events in as few atomic updates as its lists need
+ * (one per list the agent had, at most `MAX_DELIVERY_UPDATES` for the delivery; events that
+ * change no list ride along with the next one that does), subagents' lists before their main
+ * session (which lists them), and a run's end on to its subagents' lists. Stops before the next
+ * store update once the client has gone away.
  */
 async function applyDelivery(
   deps: AppDeps,
@@ -142,44 +182,65 @@ async function applyDelivery(
   source: ObservedSource,
   delivery: Delivery,
   override: string | undefined,
-  fallbackId: string | undefined
+  fallbackId: string | undefined,
+  budget: DeliveryBudget
 ) {
   const groups = planDelivery(source, delivery.events, override)
+  if (groups.length > budget.paid) {
+    const refused = await budget.spend(groups.length - budget.paid, true)
+    if (refused) throw new DeliveryRefusedError(refused)
+    budget.paid = groups.length
+  }
   const replyId = delivery.replyTarget ? sessionIdOf(source, delivery.replyTarget, override) : null
   const now = deps.now()
   const limits = limitsOf(deps)
   const keepAliveMs = deps.staleAfterMs / 2
-  const applySegment = (
+  // every session of the body gets its share: each of its lists a version up to it
+  const listsPerSession = Math.max(1, Math.floor(MAX_DELIVERY_UPDATES / Math.max(1, groups.length)))
+  /**
+   * One store update: the segments from `start` on, up to the first that shows a change (a new
+   * version); the ones before it changed no list and share its update.
+   */
+  const applySegments = (
     key: SessionKey,
     group: SessionEvents,
     agents: string[],
-    events: ObservedEvent[],
+    segments: ObservedEvent[][],
+    start: number,
     replayedOf: (current: Session | null) => ReadonlySet<string> | undefined
   ) =>
     updateWithinQuota(deps, key, (current, { versionFloor }) => {
-      let result: ApplyResult
       const replayed = replayedOf(current)
+      let state = current
+      let total: ApplyResult | undefined
+      let next = start
       try {
-        result = applyObserved(current, events, {
-          key,
-          source,
-          parent: group.parent,
-          now,
-          keepAliveMs,
-          limits,
-          deliverEdit: replyId === group.id,
-          agents,
-          versionFloor,
-          replayed,
-        })
+        while (next < segments.length) {
+          const result = applyObserved(state, segments[next++], {
+            key,
+            source,
+            parent: group.parent,
+            now,
+            keepAliveMs,
+            limits,
+            deliverEdit: replyId === group.id,
+            agents,
+            versionFloor,
+            replayed,
+          })
+          total = combineResults(total, result)
+          state = result.session
+          if (result.write && !result.quiet) break
+        }
       } catch (error) {
         if (error instanceof NotObservedError) {
           throw new ProblemError(409, 'not-observed', error.message)
         }
         throw error
       }
+      const result = total!
       return {
-        value: result,
+        value: { result, next },
         write:
           result.write && result.session
             ? { session: result.session, source: 'ingest', quiet: result.quiet }
@@ -194,16 +255,25 @@ async function applyDelivery(
     events = group.events
   ): Promise<ApplyResult> => {
     let total: ApplyResult | undefined
-    const segments = segmentsOf(events)
-    // a stream posted again: what it holds before a call the session knew was applied then. The
-    // first update finds that on the state it reads; the later ones keep it (a hook delivery is
-    // one segment, and looks for none)
+    const segments = capSegments(segmentsOf(events), listsPerSession)
+    // a stream posted again: what it holds before a call the session knew was applied then, and
+    // what the session knew is kept as known for the whole delivery. The first update finds that
+    // on the state it reads; the later ones keep it (a hook delivery is one segment, and looks
+    // for none)
     let replayed: ReadonlySet<string> | undefined
-    for (const [i, segment] of segments.entries()) {
-      const result = await applySegment(key, group, agents, segment, (current) =>
-        i === 0 && segments.length > 1 ? (replayed = replayedCalls(current, events)) : replayed
+    let next = 0
+    while (next < segments.length) {
+      if (budget.signal?.aborted) throw new DeliveryAbortedError()
+      if (++budget.updates > budget.paid) {
+        await budget.spend(1, false)
+        budget.paid++
+      }
+      const first = next === 0
+      const step = await applySegments(key, group, agents, segments, next, (current) =>
+        first && segments.length > 1 ? (replayed = replayedCalls(current, events)) : replayed
       )
-      total = combineResults(total, result)
+      total = combineResults(total, step.result)
+      next = step.next
     }
     return total!
   }
@@ -303,9 +373,23 @@ export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, me
           source,
           delivery,
           override,
-          fallbackId?.(c)
+          fallbackId?.(c),
+          {
+            signal: c.req.raw.signal,
+            spend: (units, refuse) => chargeWrites(c, units, refuse),
+            paid: 1,
+            updates: 0,
+          }
         )
       } catch (error) {
+        if (error instanceof DeliveryRefusedError) return error.response
+        if (error instanceof TooManySessionsError) {
+          throw new ProblemError(400, 'too-many-sessions', error.message)
+        }
+        if (error instanceof DeliveryAbortedError) {
+          // nobody reads this answer; what was applied before stays applied (ids make a retry safe)
+          throw new ProblemError(400, 'delivery-aborted', error.message)
+        }
         if (!(error instanceof DeliveryTargetError)) throw error
         throw new ProblemError(
           400,
