@@ -40,7 +40,10 @@ export function showMessage(text, kind) {
   node.textContent = text || ''
 }
 
-/** @param {SessionView} view */
+/**
+ * When the session last changed, in the locale and as a time ago.
+ * @param {SessionView} view
+ */
 function lastUpdateText(view) {
   return absoluteTime(view.updated_at) + ' (' + relativeTime(view.updated_at) + ')'
 }
@@ -65,7 +68,10 @@ function statusMark(status) {
   ]
 }
 
-/** @param {SessionView} view */
+/**
+ * The box saying what the agent waits for a person for.
+ * @param {SessionView} view
+ */
 function renderWaiting(view) {
   const waiting = $('detail-waiting')
   waiting.hidden = !view.waiting
@@ -84,7 +90,10 @@ function renderWaiting(view) {
   )
 }
 
-/** @param {SessionView} view */
+/**
+ * The box saying the agent has no todo tools, and for Claude how to turn them on.
+ * @param {SessionView} view
+ */
 function renderNoTools(view) {
   const notools = $('detail-notools')
   notools.hidden = !todoToolsOff(view)
@@ -102,7 +111,10 @@ function renderNoTools(view) {
   )
 }
 
-/** @param {SessionView} view */
+/**
+ * A person's edit of an observed list, until the agent is handed it.
+ * @param {SessionView} view
+ */
 function renderPendingEdit(view) {
   const pending = $('detail-pending')
   const edited = view.observed && view.observed.pending_edit
@@ -181,7 +193,10 @@ function metaRows(view) {
   return meta
 }
 
-/** @param {SessionView} view */
+/**
+ * How the run ended and what it left unfinished.
+ * @param {SessionView} view
+ */
 function renderEnded(view) {
   const endedNode = $('detail-ended')
   endedNode.hidden = !view.ended

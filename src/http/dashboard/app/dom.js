@@ -16,12 +16,18 @@ export function $(id) {
   return node
 }
 
-/** @param {string} id */
+/**
+ * The page's input with this id.
+ * @param {string} id
+ */
 export function inputOf(id) {
   return /** @type {HTMLInputElement} */ ($(id))
 }
 
-/** @param {string} id */
+/**
+ * The page's dialog with this id.
+ * @param {string} id
+ */
 export function dialogOf(id) {
   return /** @type {HTMLDialogElement} */ ($(id))
 }

@@ -108,7 +108,10 @@ export function openStream(path, handlers) {
     handlers.onEvent(message.event, payload, message.id)
   }
 
-  /** @returns {Promise<void>} */
+  /**
+   * One connection: reads events until it drops, then retries (not after a 401).
+   * @returns {Promise<void>}
+   */
   async function connect() {
     if (closed) return
     controller = new AbortController()
