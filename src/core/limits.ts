@@ -308,3 +308,58 @@ export function checkStoredLimits(
   if (bytes <= limits.maxSessionBytes) return null
   return `Limit exceeded: the session's stored JSON would be ${bytes} bytes; at most ${limits.maxSessionBytes} are allowed (MAX_SESSION_BYTES).`
 }
+
+/** What an observed session keeps besides its list and dialect state (`core/session` Observed). */
+export interface ObservedData {
+  /** Staged calls: their inputs, measured when staged (`bytes`) or here. */
+  pending: readonly { input: unknown; bytes?: number }[]
+  /** A person's edit waiting for the model: a second list. */
+  pending_edit: { items: readonly Item[] } | null
+}
+
+/**
+ * Bytes an observed session holds beyond its list and dialect state: its staged calls' inputs
+ * and its pending edit's list, each measured once (staged calls carry their size).
+ * @param observed - the session's observed part
+ * @param cache - sizes measured before
+ */
+export function observedBytes(observed: ObservedData, cache: LimitCache = newLimitCache()): number {
+  let bytes = 0
+  for (const call of observed.pending) {
+    bytes +=
+      call.bytes ??
+      (typeof call.input === 'object' && call.input !== null
+        ? exactBytes(call.input, cache)
+        : Buffer.byteLength(JSON.stringify(call.input ?? null)))
+  }
+  const edit = observed.pending_edit
+  if (edit) bytes += exactBytes(edit.items, cache)
+  return bytes
+}
+
+/**
+ * `checkStoredLimits` for a whole session: what an observed session stages (calls waiting for
+ * their result) and a person's pending edit count against `MAX_SESSION_BYTES` with its list and
+ * dialect state, so that no part of a session grows it past the cap that reads, listings and
+ * streams are sized for.
+ * @param session - the list, the dialect state and, for an observed session, what it keeps
+ * @param limits - the caps
+ * @param cache - measures of items and states already checked
+ */
+export function checkSessionLimits(
+  session: {
+    items: readonly Item[]
+    dialect_state: Readonly<Record<string, unknown>>
+    observed?: ObservedData
+  },
+  limits: ListLimits,
+  cache: LimitCache = newLimitCache()
+): string | null {
+  const extra = session.observed ? observedBytes(session.observed, cache) : 0
+  const state = { items: session.items, data: session.dialect_state }
+  if (extra === 0) return checkStoredLimits(state, limits, cache)
+  const within = { ...limits, maxSessionBytes: Math.max(0, limits.maxSessionBytes - extra) }
+  const over = checkStoredLimits(state, within, cache)
+  if (over === null || !over.endsWith('(MAX_SESSION_BYTES).')) return over
+  return `Limit exceeded: the session's list and state with its ${extra} bytes of staged calls and pending edit would pass ${limits.maxSessionBytes} bytes; at most ${limits.maxSessionBytes} are allowed (MAX_SESSION_BYTES).`
+}
