@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { stateColumns, type HistoryEntry, type Session, type SessionKey } from '../core/session.js'
@@ -163,6 +164,9 @@ interface ReadAhead<T> {
   /** The decision's write, serialised; null when it writes nothing. */
   text: SessionText | null
 }
+
+/** A text longer than this takes milliseconds to parse: a history page parses it in a turn of its own. */
+const LARGE_TEXT = 64 * 1024
 
 /** How much the write probe writes (`checkWritable`). */
 const PROBE_BYTES = 256 * 1024
@@ -483,12 +487,19 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
           return kept
         })
       )
-      return rows.reverse().map((row): HistoryEntry => ({
-        version: row.version,
-        at: row.at,
-        source: row.source as HistoryEntry['source'],
-        items: JSON.parse(row.items) as HistoryEntry['items'],
-      }))
+      // a turn of the loop per large list parsed, not one for the whole page
+      const entries: HistoryEntry[] = []
+      for (let i = rows.length - 1; i >= 0; i--) {
+        const row = rows[i]
+        if (entries.length > 0 && row.items.length > LARGE_TEXT) await nextTurn()
+        entries.push({
+          version: row.version,
+          at: row.at,
+          source: row.source as HistoryEntry['source'],
+          items: JSON.parse(row.items) as HistoryEntry['items'],
+        })
+      }
+      return entries
     },
     claimIdempotency(scope, fingerprint, ttlMs) {
       return commits.enqueue<IdempotencyClaim>(() => {
