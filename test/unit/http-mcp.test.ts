@@ -675,6 +675,30 @@ describe('/mcp without X-Session-Id (SPEC §3: the MCP session, else session_id,
     )
   })
 
+  it('Should read X-Session-Id and Mcp-Session-Id without the whitespace around them (RFC 9110 §5.5)', async () => {
+    const t = makeTestApp()
+    await callTodo(t, items('A'), { 'X-Session-Id': '  padded\t' })
+    await callTodo(t, items('B'), { 'Mcp-Session-Id': ' mcp-padded ' })
+    await modern(
+      t,
+      'tools/call',
+      { name: 'todo', arguments: items('C') },
+      { 'X-Session-Id': ' p26 ' }
+    )
+    assert.equal(
+      (await t.call('GET', '/v1/sessions/padded')).body.rendered,
+      '[ ] #1: A\n\n(0/1 completed)'
+    )
+    assert.equal(
+      (await t.call('GET', '/v1/sessions/mcp-padded')).body.rendered,
+      '[ ] #1: B\n\n(0/1 completed)'
+    )
+    assert.equal(
+      (await t.call('GET', '/v1/sessions/p26')).body.rendered,
+      '[ ] #1: C\n\n(0/1 completed)'
+    )
+  })
+
   it("Should refuse a viewer key's header-less 2026-07-28 call with 403 before minting anything", async () => {
     const keys = new Map([[hashKey('viewer-key-123'), { tenant: 'acme', role: 'viewer' as const }]])
     const t = makeTestApp({ keys })
