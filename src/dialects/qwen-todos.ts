@@ -10,7 +10,8 @@
  * - Checks: only the tool's own `validateTodos`, in its order (Qwen overrides
  *   `validateToolParams`, so the advertised JSON Schema is never enforced: extra keys pass and
  *   are kept, as in Qwen's todo file). The error text is the tool result as is (Qwen's OpenAI
- *   converter sends `functionResponse.response.error`).
+ *   converter sends `functionResponse.response.error`). One departure: `blockedBy: null` counts
+ *   as absent (strict-mode callers send null for an absent optional field; Qwen refuses it).
  * - An item that omits `blockedBy` while the stored plan has unfinished items keeps its stored
  *   dependencies (those still in the list), unless that makes a cycle.
  * - Results: `Todos have been modified successfully. …` with a system-reminder holding
@@ -33,6 +34,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { z } from 'zod'
 import { droppedItems, makeItem, type Item, type Status } from '../core/items.js'
+import { isRecord } from './json.js'
 import { refused } from './outcome.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
 
@@ -125,6 +127,12 @@ export function validateQwenTodos(value: unknown): string | null {
   return hasCycle(todos) ? CYCLE_ERROR : null
 }
 
+function pushTo(map: Map<string, string[]>, key: string, value: string): void {
+  const list = map.get(key)
+  if (list) list.push(value)
+  else map.set(key, [value])
+}
+
 /** Kahn's algorithm over `blockedBy`, as Qwen runs it: a cycle leaves items unvisited. */
 function hasCycle(todos: readonly QwenTodo[]): boolean {
   const remaining = new Map<string, number>()
@@ -132,7 +140,7 @@ function hasCycle(todos: readonly QwenTodo[]): boolean {
   for (const todo of todos) {
     remaining.set(todo.id, todo.blockedBy?.length ?? 0)
     for (const dependency of todo.blockedBy ?? []) {
-      dependents.set(dependency, [...(dependents.get(dependency) ?? []), todo.id])
+      pushTo(dependents, dependency, todo.id)
     }
   }
   const queue = todos.filter((todo) => remaining.get(todo.id) === 0).map((todo) => todo.id)
@@ -193,13 +201,19 @@ export function storedTodos(state: DialectState): QwenTodo[] {
 
 /** Canonical items from Qwen todos: the model's ids, `blocks` the inverse of `blockedBy`. */
 function itemsOf(todos: readonly QwenTodo[]): Item[] {
+  const blocks = new Map<string, string[]>()
+  for (const todo of todos) {
+    for (const dependency of todo.blockedBy ?? []) {
+      pushTo(blocks, dependency, todo.id)
+    }
+  }
   return todos.map((todo) =>
     makeItem({
       id: todo.id,
       content: todo.content,
       status: todo.status as Status,
       blocked_by: [...(todo.blockedBy ?? [])],
-      blocks: todos.filter((other) => other.blockedBy?.includes(todo.id)).map((t) => t.id),
+      blocks: blocks.get(todo.id) ?? [],
     })
   )
 }
@@ -208,14 +222,13 @@ function itemsOf(todos: readonly QwenTodo[]): Item[] {
 function withKeptDependencies(old: readonly QwenTodo[], todos: QwenTodo[]): QwenTodo[] {
   const hasActivePlan = old.some((todo) => todo.status !== 'completed')
   const oldById = new Map(old.map((todo) => [todo.id, todo]))
+  const incoming = new Set(todos.map((todo) => todo.id))
   let kept = false
   const candidate = todos.map((todo) => {
     const blockedBy =
       todo.blockedBy ??
       (hasActivePlan
-        ? oldById
-            .get(todo.id)
-            ?.blockedBy?.filter((dependency) => todos.some((t) => t.id === dependency))
+        ? oldById.get(todo.id)?.blockedBy?.filter((dependency) => incoming.has(dependency))
         : undefined)
     if (blockedBy === undefined) return todo
     if (todo.blockedBy === undefined) kept = true
@@ -275,7 +288,22 @@ const failedText = (
 Todo list modification failed with error: ${message}. You may need to retry or handle this error appropriately.
 </system-reminder>`
 
-function applyTodoWrite(state: DialectState, params: unknown): CallOutcome {
+/**
+ * The arguments with a `blockedBy: null` left out: strict-mode callers send null for an absent
+ * optional field (Qwen itself would refuse the null).
+ */
+function withoutNullDependencies(params: unknown): unknown {
+  if (!isRecord(params) || !Array.isArray(params.todos)) return params
+  const todos = (params.todos as unknown[]).map((todo) => {
+    if (!isRecord(todo) || todo.blockedBy !== null) return todo
+    const { blockedBy: _absent, ...rest } = todo
+    return rest
+  })
+  return { ...params, todos }
+}
+
+function applyTodoWrite(state: DialectState, input: unknown): CallOutcome {
+  const params = withoutNullDependencies(input)
   const invalid = argsError(params)
   if (invalid !== null) return refused(state, invalid)
   const todos = (params as { todos: QwenTodo[] }).todos

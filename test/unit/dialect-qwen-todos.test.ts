@@ -268,7 +268,7 @@ describe('qwen-todos errors (validateTodos, in its order)', () => {
       'Todo "2" references unknown dependency "9".'
     )
     assert.equal(
-      errorOf({ todos: [todo('1', 'A', 'pending', { blockedBy: null })] }),
+      errorOf({ todos: [todo('1', 'A', 'pending', { blockedBy: [''] })] }),
       'Each todo "blockedBy" value must be an array of non-empty Todo IDs of at most 500 characters.'
     )
     assert.equal(
@@ -317,6 +317,14 @@ describe('qwen-todos errors (validateTodos, in its order)', () => {
       validateQwenTodos([todo('x'.repeat(500), 'A', 'in_progress'), todo('2', 'B', 'in_progress')]),
       null
     )
+  })
+})
+
+describe('qwen-todos strict-mode nulls', () => {
+  it('Should read blockedBy: null as absent, as strict-mode callers mean it', () => {
+    const outcome = apply({ todos: [todo('1', 'A', 'pending', { blockedBy: null })] })
+    assert.equal(outcome.result.is_error, false)
+    assert.equal(outcome.result.content, modified('[{"id":"1","content":"A","status":"pending"}]'))
   })
 })
 
