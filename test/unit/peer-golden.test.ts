@@ -4,12 +4,18 @@
  * - LangChain `libs/langchain_v1/tests/unit_tests/agents/middleware/implementations/test_todo.py`
  *   → langchain-todos (tool execution, validation errors, parallel calls)
  * - learn-claude-code `tests/test_todo_manager.py` (TodoManager of s03_todo_write.py) → s03
+ * - Qwen Code `packages/core/src/tools/todoWrite.test.ts` → qwen-todos (validation, results; the
+ *   plan-id, workflow, hook and file cases have no counterpart here)
+ * - opencode `packages/opencode/test/tool/todo.test.ts` → opencode-todos (the result's todos;
+ *   its permission request has no counterpart here)
  * Each case keeps the peer's name; the assertions are the peer's, on the service's result.
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { geminiTodos } from '../../src/dialects/gemini-todos.js'
 import { langchainTodos, PARALLEL_CALL_ERROR } from '../../src/dialects/langchain-todos.js'
+import { opencodeTodos } from '../../src/dialects/opencode-todos.js'
+import { qwenTodos } from '../../src/dialects/qwen-todos.js'
 import { s03 } from '../../src/dialects/s03.js'
 import type { CallOutcome, Dialect, DialectState } from '../../src/dialects/types.js'
 import { applyRound } from '../../src/dialects/round.js'
@@ -306,5 +312,212 @@ describe('learn-claude-code tests/test_todo_manager.py', () => {
       ],
       'Only one task'
     )
+  })
+})
+
+describe('Qwen Code todoWrite.test.ts', () => {
+  type Todo = { id: string; content: string; status: string; blockedBy?: string[] }
+  const write = (todos: unknown, state = EMPTY) => call(qwenTodos, 'todo_write', { todos }, state)
+  const validate = (todos: unknown) => {
+    const outcome = write(todos)
+    return outcome.result.is_error ? outcome.result.content : null
+  }
+  /** A session whose stored list (Qwen's todo file) is `todos`. */
+  const stored = (todos: Todo[]) => write(todos).state
+
+  it('validateToolParams: should validate correct parameters', () => {
+    assert.equal(
+      validate([
+        { id: '1', content: 'Task 1', status: 'pending' },
+        { id: '2', content: 'Task 2', status: 'in_progress' },
+      ]),
+      null
+    )
+  })
+
+  it('validateToolParams: should accept empty todos array', () => {
+    assert.equal(validate([]), null)
+  })
+
+  it('validateToolParams: should accept single todo', () => {
+    assert.equal(validate([{ id: '1', content: 'Task 1', status: 'pending' }]), null)
+  })
+
+  it('validateToolParams: should reject todos with empty content', () => {
+    const error = validate([
+      { id: '1', content: '', status: 'pending' },
+      { id: '2', content: 'Task 2', status: 'pending' },
+    ])
+    assert.ok(error?.includes('Each todo must have a non-empty "content" string'), error ?? '')
+  })
+
+  it('validateToolParams: should reject todos with empty id', () => {
+    const error = validate([
+      { id: '', content: 'Task 1', status: 'pending' },
+      { id: '2', content: 'Task 2', status: 'pending' },
+    ])
+    assert.ok(error?.includes('non-empty "id" string'), error ?? '')
+  })
+
+  it('validateToolParams: should reject oversized todo and dependency ids', () => {
+    const long = validate([{ id: 'x'.repeat(501), content: 'Task', status: 'pending' }])
+    assert.ok(long?.includes('at most 500 characters'), long ?? '')
+    const dependency = validate([
+      { id: 'task', content: 'Task', status: 'pending', blockedBy: ['x'.repeat(501)] },
+    ])
+    assert.ok(dependency?.includes('at most 500 characters'), dependency ?? '')
+  })
+
+  it('validateToolParams: should reject todos with invalid status', () => {
+    const error = validate([
+      { id: '1', content: 'Task 1', status: 'invalid' },
+      { id: '2', content: 'Task 2', status: 'pending' },
+    ])
+    assert.ok(
+      error?.includes('Each todo must have a valid "status" (pending, in_progress, completed)'),
+      error ?? ''
+    )
+  })
+
+  it('validateToolParams: should reject todos with duplicate IDs', () => {
+    const error = validate([
+      { id: '1', content: 'Task 1', status: 'pending' },
+      { id: '1', content: 'Task 2', status: 'pending' },
+    ])
+    assert.ok(error?.includes('unique'), error ?? '')
+  })
+
+  it('validateToolParams: should accept a valid dependency graph', () => {
+    assert.equal(
+      validate([
+        { id: 'design', content: 'Design', status: 'completed' },
+        { id: 'build', content: 'Build', status: 'pending', blockedBy: ['design'] },
+      ]),
+      null
+    )
+  })
+
+  it('validateToolParams: should validate deep dependency chains without recursive traversal', () => {
+    const todos = Array.from({ length: 3_000 }, (_, index) => ({
+      id: `todo-${index}`,
+      content: `Todo ${index}`,
+      status: 'pending',
+      ...(index === 0 ? {} : { blockedBy: [`todo-${index - 1}`] }),
+    }))
+    assert.equal(validate(todos), null)
+  })
+
+  for (const { name, todos, error } of [
+    {
+      name: 'duplicate dependency',
+      todos: [
+        { id: 'a', content: 'A', status: 'pending' },
+        { id: 'b', content: 'B', status: 'pending', blockedBy: ['a', 'a'] },
+      ],
+      error: 'duplicate blockedBy',
+    },
+    {
+      name: 'unknown dependency',
+      todos: [{ id: 'a', content: 'A', status: 'pending', blockedBy: ['missing'] }],
+      error: 'unknown dependency',
+    },
+    {
+      name: 'self dependency',
+      todos: [{ id: 'a', content: 'A', status: 'pending', blockedBy: ['a'] }],
+      error: 'must not depend on itself',
+    },
+    {
+      name: 'cycle',
+      todos: [
+        { id: 'a', content: 'A', status: 'pending', blockedBy: ['b'] },
+        { id: 'b', content: 'B', status: 'pending', blockedBy: ['a'] },
+      ],
+      error: 'must not contain a cycle',
+    },
+  ]) {
+    it(`validateToolParams: should reject a ${name}`, () => {
+      const message = validate(todos)
+      assert.ok(message?.includes(error), message ?? '')
+    })
+  }
+
+  it('execute: should create new todos file when none exists', () => {
+    const todos = [
+      { id: '1', content: 'Task 1', status: 'pending' },
+      { id: '2', content: 'Task 2', status: 'in_progress' },
+    ]
+    const outcome = write(todos)
+    const text = outcome.result.content
+    assert.ok(text.includes('Todos have been modified successfully'))
+    assert.ok(text.includes('<system-reminder>'))
+    assert.ok(text.includes('Your todo list has changed'))
+    assert.ok(text.includes(JSON.stringify(todos)))
+    const display = outcome.result.structured as { type: string; todos: unknown }
+    assert.equal(display.type, 'todo_list')
+    assert.deepEqual(display.todos, todos)
+  })
+
+  it('execute: should replace todos with new ones', () => {
+    const state = stored([{ id: '1', content: 'Existing Task', status: 'completed' }])
+    const todos = [
+      { id: '1', content: 'Updated Task', status: 'completed' },
+      { id: '2', content: 'New Task', status: 'pending' },
+    ]
+    const outcome = write(todos, state)
+    assert.ok(outcome.result.content.includes('Todos have been modified successfully'))
+    assert.ok(outcome.result.content.includes(JSON.stringify(todos)))
+    assert.deepEqual((outcome.result.structured as { todos: unknown }).todos, todos)
+    assert.deepEqual(
+      outcome.state.items.map((item) => item.content),
+      ['Updated Task', 'New Task']
+    )
+  })
+
+  it('execute: preserves dependencies when a status update omits blockedBy', () => {
+    const state = stored([
+      { id: 'prepare', content: 'Prepare', status: 'completed' },
+      { id: 'ship', content: 'Ship', status: 'pending', blockedBy: ['prepare'] },
+      { id: 'note', content: 'Old note', status: 'pending', blockedBy: ['prepare'] },
+    ])
+    const outcome = write(
+      [
+        { id: 'prepare', content: 'Prepare', status: 'completed' },
+        { id: 'ship', content: 'Ship', status: 'completed' },
+        { id: 'note', content: 'Updated note', status: 'pending', blockedBy: [] },
+      ],
+      state
+    )
+    const todos = (outcome.result.structured as { todos: Todo[] }).todos
+    assert.deepEqual(todos.find((todo) => todo.id === 'ship')?.blockedBy, ['prepare'])
+    assert.deepEqual(todos.find((todo) => todo.id === 'note')?.blockedBy, [])
+    assert.deepEqual(
+      outcome.state.items.map((item) => [item.id, item.blocked_by]),
+      [
+        ['prepare', []],
+        ['ship', ['prepare']],
+        ['note', []],
+      ]
+    )
+  })
+
+  it('execute: should handle empty todos array', () => {
+    const outcome = write([], stored([{ id: '1', content: 'Old Task', status: 'pending' }]))
+    const text = outcome.result.content
+    assert.ok(text.includes('Todo list has been cleared'))
+    assert.ok(text.includes('<system-reminder>'))
+    assert.ok(text.includes('Your todo list is now empty'))
+    assert.ok(text.includes('no pending tasks'))
+    const display = outcome.result.structured as { type: string; todos: unknown }
+    assert.equal(display.type, 'todo_list')
+    assert.deepEqual(display.todos, [])
+  })
+})
+
+describe('opencode test/tool/todo.test.ts', () => {
+  it('tool.todowrite: the result carries the todos as sent', () => {
+    const todos = [{ content: 'Ship fix', status: 'in_progress', priority: 'high' }]
+    const outcome = call(opencodeTodos, 'todowrite', { todos })
+    assert.equal(outcome.result.is_error, false)
+    assert.deepEqual((outcome.result.structured as { todos: unknown }).todos, todos)
   })
 })
