@@ -205,12 +205,18 @@ export async function watch(options: WatchOptions): Promise<number> {
     outer.addEventListener('abort', abort, { once: true })
     try {
       const res = await connect(options, path, null, controller.signal)
-      for await (const message of readSse(res.body!)) {
+      // a session that does not exist yet: the service ends the stream at once, asking to retry
+      let retryAsked = false
+      for await (const message of readSse(res.body!, { onRetry: () => (retryAsked = true) })) {
         apply(message)
         if (message.event === 'snapshot' || message.event === 'delete') break
       }
       if (!view && sessions.size === 0 && options.session && !deleted) {
-        throw new WatchError('the stream ended before its first snapshot.')
+        throw new WatchError(
+          retryAsked
+            ? `no session '${options.session}' on ${options.url} for this key (not yet).`
+            : 'the stream ended before its first snapshot.'
+        )
       }
       status = 'snapshot'
       out.write(frame())
