@@ -37,7 +37,7 @@ describe('Origin from headers', () => {
     const personal = await app.request('/origin', {
       headers: { ...headers, Authorization: 'Bearer ada-personal-key' },
     })
-    const origin = await personal.json()
+    const origin = (await personal.json()) as Record<string, string | null>
     assert.equal(origin.user, 'ada')
     assert.equal(origin.host, 'build-7')
     assert.equal(origin.repo, 'https://github.com/acme/api.git')
@@ -45,6 +45,6 @@ describe('Origin from headers', () => {
     const shared = await app.request('/origin', {
       headers: { ...headers, Authorization: 'Bearer shared-ci-key-1' },
     })
-    assert.equal((await shared.json()).user, 'mallory')
+    assert.equal(((await shared.json()) as { user: string }).user, 'mallory')
   })
 })
