@@ -15,6 +15,7 @@ import {
   type SessionSummary,
   type SessionView,
 } from '../../src/cli/render.js'
+import { LineSplitter } from '../../src/cli/lines.js'
 import { readSse } from '../../src/cli/sse.js'
 import { watch } from '../../src/cli/watch.js'
 import { makeTestApp } from '../helpers.js'
@@ -162,6 +163,28 @@ describe('cli render', () => {
     assert.match(text, /^ {2}\[x\] #1 Plan$/m)
     assert.match(text, /^ {2}\[>\] #2 Write code {2}\(Writing code\)$/m)
     assert.match(text, /^ {2}\[ \] #3 Ship$/m)
+  })
+})
+
+describe('cli lines', () => {
+  it('Should cut a byte stream into whole lines whatever the reads, and drop the overlong', () => {
+    // limit 12 bytes: the first line is 12 with its \r, the x line 13
+    const text = '{"a":"€"}\r\nsecond ü\n' + 'x'.repeat(13) + '\n\n' + 'y'.repeat(12) + '\nlast'
+    const bytes = Buffer.from(text)
+    for (const size of [1, 2, 3, 7, bytes.length]) {
+      const lines: string[] = []
+      const overlong: number[] = []
+      const splitter = new LineSplitter(
+        12,
+        (line) => lines.push(line),
+        (n) => overlong.push(n)
+      )
+      for (let at = 0; at < bytes.length; at += size) splitter.push(bytes.subarray(at, at + size))
+      splitter.end()
+      const expected = ['{"a":"€"}\r', 'second ü', '', 'y'.repeat(12), 'last']
+      assert.deepEqual(lines, expected, `reads of ${size}`)
+      assert.deepEqual(overlong, [13], `reads of ${size}`)
+    }
   })
 })
 
