@@ -12,6 +12,7 @@ import {
   type StoreOptions,
 } from '../src/store/types.js'
 import { newObserved } from '../src/ingest/apply.js'
+import { briefOf } from '../src/store/brief.js'
 
 export interface ContractClock {
   now: number
@@ -68,6 +69,29 @@ export function storeContract(name: string, factory: StoreFactory) {
       const second = await bump(store, key, clock.now + 1)
       assert.equal(second.version, 2)
       assert.equal((await store.get(key))?.version, 2)
+    })
+
+    it("Should keep each session's brief beside it, as listings and briefs read it", async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 'briefed' }
+      assert.equal(await store.brief(key), null)
+      const items = [
+        makeItem({ id: '1', content: 'Done', status: 'completed' }),
+        makeItem({ id: '2', content: 'Doing', status: 'in_progress' }),
+        makeItem({ id: '3', content: 'Later', status: 'pending' }),
+      ]
+      await bump(store, key, clock.now, () => ({ items, round: 3 }))
+      const written = await bump(store, key, clock.now + 1, (s) => ({
+        ended: { outcome: 'completed', detail: null, at: clock.now + 1, unfinished: ['2', '3'] },
+        items: s.items,
+      }))
+      const expected = briefOf(written)
+      assert.deepEqual(await store.brief(key), expected)
+      const page = await store.list(key.tenant, { state: 'ended', staleBefore: 0, limit: 10 })
+      assert.deepEqual(page.sessions, [expected])
+      assert.equal(expected.progress.completed, 1)
+      assert.equal(expected.current?.id, '2')
+      assert.equal(await store.delete(key), true)
+      assert.equal(await store.brief(key), null)
     })
 
     it('Should store nothing when the updater decides not to write', async () => {
@@ -271,6 +295,25 @@ export function storeContract(name: string, factory: StoreFactory) {
         [1]
       )
       assert.deepEqual(await store.history(key, 10, 1), [])
+    })
+
+    it('Should end a history page once its lists pass a byte budget, the newest always in', async () => {
+      const key = { tenant: uniqueTenant(), sessionId: 'budget' }
+      for (let i = 0; i < 5; i++) {
+        await bump(store, key, clock.now + i, () => ({
+          items: [
+            makeItem({ id: '1', content: `v${i + 1} `.padEnd(1000, 'x'), status: 'pending' }),
+          ],
+        }))
+      }
+      const versions = async (maxBytes: number, before?: number) =>
+        (await store.history(key, 5, before, maxBytes)).map((e) => e.version)
+      assert.deepEqual(await versions(0), [5])
+      assert.deepEqual(await versions(-1, 4), [3])
+      // each list is a little over 1,000 bytes: the second passes 1,500, the third 2,500
+      assert.deepEqual(await versions(1500), [4, 5])
+      assert.deepEqual(await versions(2500, 5), [2, 3, 4])
+      assert.deepEqual(await versions(Infinity), [1, 2, 3, 4, 5])
     })
 
     it('Should keep tenants apart', async () => {

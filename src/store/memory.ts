@@ -107,6 +107,9 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
       const entry = live(keyOf(key))
       return entry ? entry.session : null
     },
+    async brief(key) {
+      return live(keyOf(key))?.brief ?? null
+    },
     async update<T>(key: SessionKey, fn: Updater<T>, updateOptions?: UpdateOptions<T>) {
       const k = keyOf(key)
       const entry = live(k)

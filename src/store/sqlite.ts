@@ -43,6 +43,7 @@ import {
   prepareStatements,
   type SessionParams,
   type HistoryRow,
+  type ListRow,
   type SessionRow,
   type Statements,
 } from './sqlite/statements.js'
@@ -129,6 +130,10 @@ function fitHistory(db: Database.Database, options: SqliteOptions) {
     )
   }
 }
+
+/** The brief of a listing's row (read whole only where a brief is missing). */
+const briefOfRow = (row: ListRow) =>
+  parseBrief(row.brief) ?? briefOf(JSON.parse(row.data!) as Session)
 
 /** The text a write stores: the session's JSON, its brief's, and its list's. */
 interface SessionText {
@@ -410,6 +415,11 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       const row = reading(() => sql.selectSession.get(key))
       return row && row.expires_at > options.now() ? (JSON.parse(row.data) as Session) : null
     },
+    async brief(key) {
+      const row = reading(() => sql.selectBrief.get(key))
+      if (!row || row.expires_at <= options.now()) return null
+      return briefOfRow(row)
+    },
     update<T>(key: SessionKey, fn: Updater<T>, updateOptions?: UpdateOptions<T>): Promise<T> {
       const ahead = readAhead(key, fn)
       const bytes = ahead?.text ? ahead.text.data.length + ahead.text.items.length : 0
@@ -456,9 +466,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
           limit: query.limit + 1,
         })
       )
-      const sessions = rows
-        .slice(0, query.limit)
-        .map((row) => parseBrief(row.brief) ?? briefOf(JSON.parse(row.data!) as Session))
+      const sessions = rows.slice(0, query.limit).map(briefOfRow)
       const last = sessions[sessions.length - 1]
       const next = rows.length > query.limit && last ? cursorAfter(last) : null
       return { sessions, next }

@@ -148,6 +148,11 @@ export interface SessionStore {
   /** The session, or null when absent or expired. */
   get(key: SessionKey): Promise<Session | null>
   /**
+   * The session's brief (what a listing line and a tenant stream's update show), read without
+   * the session; null when absent or expired.
+   */
+  brief(key: SessionKey): Promise<SessionBrief | null>
+  /**
    * Atomic read-modify-write with compare-and-set on `version`: concurrent updates of one
    * session from any number of clients and instances lose nothing.
    * @throws QuotaExceededError when `options.maxSessionsPerTenant` refuses a creation

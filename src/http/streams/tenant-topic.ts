@@ -6,7 +6,6 @@
  */
 import type { ChangeEvent } from '../../store/types.js'
 import { jsonArrayWithin, PAGE_BYTES, yieldToLoop } from '../json-parts.js'
-import { briefOf } from '../../store/brief.js'
 import { sessionSummary } from '../views.js'
 import { encodeMessage, type SseStream } from './sse.js'
 import { deleteFrame, Outbox, Topic, type HubContext } from './topic.js'
@@ -113,7 +112,7 @@ export class TenantTopic extends Topic {
     if (this.sent.size > SENT_MEMORY) this.sent.delete(this.sent.keys().next().value!)
   }
 
-  /** The window's changes: each session read once, its latest summary sent once. */
+  /** The window's changes: each session's brief read once, its latest summary sent once. */
   private async flush() {
     const changes = [...this.pending.values()]
     this.pending = new Map()
@@ -126,7 +125,7 @@ export class TenantTopic extends Topic {
           batch.map((event) =>
             event.source === 'delete'
               ? Promise.resolve(null)
-              : this.hub.options.store.get({ tenant: this.tenant, sessionId: event.session_id })
+              : this.hub.options.store.brief({ tenant: this.tenant, sessionId: event.session_id })
           )
         )
         batch.forEach((event, j) => {
@@ -148,7 +147,7 @@ export class TenantTopic extends Topic {
             frame: encodeMessage({
               event: 'update',
               id: String(session.version),
-              data: JSON.stringify(sessionSummary(briefOf(session), staleBefore)),
+              data: JSON.stringify(sessionSummary(session, staleBefore)),
             }),
           })
         })

@@ -141,6 +141,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
     update,
     history: reads.history,
     list: listing.list,
+    brief: listing.brief,
     countSessions: listing.countSessions,
     claimIdempotency: idempotency.claimIdempotency,
     releaseIdempotency: idempotency.releaseIdempotency,

@@ -25,6 +25,7 @@ const BRIEF_BATCH = 100
 
 export interface Listing {
   list: SessionStore['list']
+  brief: SessionStore['brief']
   countSessions: SessionStore['countSessions']
   /**
    * Cluster only (the index is in another slot than the session): moves a session in the index
@@ -91,6 +92,14 @@ export function createListing({ client, keys, ttlMs, now, logger }: ListingOptio
   }
 
   return {
+    async brief(key) {
+      const [brief] = await readBriefs(
+        key.tenant,
+        [{ sessionId: key.sessionId, updatedAt: 0 }],
+        now()
+      )
+      return brief
+    },
     indexAdd(key, updatedAt, seat) {
       client
         .atIndexAdd(

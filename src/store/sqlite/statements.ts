@@ -118,6 +118,8 @@ type CompleteParams = {
 
 export interface Statements {
   selectSession: Named<KeyParams, SessionRow>
+  /** The brief, and the session only where the brief is missing. */
+  selectBrief: Named<KeyParams, ListRow & { expires_at: number }>
   /** Whether and until when the session is there, without reading its data. */
   selectLiveness: Named<KeyParams, LivenessRow>
   insertSession: Named<SessionParams>
@@ -168,6 +170,10 @@ export function prepareStatements(db: Database.Database): Statements {
   return {
     selectSession: db.prepare<[KeyParams], SessionRow>(
       `SELECT version, data, expires_at, expiry_bucket, writes FROM sessions
+       WHERE tenant = @tenant AND session_id = @sessionId`
+    ),
+    selectBrief: db.prepare<[KeyParams], ListRow & { expires_at: number }>(
+      `SELECT brief, CASE brief WHEN '' THEN data END AS data, expires_at FROM sessions
        WHERE tenant = @tenant AND session_id = @sessionId`
     ),
     selectLiveness: db.prepare<[KeyParams], LivenessRow>(
