@@ -6,8 +6,7 @@ import {
   opencodeTodos,
   renderOpencodeTodos,
 } from '../../src/dialects/opencode-todos.js'
-import type { CallOutcome, DialectState } from '../../src/dialects/types.js'
-import { formatTool } from '../../src/tools/formats.js'
+import { dialectCalls, openaiFunction, remindersOfIdleRounds } from '../dialect-support.js'
 import { makeTestApp, round } from '../helpers.js'
 
 /**
@@ -40,10 +39,7 @@ const NATIVE_PARAMETERS = {
   required: ['todos'],
 }
 
-const empty: DialectState = { items: [], data: {} }
-const one = { callsInRound: 1, indexInRound: 0 }
-const apply = (input: unknown, state: DialectState = empty): CallOutcome =>
-  opencodeTodos.apply(state, 'todowrite', input, one)
+const { apply, errorOf } = dialectCalls(opencodeTodos, 'todowrite')
 const todo = (content: string, status = 'pending', priority = 'medium') => ({
   content,
   status,
@@ -51,21 +47,12 @@ const todo = (content: string, status = 'pending', priority = 'medium') => ({
 })
 const invalid = (detail: string) =>
   `The todowrite tool was called with invalid arguments: ${detail}.\nPlease rewrite the input so it satisfies the expected schema.`
-const errorOf = (input: unknown) => {
-  const outcome = apply(input)
-  assert.equal(outcome.result.is_error, true)
-  assert.equal(outcome.state, empty)
-  return outcome.result.content
-}
-
 describe('opencode-todos tool definition', () => {
   it('Should carry the derived schema and the native description', () => {
-    const tool = formatTool(opencodeTodos.tools[0], 'openai') as {
-      function: { name: string; description: string; parameters: unknown }
-    }
-    assert.equal(tool.function.name, 'todowrite')
-    assert.deepEqual(tool.function.parameters, NATIVE_PARAMETERS)
-    const description = tool.function.description
+    const tool = openaiFunction(opencodeTodos)
+    assert.equal(tool.name, 'todowrite')
+    assert.deepEqual(tool.parameters, NATIVE_PARAMETERS)
+    const description = tool.description
     assert.ok(
       description.startsWith(
         'Create and maintain a structured task list for the current coding session. Tracks progress, organizes multi-step work, and surfaces status to the user.\n\n## When to use\nUse proactively when:\n'
@@ -237,10 +224,7 @@ describe('opencode-todos over HTTP', () => {
       res.body.results[0].content,
       '[\n  {\n    "content": "Research",\n    "status": "in_progress",\n    "priority": "high"\n  }\n]'
     )
-    const reminders: unknown[] = []
-    for (let i = 0; i < 3; i++)
-      reminders.push((await round(t, 'oc1', [{ name: 'bash' }])).body.reminder)
-    assert.deepEqual(reminders, [
+    assert.deepEqual(await remindersOfIdleRounds(t, 'oc1', 3), [
       null,
       null,
       { text: '<reminder>Update your todo list with todowrite.</reminder>' },

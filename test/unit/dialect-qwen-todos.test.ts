@@ -7,8 +7,13 @@ import {
   UNCHANGED_TEXT,
   validateQwenTodos,
 } from '../../src/dialects/qwen-todos.js'
-import type { CallOutcome, DialectState } from '../../src/dialects/types.js'
-import { formatTool } from '../../src/tools/formats.js'
+import type { CallOutcome } from '../../src/dialects/types.js'
+import {
+  dialectCalls,
+  EMPTY_STATE,
+  openaiFunction,
+  remindersOfIdleRounds,
+} from '../dialect-support.js'
 import { makeTestApp, round } from '../helpers.js'
 
 /** Qwen Code 0.24.4's `parametersJsonSchema` of todo_write, without its draft-07 `$schema`. */
@@ -50,13 +55,10 @@ const CLEARED =
 const UNCHANGED =
   'Todo list is already up to date. No changes were needed.\n\n<system-reminder>\nYour todo list was not modified because it is already current. Continue with your existing tasks.\n</system-reminder>'
 
-const empty: DialectState = { items: [], data: {} }
-const one = { callsInRound: 1, indexInRound: 0 }
-const apply = (input: unknown, state: DialectState = empty): CallOutcome =>
-  qwenTodos.apply(state, 'todo_write', input, one)
+const { apply, errorOf } = dialectCalls(qwenTodos, 'todo_write')
 /** Applies the inputs in turn, as one session would. */
 function run(...inputs: unknown[]): CallOutcome[] {
-  let state = empty
+  let state = EMPTY_STATE
   return inputs.map((input) => {
     const outcome = apply(input, state)
     state = outcome.state
@@ -69,21 +71,12 @@ const todo = (id: string, content: string, status = 'pending', extra: object = {
   status,
   ...extra,
 })
-const errorOf = (input: unknown) => {
-  const outcome = apply(input)
-  assert.equal(outcome.result.is_error, true)
-  assert.equal(outcome.state, empty)
-  return outcome.result.content
-}
-
 describe('qwen-todos tool definition', () => {
   it('Should carry the native parametersJsonSchema and description', () => {
-    const tool = formatTool(qwenTodos.tools[0], 'openai') as {
-      function: { name: string; description: string; parameters: unknown }
-    }
-    assert.equal(tool.function.name, 'todo_write')
-    assert.deepEqual(tool.function.parameters, NATIVE_PARAMETERS)
-    const description = tool.function.description
+    const tool = openaiFunction(qwenTodos)
+    assert.equal(tool.name, 'todo_write')
+    assert.deepEqual(tool.parameters, NATIVE_PARAMETERS)
+    const description = tool.description
     assert.ok(
       description.startsWith(
         '\nUse this tool to create and manage a user-visible task list when explicit progress tracking improves clarity.\n\n## When to Use This Tool\n'
@@ -412,10 +405,7 @@ describe('qwen-todos over HTTP', () => {
     await round(t, 'qw3', [{ name: 'todo_write', input: { todos: [todo('1', 'A')] } }], {
       dialect: 'qwen-todos',
     })
-    const reminders: unknown[] = []
-    for (let i = 0; i < 3; i++)
-      reminders.push((await round(t, 'qw3', [{ name: 'grep' }])).body.reminder)
-    assert.deepEqual(reminders, [
+    assert.deepEqual(await remindersOfIdleRounds(t, 'qw3', 3), [
       null,
       null,
       { text: '<reminder>Update your todo list with todo_write.</reminder>' },
