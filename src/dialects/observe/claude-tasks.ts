@@ -13,7 +13,8 @@
  *   (`updatedFields`), the status from `statusChange.to`; then the dialect's own update (partial
  *   merge, metadata null-delete, `deleted` removes, blocks written on both sides). `success:
  *   false` (`Task not found`) changes nothing. An update of a task never seen creates it.
- * - `TaskList`: a full resync from `tasks` (subjects, statuses, owners, unresolved blockers).
+ * - `TaskList`: a full resync from `tasks` (subjects, statuses, owners, unresolved blockers); a
+ *   list with an empty or repeated id is not one Claude wrote, and changes nothing.
  * - `TaskGet` reads; it changes nothing.
  */
 import { makeItem, type Item } from '../../core/items.js'
@@ -38,6 +39,8 @@ const UPDATE_FIELDS: Record<string, string> = {
 }
 
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined)
+/** A task id: an empty one names no task (Claude never assigns one). */
+const taskIdOf = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
 
 const highWaterMark = (data: Record<string, unknown>) =>
   typeof data.high_water_mark === 'number' ? data.high_water_mark : 0
@@ -67,7 +70,7 @@ function observeCreate(
   state: DialectState
 ): ObserveOutcome {
   const task = isRecord(structured) && isRecord(structured.task) ? structured.task : undefined
-  const id = str(task?.id) ?? (text ? CREATED.exec(text)?.[1] : undefined)
+  const id = taskIdOf(task?.id) ?? (text ? CREATED.exec(text)?.[1] : undefined)
   if (id === undefined) return notApplied('no task id in the result')
   // the aliases Claude Code's own observer repairs
   const raw = isRecord(input)
@@ -110,7 +113,7 @@ function observeUpdate(
   const repaired = isRecord(input)
     ? repairKeys(input, { taskId: ['task_id', 'id'], activeForm: ['active_form'] })
     : {}
-  const taskId = str(reply?.taskId) ?? str(repaired.taskId)
+  const taskId = taskIdOf(reply?.taskId) ?? taskIdOf(repaired.taskId)
   if (taskId === undefined) return notApplied('no task id')
   const fields = Array.isArray(reply?.updatedFields) ? (reply.updatedFields as unknown[]) : null
   const statusChange = isRecord(reply?.statusChange) ? reply.statusChange : undefined
@@ -153,20 +156,23 @@ function observeList(structured: unknown, state: DialectState): ObserveOutcome {
   const listed = new Set<string>()
   const items: Item[] = []
   for (const task of tasks as unknown[]) {
-    if (!isRecord(task) || typeof task.id !== 'string' || typeof task.subject !== 'string') {
+    if (!isRecord(task) || !taskIdOf(task.id) || typeof task.subject !== 'string') {
       return notApplied('a task without id or subject')
     }
-    const old = before.get(task.id)
+    const id = task.id as string
+    // Claude lists each task file once: a repeated id is no list of its tools
+    if (listed.has(id)) return notApplied(`duplicate task id '${id}'`)
+    const old = before.get(id)
     const blockedBy = Array.isArray(task.blockedBy)
       ? task.blockedBy.filter((id): id is string => typeof id === 'string')
       : []
     // TaskList hides blockers that are completed: those edges stay as they were
     const kept = (old?.blocked_by ?? []).filter((id) => before.get(id)?.status === 'completed')
-    listed.add(task.id)
+    listed.add(id)
     items.push(
       makeItem({
         ...old,
-        id: task.id,
+        id,
         content: task.subject,
         status: canonicalStatus(task.status) ?? old?.status ?? 'pending',
         owner: str(task.owner) ?? old?.owner,
@@ -180,10 +186,10 @@ function observeList(structured: unknown, state: DialectState): ObserveOutcome {
     if (!listed.has(item.id) && item.metadata?._internal) items.push(item)
   }
   const checked = claudeTasks.checkList(items)
-  const normalised = checked.ok ? checked.items : items
+  if (!checked.ok) return notApplied(checked.message)
   let data = state.data
-  for (const item of normalised) data = withMark({ items: [], data }, item.id)
-  return { applied: true, state: { items: normalised, data } }
+  for (const item of checked.items) data = withMark({ items: [], data }, item.id)
+  return { applied: true, state: { items: checked.items, data } }
 }
 
 /** The `claude-tasks` observer. */

@@ -7,6 +7,8 @@ import { claudeTasksObserver } from './claude-tasks.js'
 import { claudeTodoWriteObserver } from './claude-todowrite.js'
 import { codexPlanObserver } from './codex-plan.js'
 import { geminiTodosObserver } from './gemini-todos.js'
+import { getDialect } from '../registry.js'
+import { guardObserved } from './guard.js'
 import { openhandsTrackerObserver } from './openhands-tracker.js'
 import type { Observer } from './types.js'
 
@@ -23,7 +25,20 @@ const OBSERVERS: readonly Observer[] = [
   openhandsTrackerObserver,
 ]
 
-const BY_DIALECT = new Map(OBSERVERS.map((observer) => [observer.dialect, observer]))
+// every list an observer makes is held to the list rules before it is stored (observe/guard)
+const BY_DIALECT = new Map(
+  OBSERVERS.map((observer): [string, Observer] => {
+    const dialect = getDialect(observer.dialect)!
+    return [
+      observer.dialect,
+      {
+        ...observer,
+        observe: (call, result, state) =>
+          guardObserved(dialect, observer.observe(call, result, state)),
+      },
+    ]
+  })
+)
 
 const FAMILY_DIALECTS: Record<AgentFamily, readonly string[]> = {
   claude: ['claude-todowrite', 'claude-tasks'],
@@ -53,7 +68,7 @@ export function todoDialectOf(family: AgentFamily, toolName: string): string | u
 }
 
 /**
- * The observer of a dialect.
+ * The observer of a dialect, its lists held to the list rules (`guardObserved`).
  * @param dialect - a dialect name
  */
 export function observerOf(dialect: string): Observer | undefined {
