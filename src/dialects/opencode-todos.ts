@@ -21,12 +21,15 @@
  * - Render: the same JSON of the list. Reminder: the service's own (opencode has none; s03's
  *   counter): after 3 rounds without `todowrite`, `<reminder>Update your todo list with
  *   todowrite.</reminder>` every round.
+ * - Arguments that are not JSON: opencode's AI SDK hands them to its `invalid` tool, whose
+ *   result embeds Bun's `JSON.parse` message; the commonest breaks (cut off, unterminated
+ *   string, text after the value, bad escape) get Bun's words, others V8's. opencode answers
+ *   them as a normal result; here, as every dialect's unparseable arguments, `is_error`.
  *
- * Not reproduced exactly: arguments that are not JSON. opencode's AI SDK hands them to its
- * `invalid` tool, whose (non-error) result embeds Bun's `JSON.parse` message (`JSON Parse
- * error: …`); the dialect gives the same text with V8's message. opencode also truncates tool
- * outputs over its limits (2000 lines or 50 KB) into a file; lists that long are answered
- * whole here.
+ * Checked against the real opencode 1.18.33 binary (`opencode run` against a scripted model):
+ * the description and schema it sent, the result text, the schema errors above and the four
+ * JSON messages are the same bytes. Not reproduced: opencode truncates tool outputs over its
+ * limits (2000 lines or 50 KB) into a file; lists that long are answered whole here.
  */
 import { z } from 'zod'
 import type { Item, Status } from '../core/items.js'
@@ -227,12 +230,33 @@ export const opencodeTodos: Dialect = {
   checkList,
 }
 
-/** V8's message for a text `JSON.parse` refuses (Bun's words differ). */
+/**
+ * Bun's (JavaScriptCore's) words for the commonest ways a JSON text breaks, from V8's: cut off,
+ * an unterminated string, text after the value, a bad escape (as opencode 1.18.33 printed them).
+ * Other breaks keep V8's message.
+ */
+const JSC_MESSAGES: [RegExp, (match: RegExpMatchArray, raw: string) => string][] = [
+  [/^Unexpected end of JSON input$/, () => 'Unexpected EOF'],
+  [/^Unterminated string in JSON/, () => 'Unterminated string'],
+  [/^Unexpected non-whitespace character after JSON/, () => 'Unable to parse JSON string'],
+  [
+    /^Bad escaped character in JSON at position (\d+)/,
+    (match, raw) => `Invalid escape character ${raw.charAt(Number(match[1]))}`,
+  ],
+]
+
+/** The message Bun's `JSON.parse` gives for a text it refuses, where known (see above). */
 function jsonParseMessage(raw: string): string {
+  let message: string
   try {
     JSON.parse(raw)
     return ''
   } catch (error) {
-    return error instanceof Error ? error.message : String(error)
+    message = error instanceof Error ? error.message : String(error)
   }
+  for (const [pattern, word] of JSC_MESSAGES) {
+    const match = message.match(pattern)
+    if (match) return `JSON Parse error: ${word(match, raw)}`
+  }
+  return message
 }

@@ -169,11 +169,18 @@ describe('opencode-todos errors (effect Schema decode, as opencode words them)',
     assert.equal(errorOf([]), invalid('SchemaError(Expected object, got [])'))
   })
 
-  it("Should hand malformed arguments to opencode's invalid tool", () => {
-    assert.equal(
-      opencodeTodos.argumentsError('todowrite', '{"todos": ['),
-      'The arguments provided to the tool are invalid: Invalid input for tool todowrite: JSON parsing failed: Text: {"todos": [.\nError message: Unexpected end of JSON input'
-    )
+  it("Should hand malformed arguments to opencode's invalid tool, with Bun's JSON.parse words", () => {
+    // as opencode 1.18.33 answered these arguments
+    const invalidTool = (raw: string, message: string) =>
+      `The arguments provided to the tool are invalid: Invalid input for tool todowrite: JSON parsing failed: Text: ${raw}.\nError message: JSON Parse error: ${message}`
+    for (const [raw, message] of [
+      ['{"todos": [', 'Unexpected EOF'],
+      ['{"todos": "abc', 'Unterminated string'],
+      ['{"todos": []} x', 'Unable to parse JSON string'],
+      ['{"todos": "\\q"}', 'Invalid escape character q'],
+    ]) {
+      assert.equal(opencodeTodos.argumentsError('todowrite', raw), invalidTool(raw, message))
+    }
   })
 
   it('Should decode only what the schema names', () => {
