@@ -43,7 +43,6 @@ import {
   prepareStatements,
   type SessionParams,
   type HistoryRow,
-  type ListRow,
   type SessionRow,
   type Statements,
 } from './sqlite/statements.js'
@@ -131,9 +130,9 @@ function fitHistory(db: Database.Database, options: SqliteOptions) {
   }
 }
 
-/** The brief of a listing's row (read whole only where a brief is missing). */
-const briefOfRow = (row: ListRow) =>
-  parseBrief(row.brief) ?? briefOf(JSON.parse(row.data!) as Session)
+/** A brief as stored, else (a row no write of this release made) the session's, read whole. */
+const briefOfRow = (row: { brief: string; data: string | null }) =>
+  parseBrief(row.brief) ?? (row.data === null ? null : briefOf(JSON.parse(row.data) as Session))
 
 /** The text a write stores: the session's JSON, its brief's, and its list's. */
 interface SessionText {
@@ -233,6 +232,13 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     const tombstone = sql.selectTombstone.get(key)
     return tombstone && tombstone.expires_at > options.now() ? tombstone.version : 0
   }
+
+  /**
+   * The brief of a listed row without one: its session's, read whole (rows of an older release);
+   * read in the listing's turn, so the row is there.
+   */
+  const briefFromSession = (key: SessionKey) =>
+    briefOf(JSON.parse(sql.selectSession.get(key)!.data) as Session)
 
   /** The file's history ring (read each time: another process on the file may resize it). */
   const ringOf = () => sql.historyRing.get() ?? options.historyLimit
@@ -466,7 +472,11 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
           limit: query.limit + 1,
         })
       )
-      const sessions = rows.slice(0, query.limit).map(briefOfRow)
+      const sessions = rows
+        .slice(0, query.limit)
+        .map(
+          (row) => parseBrief(row.brief) ?? briefFromSession({ tenant, sessionId: row.session_id })
+        )
       const last = sessions[sessions.length - 1]
       const next = rows.length > query.limit && last ? cursorAfter(last) : null
       return { sessions, next }

@@ -19,6 +19,7 @@ import {
   SCHEMA_VERSION,
 } from '../../src/store/sqlite/migrations.js'
 import { HISTORY_PAGE_SQL, prepareStatements } from '../../src/store/sqlite/statements.js'
+import { briefOf } from '../../src/store/brief.js'
 import { openTestSqlite, writeItems } from '../sqlite-support.js'
 
 // the schema as versions up to 0.1.0 created it
@@ -235,6 +236,38 @@ describe('SQLite schema', () => {
     // a second open finds nothing left to migrate
     await open(path).close()
     assert.equal(userVersion(path), SCHEMA_VERSION)
+  })
+
+  it('Should give every session of a migrated file its brief, and list from it', async () => {
+    const path = join(dir, 'briefs.db')
+    const { key, session } = makeOldFile(path, LEGACY_SCHEMA)
+    await open(path).close()
+    const rows = inspect(path, (db) =>
+      db.prepare<[], { brief: string; writes: number }>('SELECT brief, writes FROM sessions').all()
+    )
+    assert.deepEqual(
+      rows.map((row) => ({ brief: JSON.parse(row.brief) as unknown, writes: row.writes })),
+      [{ brief: briefOf(session), writes: 0 }]
+    )
+    const store = open(path)
+    try {
+      assert.deepEqual(await store.brief(key), briefOf(session))
+      const plan = inspect(path, (db) =>
+        db
+          .prepare<[object], { detail: string }>(
+            `EXPLAIN QUERY PLAN ${prepareStatements(db).list({ state: 'active', staleBefore: 0, limit: 10 }).source}`
+          )
+          .all({ tenant: 't', now: NOW, staleBefore: 0, limit: 10 })
+          .map((row) => row.detail)
+      )
+      // the listing's index holds what it filters on and returns: the rows are not read
+      assert.ok(
+        plan.some((d) => /USING COVERING INDEX sessions_by_update/.test(d)),
+        plan.join('\n')
+      )
+    } finally {
+      await store.close()
+    }
   })
 
   it('Should migrate a file the store made before migrations were numbered, without loss', async () => {

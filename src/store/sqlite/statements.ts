@@ -48,10 +48,10 @@ export interface SessionParams extends KeyParams {
   expiryBucket: number
 }
 
-/** A listing's row: the brief, and the session only where the brief is missing. */
+/** A listing's row: the brief ('' only in a row no write of this release made). */
 export interface ListRow {
+  session_id: string
   brief: string
-  data: string | null
 }
 
 export interface HistoryRow {
@@ -119,7 +119,7 @@ type CompleteParams = {
 export interface Statements {
   selectSession: Named<KeyParams, SessionRow>
   /** The brief, and the session only where the brief is missing. */
-  selectBrief: Named<KeyParams, ListRow & { expires_at: number }>
+  selectBrief: Named<KeyParams, { brief: string; data: string | null; expires_at: number }>
   /** Whether and until when the session is there, without reading its data. */
   selectLiveness: Named<KeyParams, LivenessRow>
   insertSession: Named<SessionParams>
@@ -156,7 +156,7 @@ export interface Statements {
   selectOne: Database.Statement<[]>
   /**
    * One prepared statement per combination of filters, made on first use: the briefs, never the
-   * sessions (a row whose brief is empty, which no write leaves, is read whole).
+   * sessions, from the listing's covering index.
    */
   list(query: ListQuery): Named<object, ListRow>
 }
@@ -172,7 +172,10 @@ export function prepareStatements(db: Database.Database): Statements {
       `SELECT version, data, expires_at, expiry_bucket, writes FROM sessions
        WHERE tenant = @tenant AND session_id = @sessionId`
     ),
-    selectBrief: db.prepare<[KeyParams], ListRow & { expires_at: number }>(
+    selectBrief: db.prepare<
+      [KeyParams],
+      { brief: string; data: string | null; expires_at: number }
+    >(
       `SELECT brief, CASE brief WHEN '' THEN data END AS data, expires_at FROM sessions
        WHERE tenant = @tenant AND session_id = @sessionId`
     ),
@@ -286,7 +289,7 @@ export function prepareStatements(db: Database.Database): Statements {
         const sinceSql = withSince ? 'AND updated_at >= @updatedSince' : ''
         const sourceSql = withSource ? "AND json_extract(brief, '$.source') = @source" : ''
         statement = db.prepare(
-          `SELECT brief, CASE brief WHEN '' THEN data END AS data FROM sessions WHERE tenant = @tenant AND expires_at > @now AND ${STATE_SQL[query.state]}
+          `SELECT session_id, brief FROM sessions WHERE tenant = @tenant AND expires_at > @now AND ${STATE_SQL[query.state]}
            ${cursorSql} ${dialectSql} ${sinceSql} ${sourceSql}
            ORDER BY updated_at DESC, session_id DESC LIMIT @limit`
         )
