@@ -26,10 +26,16 @@
  *   after 3 rounds without `todo_write`, `<reminder>Update your todo list with
  *   todo_write.</reminder>` every round.
  *
+ * Checked against Qwen Code 0.24.4 itself: its TodoWriteTool run on the same call sequences
+ * (39 calls, same texts), and `qwen -p` against a scripted OpenAI-compatible model (the tool
+ * definition it sent is byte for byte `formatTool(…, 'openai')`; the results are the same).
+ *
  * Not reproduced: Qwen's active-todo context (`The current task still has unfinished todo
  * items: …`, re-sent every 3 tool turns of one user prompt), the `⚠ RETRY LOOP DETECTED`
  * suffix after the same error 3 times in a row, TodoCreated/TodoCompleted hooks that block a
- * write, and jsonrepair of malformed arguments (they are answered as Qwen answers `{}`).
+ * write, and malformed arguments: Qwen runs them through jsonrepair (a cut-off
+ * `{"todos": [` becomes an empty list and clears it) and adds a note that the response was
+ * truncated to the errors of that response; here they are refused as Qwen refuses `{}`.
  */
 import { isDeepStrictEqual } from 'node:util'
 import { z } from 'zod'
@@ -65,21 +71,25 @@ Use blockedBy only when the work has real dependencies. Reference Todo IDs from 
 Keep at most one task in_progress. When a plan exists, keep its statuses current, mark finished work completed, revise the plan when the scope or approach changes, and remove items that are no longer relevant. Do not mark incomplete or blocked work completed.
 `
 
-/** The advertised input schema of `todo_write`, the native's `parametersJsonSchema`. */
+/**
+ * The advertised input schema of `todo_write` as Qwen sends it over its OpenAI-compatible API
+ * (captured from Qwen Code 0.24.4): its `parametersJsonSchema` after
+ * `relaxSchemaForFunctionCalling`, which drops `$schema`, `uniqueItems` and the items'
+ * `additionalProperties: false` (an item has an optional property).
+ */
 export const TodoWriteInput = z.object({
   todos: z
     .array(
-      z.strictObject({
+      z.object({
         content: z.string().min(1),
         status: z.enum(TODO_STATUSES),
         id: z.string().max(500),
         blockedBy: z
           .array(z.string().max(500))
-          .meta({ uniqueItems: true })
-          .optional()
           .describe(
             'Todo IDs that must be completed before this item. Active-plan updates preserve omitted dependencies for existing IDs; use [] to remove them.'
-          ),
+          )
+          .optional(),
       })
     )
     .describe('The updated todo list'),

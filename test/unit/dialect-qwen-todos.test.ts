@@ -16,7 +16,11 @@ import {
 } from '../dialect-support.js'
 import { makeTestApp, round } from '../helpers.js'
 
-/** Qwen Code 0.24.4's `parametersJsonSchema` of todo_write, without its draft-07 `$schema`. */
+/**
+ * todo_write's parameters as Qwen Code 0.24.4 sent them to an OpenAI-compatible model (captured):
+ * its `parametersJsonSchema` relaxed for function calling (no `$schema`, `uniqueItems`, or the
+ * items' `additionalProperties: false`).
+ */
 const NATIVE_PARAMETERS = {
   type: 'object',
   properties: {
@@ -31,13 +35,11 @@ const NATIVE_PARAMETERS = {
           blockedBy: {
             type: 'array',
             items: { type: 'string', maxLength: 500 },
-            uniqueItems: true,
             description:
               'Todo IDs that must be completed before this item. Active-plan updates preserve omitted dependencies for existing IDs; use [] to remove them.',
           },
         },
         required: ['content', 'status', 'id'],
-        additionalProperties: false,
       },
       description: 'The updated todo list',
     },
