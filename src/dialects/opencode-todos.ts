@@ -167,13 +167,16 @@ export const todosText = (todos: readonly OpencodeTodo[]) => JSON.stringify(todo
 const canonicalStatus = (status: string): Status =>
   KNOWN_STATUSES.includes(status) ? (status as Status) : 'pending'
 
-/** The todo an item stands for: its stored status word and priority, or the canonical ones. */
+/**
+ * The todo an item stands for: the model's status word while the item is still the pending it
+ * was stored as (a person may have moved it on since), its priority, else the canonical ones.
+ */
 function todoOf(item: Item): OpencodeTodo {
   const status = item.metadata?.status
   const priority = item.metadata?.priority
   return {
     content: item.content,
-    status: typeof status === 'string' ? status : item.status,
+    status: typeof status === 'string' && item.status === 'pending' ? status : item.status,
     priority: typeof priority === 'string' ? priority : DEFAULT_PRIORITY,
   }
 }

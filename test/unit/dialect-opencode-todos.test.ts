@@ -204,6 +204,10 @@ describe('opencode-todos list rules and rendering', () => {
       '[\n  {\n    "content": "A",\n    "status": "doing",\n    "priority": "high"\n  },\n  {\n    "content": "B",\n    "status": "blocked",\n    "priority": "medium"\n  }\n]'
     )
     assert.equal(renderOpencodeTodos([]), '[]')
+    assert.equal(
+      renderOpencodeTodos([item('1', 'A', 'completed', { status: 'doing', priority: 'high' })]),
+      '[\n  {\n    "content": "A",\n    "status": "completed",\n    "priority": "high"\n  }\n]'
+    )
   })
 
   it("Should take any person's list, as opencode takes any strings", () => {
