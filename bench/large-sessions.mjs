@@ -11,7 +11,9 @@
 //             (bench/livez-probe.mjs, core 1). Target: /livez p99 under 50 ms.
 //   writer    one client PUTting 1 MB lists in a loop (two connections) while another reads a
 //             small session; /livez probed. What one key's largest writes cost the others.
-// Prints the figures; with BENCH_OUT, writes its section of that file.
+// BENCH_PARTS picks among cpu,readers,writer (all by default), BENCH_SECONDS (10),
+// BENCH_LISTINGS (50) and BENCH_SESSIONS (100) size them. Prints the figures; with BENCH_OUT,
+// writes its section of that file.
 import fs from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
@@ -38,6 +40,7 @@ const SESSIONS = Number(env.BENCH_SESSIONS || 100)
 const LISTINGS = Number(env.BENCH_LISTINGS || 50)
 const SECONDS = Number(env.BENCH_SECONDS || 10)
 const OUT = env.BENCH_OUT
+const PARTS = (env.BENCH_PARTS || 'cpu,readers,writer').split(',')
 const builds = (process.argv.slice(2).length ? process.argv.slice(2) : ['current=dist']).map(
   (arg) => {
     const [label, dir] = arg.split('=')
@@ -82,14 +85,15 @@ function request(port, method, pathname, body) {
   })
 }
 
+/** PUTs a list; a store busy past its timeout (503) is asked again, a few times. */
 const put = async (port, id, items) => {
-  const res = await request(
-    port,
-    'PUT',
-    `/v1/sessions/${id}/todos`,
-    JSON.stringify({ dialect: 'claude-tasks', items })
-  )
-  if (res.status !== 200) throw new Error(`PUT ${id}: ${res.status}`)
+  const body = JSON.stringify({ dialect: 'claude-tasks', items })
+  for (let attempt = 1; ; attempt++) {
+    const res = await request(port, 'PUT', `/v1/sessions/${id}/todos`, body)
+    if (res.status === 200) return
+    if (res.status !== 503 || attempt === 5) throw new Error(`PUT ${id}: ${res.status}`)
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+  }
 }
 
 /** Opens the tenant stream, reads until its snapshot ends, closes it; resolves with its bytes. */
@@ -172,10 +176,70 @@ async function start(build, store) {
   }
 }
 
+/** On the 1 MB sessions: four listing clients, one reopening the tenant stream, one paging history. */
+async function readersPhase(port) {
+  // history: one session with 20 versions of 1 MB
+  for (let v = 0; v < 20; v++) await put(port, 'big', SIZES['1 MB'](`v${v}`))
+  const stopAt = Date.now() + SECONDS * 1000
+  // the newest page of history again and again (2 MiB of lists; older pages cost the same)
+  const historyPages = () => request(port, 'GET', '/v1/sessions/big/history')
+  const [probe, ...clients] = await Promise.all([
+    livez(port, SECONDS),
+    ...Array.from({ length: 4 }, () =>
+      loop(stopAt, () => request(port, 'GET', '/v1/sessions?limit=100'))
+    ),
+    loop(stopAt, () => snapshotOnce(port)),
+    loop(stopAt, historyPages),
+  ])
+  const listings = clients.slice(0, 4)
+  return {
+    livez: probe,
+    listings: listings.reduce((n, c) => n + c.latencies.length, 0),
+    listingStatuses: merge(listings.map((c) => c.statuses)),
+    listingP99: pct(
+      listings.flatMap((c) => c.latencies),
+      99
+    ),
+    snapshots: clients[4].latencies.length,
+    snapshotStatuses: clients[4].statuses,
+    snapshotP99: pct(clients[4].latencies, 99),
+    historyPages: clients[5].latencies.length,
+    historyP99: pct(clients[5].latencies, 99),
+  }
+}
+
+/** One key PUTting 1 MB lists on two connections while another session is read; /livez probed. */
+async function writerPhase(port) {
+  await put(port, 'small', SIZES['1 KB']('small'))
+  const writeStop = Date.now() + SECONDS * 1000
+  let version = 0
+  const [writeProbe, reads, ...writers] = await Promise.all([
+    livez(port, SECONDS),
+    loop(writeStop, () => request(port, 'GET', '/v1/sessions/small')),
+    ...[0, 1].map((w) =>
+      loop(writeStop, async () => {
+        await put(port, `w${w}`, SIZES['1 MB'](`w${version++}`))
+        return { status: 200 }
+      })
+    ),
+  ])
+  return {
+    livez: writeProbe,
+    writes: writers.reduce((n, c) => n + c.latencies.length, 0),
+    readP99: pct(reads.latencies, 99),
+    reads: reads.latencies.length,
+  }
+}
+
 /** The server's CPU per listing of 100 sessions of one size, and the listings' statuses. */
 async function listingCost(build, store, size) {
   const server = await start(build, store)
   try {
+    const result = { size, statuses: {} }
+    if (PARTS.includes('writer') && !PARTS.includes('readers')) {
+      result.writer = await writerPhase(server.port)
+      return result
+    }
     const items = SIZES[size]('s')
     for (let i = 0; i < SESSIONS; i++) await put(server.port, `s${i}`, items)
     await request(server.port, 'GET', '/v1/sessions?limit=100') // warm
@@ -191,56 +255,10 @@ async function listingCost(build, store, size) {
     const b = snapshot([server.pid])
     const { seconds, procs } = cpuBetween(a, b)
     const cpuMs = ((procs[0] / 100) * seconds * 1000) / LISTINGS
-    const result = { size, cpuMs, p50: pct(latencies, 50), max: Math.max(...latencies), statuses }
+    Object.assign(result, { cpuMs, p50: pct(latencies, 50), max: Math.max(...latencies), statuses })
     if (size !== '1 MB') return result
-    // history: one session with 20 versions of 1 MB
-    for (let v = 0; v < 20; v++) await put(server.port, 'big', SIZES['1 MB'](`v${v}`))
-    const stopAt = Date.now() + SECONDS * 1000
-    // the newest page of history again and again (2 MiB of lists; older pages cost the same)
-    const historyPages = () => request(server.port, 'GET', '/v1/sessions/big/history')
-    const [probe, ...clients] = await Promise.all([
-      livez(server.port, SECONDS),
-      ...Array.from({ length: 4 }, () =>
-        loop(stopAt, () => request(server.port, 'GET', '/v1/sessions?limit=100'))
-      ),
-      loop(stopAt, () => snapshotOnce(server.port)),
-      loop(stopAt, historyPages),
-    ])
-    const listings = clients.slice(0, 4)
-    result.readers = {
-      livez: probe,
-      listings: listings.reduce((n, c) => n + c.latencies.length, 0),
-      listingStatuses: merge(listings.map((c) => c.statuses)),
-      listingP99: pct(
-        listings.flatMap((c) => c.latencies),
-        99
-      ),
-      snapshots: clients[4].latencies.length,
-      snapshotStatuses: clients[4].statuses,
-      snapshotP99: pct(clients[4].latencies, 99),
-      historyPages: clients[5].latencies.length,
-      historyP99: pct(clients[5].latencies, 99),
-    }
-    // one key's largest writes against another session's reads
-    await put(server.port, 'small', SIZES['1 KB']('small'))
-    const writeStop = Date.now() + SECONDS * 1000
-    let version = 0
-    const [writeProbe, reads, ...writers] = await Promise.all([
-      livez(server.port, SECONDS),
-      loop(writeStop, () => request(server.port, 'GET', '/v1/sessions/small')),
-      ...[0, 1].map((w) =>
-        loop(writeStop, async () => {
-          await put(server.port, `w${w}`, SIZES['1 MB'](`w${version++}`))
-          return { status: 200 }
-        })
-      ),
-    ])
-    result.writer = {
-      livez: writeProbe,
-      writes: writers.reduce((n, c) => n + c.latencies.length, 0),
-      readP99: pct(reads.latencies, 99),
-      reads: reads.latencies.length,
-    }
+    if (PARTS.includes('readers')) result.readers = await readersPhase(server.port)
+    if (PARTS.includes('writer')) result.writer = await writerPhase(server.port)
     return result
   } finally {
     await server.stop()
@@ -265,7 +283,7 @@ if (STORES.includes('redis') && !(await redisInfo())) {
 }
 for (const store of STORES) {
   for (const build of builds) {
-    for (const size of ['1 KB', '1 MB']) {
+    for (const size of PARTS.includes('cpu') ? ['1 KB', '1 MB'] : ['1 MB']) {
       const r = await listingCost(build, store, size)
       results.push({ build: build.label, store, ...r })
       console.error(JSON.stringify(results.at(-1)))
@@ -289,15 +307,28 @@ for (const r of results) {
 }
 lines.push(
   '',
-  'Readers on the 1 MB sessions (four listing clients, one tenant stream reopened until each snapshot, one paging history) and one key writing 1 MB lists on two connections while another session is read:',
+  'Readers on the 1 MB sessions: four listing clients, one tenant stream reopened until each snapshot, one paging history:',
   '',
-  '| build | store | readers: /livez p50 / p99 / max ms | listings (statuses) | listing p99 ms | snapshots (p99 ms) | history pages (p99 ms) | writer: /livez p50 / p99 / max ms | 1 MB writes | other reads (p99 ms) |',
-  '|---|---|---|---|---|---|---|---|---|---|'
+  '| build | store | /livez p50 / p99 / max ms | listings (statuses) | listing p99 ms | snapshots (p99 ms) | history pages (p99 ms) |',
+  '|---|---|---|---|---|---|---|'
 )
 for (const r of results.filter((x) => x.readers)) {
-  const { readers: rd, writer: w } = r
+  const rd = r.readers
   lines.push(
-    `| ${r.build} | ${r.store} | ${f2(rd.livez.p50)} / ${f2(rd.livez.p99)} / ${f0(rd.livez.max)} | ${rd.listings} (${statusText(rd.listingStatuses)}) | ${f0(rd.listingP99)} | ${rd.snapshots} (${f0(rd.snapshotP99)}) | ${rd.historyPages} (${f0(rd.historyP99)}) | ${f2(w.livez.p50)} / ${f2(w.livez.p99)} / ${f0(w.livez.max)} | ${w.writes} | ${w.reads} (${f0(w.readP99)}) |`
+    `| ${r.build} | ${r.store} | ${f2(rd.livez.p50)} / ${f2(rd.livez.p99)} / ${f0(rd.livez.max)} | ${rd.listings} (${statusText(rd.listingStatuses)}) | ${f0(rd.listingP99)} | ${rd.snapshots} (${f0(rd.snapshotP99)}) | ${rd.historyPages} (${f0(rd.historyP99)}) |`
+  )
+}
+lines.push(
+  '',
+  'One key writing 1 MB lists on two connections while another session is read:',
+  '',
+  '| build | store | /livez p50 / p99 / max ms | 1 MB writes | other reads (p99 ms) |',
+  '|---|---|---|---|---|'
+)
+for (const r of results.filter((x) => x.writer)) {
+  const w = r.writer
+  lines.push(
+    `| ${r.build} | ${r.store} | ${f2(w.livez.p50)} / ${f2(w.livez.p99)} / ${f0(w.livez.max)} | ${w.writes} | ${w.reads} (${f0(w.readP99)}) |`
   )
 }
 const text = lines.join('\n')
