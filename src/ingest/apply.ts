@@ -28,7 +28,12 @@
  *   own.
  */
 import { isUnfinished, type Item } from '../core/items.js'
-import { checkStoredLimits, type ListLimits } from '../core/limits.js'
+import {
+  checkStoredLimits,
+  newLimitCache,
+  type LimitCache,
+  type ListLimits,
+} from '../core/limits.js'
 import {
   newSession,
   type EndedOutcome,
@@ -89,6 +94,11 @@ export interface ApplyContext {
   versionFloor?: number
   /** Call and lifecycle ids of this delivery to take as applied (`replayedCalls`). */
   replayed?: ReadonlySet<string>
+  /**
+   * Measures of the items already checked against the caps, shared by the segments of one update:
+   * a long delivery checks each list it makes, and most items are the previous list's.
+   */
+  limitCache?: LimitCache
 }
 
 export interface ApplyResult {
@@ -340,6 +350,7 @@ export function applyObserved(
   let ignored = 0
   let alive = false
   let endAgents = false
+  const limitCache = ctx.limitCache ?? newLimitCache()
 
   const reopen = () => {
     ended = null
@@ -421,7 +432,7 @@ export function applyObserved(
           { items, data }
         )
         // a list beyond the service's caps cannot be stored; the agent's own list goes on
-        if (!outcome.applied || checkStoredLimits(outcome.state, ctx.limits) !== null) {
+        if (!outcome.applied || checkStoredLimits(outcome.state, ctx.limits, limitCache) !== null) {
           ignored++
           break
         }

@@ -8,6 +8,7 @@
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { newLimitCache } from '../../core/limits.js'
 import type { ObservedSource, Session, SessionKey } from '../../core/session.js'
 import {
   applyObserved,
@@ -211,6 +212,7 @@ async function applyDelivery(
   ) =>
     updateWithinQuota(deps, key, (current, { versionFloor }) => {
       const replayed = replayedOf(current)
+      const limitCache = newLimitCache()
       let state = current
       let total: ApplyResult | undefined
       let next = start
@@ -227,6 +229,7 @@ async function applyDelivery(
             agents,
             versionFloor,
             replayed,
+            limitCache,
           })
           total = combineResults(total, result)
           state = result.session
