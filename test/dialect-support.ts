@@ -29,15 +29,26 @@ export function dialectCalls(dialect: Dialect, toolName: string) {
 }
 
 /**
- * A dialect's first tool in the Chat Completions format.
+ * Asserts a dialect's first tool in the Chat Completions format: its name, its parameters, and
+ * how its description begins and ends. Returns the description.
  * @param dialect - the dialect
+ * @param expected - the native's name, parameters and the description's first and last words
  */
-export const openaiFunction = (dialect: Dialect) =>
-  (
+export function assertNativeTool(
+  dialect: Dialect,
+  expected: { name: string; parameters: unknown; starts: string; ends: string }
+): string {
+  const tool = (
     formatTool(dialect.tools[0], 'openai') as {
       function: { name: string; description: string; parameters: unknown }
     }
   ).function
+  assert.equal(tool.name, expected.name)
+  assert.deepEqual(tool.parameters, expected.parameters)
+  assert.ok(tool.description.startsWith(expected.starts), tool.description.slice(0, 200))
+  assert.ok(tool.description.endsWith(expected.ends), tool.description.slice(-200))
+  return tool.description
+}
 
 /**
  * The `reminder` of each of `rounds` rounds that call only another tool.

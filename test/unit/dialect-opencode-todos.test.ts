@@ -6,7 +6,7 @@ import {
   opencodeTodos,
   renderOpencodeTodos,
 } from '../../src/dialects/opencode-todos.js'
-import { dialectCalls, openaiFunction, remindersOfIdleRounds } from '../dialect-support.js'
+import { assertNativeTool, dialectCalls, remindersOfIdleRounds } from '../dialect-support.js'
 import { makeTestApp, round } from '../helpers.js'
 
 /**
@@ -49,19 +49,16 @@ const invalid = (detail: string) =>
   `The todowrite tool was called with invalid arguments: ${detail}.\nPlease rewrite the input so it satisfies the expected schema.`
 describe('opencode-todos tool definition', () => {
   it('Should carry the derived schema and the native description', () => {
-    const tool = openaiFunction(opencodeTodos)
-    assert.equal(tool.name, 'todowrite')
-    assert.deepEqual(tool.parameters, NATIVE_PARAMETERS)
-    const description = tool.description
-    assert.ok(
-      description.startsWith(
-        'Create and maintain a structured task list for the current coding session. Tracks progress, organizes multi-step work, and surfaces status to the user.\n\n## When to use\nUse proactively when:\n'
-      )
-    )
+    const description = assertNativeTool(opencodeTodos, {
+      name: 'todowrite',
+      parameters: NATIVE_PARAMETERS,
+      starts:
+        'Create and maintain a structured task list for the current coding session. Tracks progress, organizes multi-step work, and surfaces status to the user.\n\n## When to use\nUse proactively when:\n',
+      ends: '-> one command\n\nWhen in doubt, use it.\n',
+    })
     assert.ok(
       description.includes('\n- `in_progress` - actively working (exactly ONE at a time)\n')
     )
-    assert.ok(description.endsWith('-> one command\n\nWhen in doubt, use it.\n'))
   })
 
   it('Should be served by GET /v1/tools', async () => {

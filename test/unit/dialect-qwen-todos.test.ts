@@ -9,9 +9,9 @@ import {
 } from '../../src/dialects/qwen-todos.js'
 import type { CallOutcome } from '../../src/dialects/types.js'
 import {
+  assertNativeTool,
   dialectCalls,
   EMPTY_STATE,
-  openaiFunction,
   remindersOfIdleRounds,
 } from '../dialect-support.js'
 import { makeTestApp, round } from '../helpers.js'
@@ -75,20 +75,13 @@ const todo = (id: string, content: string, status = 'pending', extra: object = {
 })
 describe('qwen-todos tool definition', () => {
   it('Should carry the native parametersJsonSchema and description', () => {
-    const tool = openaiFunction(qwenTodos)
-    assert.equal(tool.name, 'todo_write')
-    assert.deepEqual(tool.parameters, NATIVE_PARAMETERS)
-    const description = tool.description
-    assert.ok(
-      description.startsWith(
-        '\nUse this tool to create and manage a user-visible task list when explicit progress tracking improves clarity.\n\n## When to Use This Tool\n'
-      )
-    )
-    assert.ok(
-      description.endsWith(
-        'remove items that are no longer relevant. Do not mark incomplete or blocked work completed.\n'
-      )
-    )
+    assertNativeTool(qwenTodos, {
+      name: 'todo_write',
+      parameters: NATIVE_PARAMETERS,
+      starts:
+        '\nUse this tool to create and manage a user-visible task list when explicit progress tracking improves clarity.\n\n## When to Use This Tool\n',
+      ends: 'remove items that are no longer relevant. Do not mark incomplete or blocked work completed.\n',
+    })
   })
 
   it('Should be served by GET /v1/tools', async () => {
