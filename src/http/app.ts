@@ -27,6 +27,7 @@ import { watchWrites } from './store-health.js'
 import { createMetrics, instrumentStore } from './metrics.js'
 import { perMessageRateLimit, SERVER_ERROR } from './mcp-guards.js'
 import { originGuard } from './origin-guard.js'
+import { offerWriteCharge } from './write-charge.js'
 import { contentTypeGuard } from './content-type.js'
 import { invalidInput, problem, ProblemError } from './problem.js'
 import { documentSharedResponses } from './openapi-docs.js'
@@ -227,6 +228,8 @@ export function createApp(appDeps: AppDeps) {
     if (!perMinute) continue
     const limiter = tenantRateLimit(budget, perMinute, appDeps.store.counters)
     app.use('/v1/*', limiter)
+    // an ingest delivery spends one write per session and store update it makes
+    if (budget === 'write') app.use('/v1/ingest/*', offerWriteCharge(limiter))
     // a JSON-RPC batch spends one request per message
     app.use('/mcp', perMessageRateLimit(limiter, limitsOf(deps).maxToolCalls))
   }
