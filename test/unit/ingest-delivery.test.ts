@@ -2,10 +2,13 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { ApplyResult } from '../../src/ingest/apply.js'
 import {
+  capSegments,
   combineResults,
   DeliveryTargetError,
+  MAX_DELIVERY_SESSIONS,
   planDelivery,
   sessionIdOf,
+  TooManySessionsError,
 } from '../../src/ingest/delivery.js'
 import type { ObservedEvent } from '../../src/ingest/events.js'
 
@@ -16,6 +19,25 @@ const activity = (session?: string, agent?: string): ObservedEvent => ({
 })
 
 describe('ingest/delivery', () => {
+  it('Should join the oldest segments into the first when there are more than the cap, keeping the newest apart', () => {
+    const segments = [[1], [2, 3], [4], [5], [6]]
+    assert.equal(capSegments(segments, 5), segments)
+    assert.deepEqual(capSegments(segments, 3), [[1, 2, 3, 4], [5], [6]])
+    assert.deepEqual(capSegments(segments, 1), [[1, 2, 3, 4, 5, 6]])
+    assert.deepEqual(capSegments(segments, 0), [[1, 2, 3, 4, 5, 6]])
+  })
+
+  it(`Should refuse a delivery touching more than ${MAX_DELIVERY_SESSIONS} sessions, counting a main session that only its subagents name`, () => {
+    const subagents = Array.from({ length: MAX_DELIVERY_SESSIONS }, (_, i) =>
+      activity('m', `a${i}`)
+    )
+    assert.throws(
+      () => planDelivery('claude-code', subagents, undefined),
+      (error) => error instanceof TooManySessionsError && error.count === MAX_DELIVERY_SESSIONS + 1
+    )
+    assert.equal(planDelivery('claude-code', subagents.slice(1), undefined).length, 15)
+  })
+
   it("Should group a delivery's events by session, subagents' lists before the main sessions, each in order of first appearance", () => {
     const events = [
       activity('a'),
