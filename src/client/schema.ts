@@ -329,7 +329,7 @@ export interface components {
             }[];
         };
         /** @enum {string} */
-        DialectName: "s03" | "claude-todowrite" | "claude-tasks" | "codex-plan" | "gemini-todos" | "langchain-todos" | "openhands-tracker";
+        DialectName: "s03" | "claude-todowrite" | "claude-tasks" | "codex-plan" | "gemini-todos" | "langchain-todos" | "openhands-tracker" | "qwen-todos" | "opencode-todos";
         ProblemDetails: {
             type: string;
             title: string;
@@ -440,10 +440,10 @@ export interface components {
         Whoami: {
             tenant: string;
             /**
-             * @description agent reads and writes; viewer reads. Open access (no keys configured): agent
+             * @description admin: all an agent may, and the webhooks; agent reads and writes; viewer reads. Open access (no keys configured): agent
              * @enum {string}
              */
-            role: "agent" | "viewer";
+            role: "admin" | "agent" | "viewer";
         };
         RoundReply: {
             session_id: string;
