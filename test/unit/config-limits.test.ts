@@ -75,9 +75,15 @@ describe('config', () => {
     assert.deepEqual([empty.CORS_ORIGINS, empty.REDIS_CLUSTER_NODES], [[], []])
     assert.equal(empty.AUTH_KEYS.size, 0)
     assert.throws(
-      () => loadConfig({ AUTH_KEYS: 'acme:admin:some-key-123' }),
+      () => loadConfig({ AUTH_KEYS: 'acme:owner:some-key-123' }),
       /AUTH_KEYS: .*entry 1/
     )
+    // admin is a role (SPEC §4): all an agent may, and the tenant's webhooks
+    const admin = loadConfig({ AUTH_KEYS: 'acme:admin:admin-key-123' })
+    assert.deepEqual(admin.AUTH_KEYS.get(hashKey('admin-key-123')), {
+      tenant: 'acme',
+      role: 'admin',
+    })
   })
 })
 
