@@ -9,14 +9,6 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { OpenAPIHono } from '@hono/zod-openapi'
-import pino from 'pino'
-import type { AppEnv } from '../../src/http/context.js'
-import { parseAuthKeys } from '../../src/http/auth.js'
-import { createMetrics } from '../../src/http/metrics.js'
-import { tenantRateLimit } from '../../src/http/rate-limit.js'
-import { registerIngestRoutes } from '../../src/http/routes/ingest.js'
-import { offerWriteCharge } from '../../src/http/write-charge.js'
 import { MAX_DELIVERY_SESSIONS, MAX_DELIVERY_UPDATES } from '../../src/ingest/delivery.js'
 import { createMemoryStore } from '../../src/store/memory.js'
 import type { SessionStore } from '../../src/store/types.js'
@@ -161,36 +153,12 @@ describe('hostile: an ingest request costs what it is charged', () => {
   })
 
   describe('the write budget', () => {
-    /** An app with the ingest routes behind a write limit of `perMinute`, chargeable. */
+    /** The app behind a write limit of `perMinute`. */
     function limitedApp(perMinute: number) {
       const { store, counts } = countingStore()
-      const app = new OpenAPIHono<AppEnv>()
-      app.use('*', async (c, next) => {
-        c.set('tenant', 'team')
-        await next()
-      })
-      const limiter = tenantRateLimit('write', perMinute)
-      app.use('/v1/*', limiter)
-      app.use('/v1/ingest/*', offerWriteCharge(limiter))
-      registerIngestRoutes(
-        app,
-        {
-          store,
-          logger: pino({ level: 'silent' }),
-          keys: parseAuthKeys(undefined),
-          bodyLimitBytes: 1024 * 1024,
-          staleAfterMs: 900_000,
-          historyLimit: 50,
-          idempotencyTtlMs: 86_400_000,
-          now: () => Date.parse('2026-11-30T12:00:00Z'),
-          isDraining: () => false,
-          openapiDocument: null,
-          sseHeartbeatMs: 15_000,
-        },
-        createMetrics()
-      )
+      const t = makeTestApp({ store, rateLimitPerMinute: perMinute })
       const post = (lines: string[]) =>
-        app.request('/v1/ingest/claude-agent-sdk', {
+        t.app.request('/v1/ingest/claude-agent-sdk', {
           method: 'POST',
           headers: { 'Content-Type': 'application/x-ndjson' },
           body: lines.join('\n'),
