@@ -42,6 +42,8 @@ Options:
   --url <url>            service base URL (env AGENT_TODOS_URL, default http://127.0.0.1:8080)
   --key <key>            API key, sent as Authorization: Bearer (env AGENT_TODOS_KEY, which
                          the command does not inherit)
+  --pass-key             hand the key on to the command as AGENT_TODOS_KEY, for agent hooks that
+                         post with it; the model's shell commands can then read it too
   --session-id <id>      name the session (e.g. a CI job id) instead of the agent's own id
   --agent <name>         claude, codex or gemini, when the command does not show which
   --flush-timeout <s>    how long to keep delivering after the command exited (default 10)
@@ -106,6 +108,7 @@ async function runObserve(argv: string[], io: CliIo): Promise<number> {
         'session-id': { type: 'string' },
         agent: { type: 'string' },
         'flush-timeout': { type: 'string' },
+        'pass-key': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }).values
@@ -156,6 +159,7 @@ async function runObserve(argv: string[], io: CliIo): Promise<number> {
   return observe({
     url,
     key: values.key ?? (io.env.AGENT_TODOS_KEY || undefined),
+    passKey: values['pass-key'],
     sessionId,
     agent,
     command,

@@ -29,6 +29,11 @@ export interface ObserveOptions {
   key?: string
   /** Names the session (`?session_id=`) instead of the id the stream carries. */
   sessionId?: string
+  /**
+   * Hand the key to the command as `AGENT_TODOS_KEY` (`--pass-key`): for agent hooks that post
+   * with it while observe runs the agent. Its shell commands, which the model writes, see it too.
+   */
+  passKey?: boolean
   agent: AgentKind
   command: string[]
   out: NodeJS.WritableStream
@@ -368,10 +373,15 @@ function parseRetryAfter(header: string | null): number | null {
   return Number.isFinite(at) ? Math.max(0, at - Date.now()) : null
 }
 
-/** The environment the command runs in: observe's own, without its credentials. */
-function commandEnv(): NodeJS.ProcessEnv {
+/**
+ * The environment the command runs in: observe's own, without its credentials, unless the key is
+ * to be handed on (`--pass-key`).
+ * @param passKey - the key to hand on as `AGENT_TODOS_KEY`, or undefined
+ */
+function commandEnv(passKey: string | undefined): NodeJS.ProcessEnv {
   const env = { ...process.env }
   for (const name of CREDENTIAL_ENV) delete env[name]
+  if (passKey) env.AGENT_TODOS_KEY = passKey
   return env
 }
 
@@ -480,7 +490,10 @@ export async function observe(options: ObserveOptions): Promise<number> {
   })
 
   const [program, ...args] = command
-  const child = spawn(program, args, { stdio: ['inherit', 'pipe', 'pipe'], env: commandEnv() })
+  const child = spawn(program, args, {
+    stdio: ['inherit', 'pipe', 'pipe'],
+    env: commandEnv(options.passKey ? options.key : undefined),
+  })
   let spawnError: NodeJS.ErrnoException | null = null
   passThrough(child.stdout, out, (chunk) => lines.push(chunk))
   passThrough(child.stderr, err)

@@ -251,6 +251,8 @@ export async function runAgent(options: RunOptions): Promise<AgentRun> {
       import.meta.resolve('tsx'),
       join(ROOT, 'src/cli.ts'),
       'observe',
+      // hooks under observe post with the key: it must be handed on (docs/observe.md)
+      ...(options.hooks && options.service?.key ? ['--pass-key'] : []),
       ...(options.observeArgs ?? []),
       '--',
       bin,

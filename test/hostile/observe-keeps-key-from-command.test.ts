@@ -25,8 +25,9 @@ describe('hostile: observe keeps its key from the command', () => {
   })
   after(() => recorder.close())
 
-  it('Should run the command without AGENT_TODOS_KEY and still send the key itself', async () => {
-    const argv = ['--import', 'tsx', 'src/cli.ts', 'observe', '--agent', 'codex', '--']
+  /** Runs observe (with `options` before the command) and returns what the command saw. */
+  async function run(options: string[]) {
+    const argv = ['--import', 'tsx', 'src/cli.ts', 'observe', '--agent', 'codex', ...options, '--']
     const child = spawn(process.execPath, [...argv, process.execPath, '-e', PRINT_ENV], {
       cwd: ROOT,
       env: { ...process.env, AGENT_TODOS_URL: recorder.url, AGENT_TODOS_KEY: KEY },
@@ -40,11 +41,20 @@ describe('hostile: observe keeps its key from the command', () => {
     const [code] = await once(child, 'close')
     clearTimeout(timer)
     assert.equal(code, 0, stderr)
-    const seen = JSON.parse(stdout.split('\n')[0]) as { key: unknown; url: unknown }
+    return JSON.parse(stdout.split('\n')[0]) as { key: unknown; url: unknown }
+  }
+
+  it('Should run the command without AGENT_TODOS_KEY and still send the key itself', async () => {
+    const seen = await run([])
     assert.equal(seen.key, null, 'the command saw AGENT_TODOS_KEY')
     assert.equal(seen.url, recorder.url)
     assert.equal(ingested(recorder).length, 1)
     for (const request of recorder.requests)
       assert.equal(request.headers.authorization, `Bearer ${KEY}`, request.path)
+  })
+
+  it('Should hand the key on only when asked with --pass-key (for hooks under observe)', async () => {
+    const seen = await run(['--pass-key'])
+    assert.equal(seen.key, KEY)
   })
 })
