@@ -320,8 +320,11 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
     const limit = Math.min(query.limit ?? deps.historyLimit, deps.historyLimit)
     let before = query.cursor === undefined ? undefined : decodeHistoryCursor(query.cursor)
     if (query.cursor !== undefined && before === undefined) throw invalidCursor()
-    const session = await load(key)
-    const cached = notModified(c, etagOf(session))
+    // the brief tells the version (the ETag) without reading the session
+    const brief = await deps.store.brief(key)
+    if (!brief) throw sessionNotFound(key.sessionId)
+    const etag = versionTag(brief.version)
+    const cached = notModified(c, etag)
     if (cached) return cached
     // newest first while reading, in batches, until the page is full or its bytes are spent
     const parts: string[] = []
@@ -365,7 +368,7 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       more && before !== undefined ? JSON.stringify(encodeHistoryCursor(before)) : 'null'
     return c.body(textBody(`{"entries":[${parts.join(',')}],"next_cursor":${nextCursor}}`), 200, {
       'Content-Type': 'application/json',
-      ETag: etagOf(session),
+      ETag: etag,
     })
   })
 }
