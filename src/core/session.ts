@@ -5,6 +5,15 @@
 import { isUnfinished, type Item } from './items.js'
 import type { ReminderSettings } from './reminder.js'
 
+/** Every flavour a setting may name; `python` is each flavoured dialect's default (`dialects/flavour`). */
+export const FLAVOURS = ['python', 'js'] as const
+export type Flavour = (typeof FLAVOURS)[number]
+
+/** A session's settings: the reminder's overrides and the flavour of a flavoured dialect. */
+export interface SessionSettings extends ReminderSettings {
+  flavour?: Flavour
+}
+
 export const ENDED_OUTCOMES = ['completed', 'max_turns', 'error', 'cancelled'] as const
 export type EndedOutcome = (typeof ENDED_OUTCOMES)[number]
 
@@ -95,7 +104,7 @@ export interface Session {
   round: number
   rounds_since_todo: number
   rounds_since_reminder: number | null
-  settings: ReminderSettings
+  settings: SessionSettings
   /** Dialect-private state, e.g. the next task id of claude-tasks. */
   dialect_state: Record<string, unknown>
   /** Set by an operator's PUT; the next round reply carries a notice and clears it. */
@@ -163,7 +172,7 @@ export interface SessionKey {
  * Creates the state of a new session.
  * @param key - tenant and session id
  * @param dialect - the dialect fixed by the first write
- * @param settings - reminder overrides
+ * @param settings - reminder overrides, the flavour
  * @param now - epoch ms
  * @param versionFloor - the version a deleted predecessor of the same id reached (its first
  *   write is one more), so a version never names two states
@@ -171,7 +180,7 @@ export interface SessionKey {
 export function newSession(
   key: SessionKey,
   dialect: string,
-  settings: ReminderSettings,
+  settings: SessionSettings,
   now: number,
   versionFloor = 0
 ): Session {

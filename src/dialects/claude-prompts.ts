@@ -354,3 +354,18 @@ Returns a summary of each task:
 
 Use TaskGet with a specific task ID to view full details including description and comments.
 `
+
+/**
+ * The line Claude Code 2.1.332's system prompt gives the todo tool among its `# Using your tools`
+ * bullets (`fks`: the first of TaskCreate and TodoWrite the session has; outside the REPL mode
+ * and the lean prompt, which say otherwise or nothing).
+ * @param tool - `TaskCreate` or `TodoWrite`
+ */
+const usingYourTools = (tool: string) =>
+  `Use ${tool} to plan and track work. Mark each task completed as soon as it's done; don't batch.`
+
+/** The system-prompt line of a session with TodoWrite. */
+export const TODO_WRITE_SYSTEM_PROMPT = usingYourTools('TodoWrite')
+
+/** The system-prompt line of a session with the task tools. */
+export const TASKS_SYSTEM_PROMPT = usingYourTools('TaskCreate')

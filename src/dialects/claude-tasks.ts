@@ -23,6 +23,7 @@ import {
   TASK_GET_PROMPT,
   TASK_LIST_PROMPT,
   TASK_UPDATE_PROMPT,
+  TASKS_SYSTEM_PROMPT,
 } from './claude-prompts.js'
 import { repairTaskCreate, repairTaskUpdate, taskCreateSteer } from './claude-task-repairs.js'
 import { isRecord } from './json.js'
@@ -499,6 +500,7 @@ export const claudeTasks: Dialect = {
     { name: 'TaskUpdate', description: TASK_UPDATE_PROMPT, input: TaskUpdateInput },
     { name: 'TaskList', description: TASK_LIST_PROMPT, input: TaskListInput },
   ],
+  systemPrompt: TASKS_SYSTEM_PROMPT,
   reminder: { afterRounds: 10, repeatEvery: 10 },
   resetsReminder: (toolName) => toolName === 'TaskCreate' || toolName === 'TaskUpdate',
   reminderText: taskReminder,

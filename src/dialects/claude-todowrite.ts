@@ -27,7 +27,7 @@ import {
   systemReminder,
   unparsedInputError,
 } from './claude-shared.js'
-import { TODO_WRITE_PROMPT } from './claude-prompts.js'
+import { TODO_WRITE_PROMPT, TODO_WRITE_SYSTEM_PROMPT } from './claude-prompts.js'
 import { isRecord } from './json.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
 import { nextIdOf, renderNumbered } from './list-rewrite.js'
@@ -156,6 +156,7 @@ export const claudeTodoWrite: Dialect = {
   description:
     "Claude Code's TodoWrite: whole-list todos[{content, status, activeForm}], cleared for the model once all are completed (the session keeps the finished list, done), {oldTodos, newTodos} output; reminder after 10 rounds.",
   tools: [{ name: 'TodoWrite', description: TODO_WRITE_PROMPT, input: TodoWriteInput }],
+  systemPrompt: TODO_WRITE_SYSTEM_PROMPT,
   reminder: { afterRounds: 10, repeatEvery: 10 },
   reminderText: todoWriteReminder,
   apply: (state, _toolName, input) => applyTodoWrite(state, input),

@@ -3,8 +3,9 @@
  * LangChain's `TodoListMiddleware` / deepagents `write_todos` tool in its Python flavour: the
  * `langchain` package for Python, v1 (`langchain-ai/langchain`:
  * `libs/langchain_v1/langchain/agents/middleware/todo.py`, as of Nov 2026). The JavaScript
- * `langchain` (`todoListMiddleware`) answers with JSON instead of Python's repr; this dialect
- * speaks the Python texts.
+ * `langchain` (`todoListMiddleware`) answers with JSON instead of Python's repr: its texts are
+ * the `js` flavour (`settings.flavour`, texts in `langchain-todos-js.ts`), which shares the
+ * parallel-call error, the render, the reminder and the unparseable-arguments text below.
  *
  * - Input `{todos: [{content, status}]}`, status pending, in_progress or completed; a full
  *   replace; several items may be in_progress (the description allows it).
@@ -20,10 +21,22 @@
  *   `(done/total completed)`; `No todos.` when empty.
  * - Reminder: the service's own (LangChain has none; s03's counter): after 3 rounds without
  *   `write_todos`, `<reminder>Update your todo list with write_todos.</reminder>` every round.
+ * - System prompt: `WRITE_TODOS_SYSTEM_PROMPT`, which the middleware appends to the agent's.
+ * - Unparseable arguments (both flavours): langchain-core's Python `default_tool_parser` text;
+ *   the JS package has none of its own (such a call lands in `invalid_tool_calls`, which its
+ *   ToolNode never runs).
  */
 import { z } from 'zod'
 import type { Item } from '../core/items.js'
 import { isRecord } from './json.js'
+import {
+  JS_DESCRIPTION,
+  JS_SYSTEM_PROMPT,
+  jsListProblems,
+  updatedTextJs,
+  validateWriteTodosJs,
+  WriteTodosJsInput,
+} from './langchain-todos-js.js'
 import { renderChecklist, rewriteList } from './list-rewrite.js'
 import { literalMessage, pyRepr } from './native/python.js'
 import type { CallContext, CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
@@ -92,6 +105,21 @@ It is important to skip using this tool when:
 
 Being proactive with task management demonstrates attentiveness and ensures you complete all requirements successfully
 Remember: If you only need to make a few tool calls to complete a task, and it is clear what you need to do, it is better to just do the task directly and NOT call this tool at all.`
+
+/** `WRITE_TODOS_SYSTEM_PROMPT`, appended to the agent's system prompt on every model call. */
+export const SYSTEM_PROMPT = `## \`write_todos\`
+
+You have access to the \`write_todos\` tool to help you manage and plan complex objectives.
+Use this tool for complex objectives to ensure that you are tracking each necessary step and giving the user visibility into your progress.
+This tool is very helpful for planning complex objectives, and for breaking down these larger complex objectives into smaller steps.
+
+It is critical that you mark todos as completed as soon as you are done with a step. Do not batch up multiple steps before marking them as completed.
+For simple objectives that only require a few steps, it is better to just complete the objective directly and NOT use this tool.
+Writing todos takes time and tokens, use it when it is helpful for managing complex many-step problems! But not for simple few-step requests.
+
+## Important To-Do List Usage Notes to Remember
+- The \`write_todos\` tool should never be called multiple times in parallel.
+- Don't be afraid to revise the To-Do list as you go. New information may reveal new tasks that need to be done, or old tasks that are irrelevant.`
 
 /** The `after_model` answer to each of several `write_todos` calls in one model response. */
 export const PARALLEL_CALL_ERROR =
@@ -176,11 +204,22 @@ export function renderLangchainTodos(items: readonly Item[]): string {
   return renderChecklist(items, 'No todos.')
 }
 
-function applyWriteTodos(state: DialectState, input: unknown, ctx: CallContext): CallOutcome {
+/** One flavour's texts: how a call is validated and what a successful one answers. */
+interface FlavourTexts {
+  validate: typeof validateWriteTodos
+  updated: (todos: readonly Todo[]) => string
+}
+
+function applyWriteTodos(
+  state: DialectState,
+  input: unknown,
+  ctx: CallContext,
+  texts: FlavourTexts
+): CallOutcome {
   if (ctx.callsInRound > 1) {
     return refused(state, PARALLEL_CALL_ERROR)
   }
-  const checked = validateWriteTodos(input)
+  const checked = texts.validate(input)
   if (!checked.ok) {
     return refused(state, checked.message)
   }
@@ -190,11 +229,14 @@ function applyWriteTodos(state: DialectState, input: unknown, ctx: CallContext):
     todos.map((t) => ({ content: t.content, status: t.status }))
   )
   return {
-    result: { is_error: false, content: updatedText(todos), structured: { todos } },
+    result: { is_error: false, content: texts.updated(todos), structured: { todos } },
     state: next.state,
     dropped: next.dropped,
   }
 }
+
+const PYTHON_TEXTS: FlavourTexts = { validate: validateWriteTodos, updated: updatedText }
+const JS_TEXTS: FlavourTexts = { validate: validateWriteTodosJs, updated: updatedTextJs }
 
 function checkList(items: readonly Item[]): ListCheck {
   const { errors } = pydanticErrors({
@@ -206,18 +248,47 @@ function checkList(items: readonly Item[]): ListCheck {
   return { ok: true, items: items.map((item) => ({ ...item })) }
 }
 
+function checkListJs(items: readonly Item[]): ListCheck {
+  const problems = jsListProblems(
+    items.map((item) => ({ content: item.content, status: item.status }))
+  )
+  return problems === null
+    ? { ok: true, items: items.map((item) => ({ ...item })) }
+    : { ok: false, message: problems }
+}
+
+const reminderText = () => '<reminder>Update your todo list with write_todos.</reminder>'
+// langchain-core's default_tool_parser: an invalid call without error detail
+const argumentsError = (toolName: string) =>
+  `Error: Failed to parse tool call arguments for '${toolName}'.\nPlease fix your mistakes and try again.`
+
+/** The `js` flavour: the npm package `langchain` 1.5.14's `todoListMiddleware`. */
+export const langchainTodosJs: Dialect = {
+  name: 'langchain-todos',
+  description:
+    'LangChain TodoListMiddleware / deepagents `write_todos`, JS flavour (todos [{content, status}], result `Updated todo list to [...]` as JSON.stringify, one call per round).',
+  tools: [{ name: 'write_todos', description: JS_DESCRIPTION, input: WriteTodosJsInput }],
+  systemPrompt: JS_SYSTEM_PROMPT,
+  reminder: { afterRounds: 3, repeatEvery: 1 },
+  reminderText,
+  apply: (state, _toolName, input, ctx) => applyWriteTodos(state, input, ctx, JS_TEXTS),
+  argumentsError,
+  render: renderLangchainTodos,
+  checkList: checkListJs,
+}
+
 /** The `langchain-todos` dialect. */
 export const langchainTodos: Dialect = {
   name: 'langchain-todos',
   description:
     'LangChain TodoListMiddleware / deepagents `write_todos`, Python flavour (todos [{content, status}], result `Updated todo list to [...]` in Python repr, one call per round).',
   tools: [{ name: 'write_todos', description: DESCRIPTION, input: WriteTodosInput }],
+  systemPrompt: SYSTEM_PROMPT,
+  flavours: { js: langchainTodosJs },
   reminder: { afterRounds: 3, repeatEvery: 1 },
-  reminderText: () => '<reminder>Update your todo list with write_todos.</reminder>',
-  apply: (state, _toolName, input, ctx) => applyWriteTodos(state, input, ctx),
-  // langchain-core's default_tool_parser: an invalid call without error detail
-  argumentsError: (toolName) =>
-    `Error: Failed to parse tool call arguments for '${toolName}'.\nPlease fix your mistakes and try again.`,
+  reminderText,
+  apply: (state, _toolName, input, ctx) => applyWriteTodos(state, input, ctx, PYTHON_TEXTS),
+  argumentsError,
   render: renderLangchainTodos,
   checkList,
 }

@@ -11,8 +11,9 @@ import {
   newLimitCache,
   type ListLimits,
 } from '../core/limits.js'
-import { advanceReminder, type ReminderSettings } from '../core/reminder.js'
-import { newSession, type Session, type SessionKey } from '../core/session.js'
+import { advanceReminder } from '../core/reminder.js'
+import { newSession, type Session, type SessionKey, type SessionSettings } from '../core/session.js'
+import { flavourOf } from './flavour.js'
 import { DEFAULT_DIALECT, getDialect } from './registry.js'
 import type { CallResult, Dialect } from './types.js'
 
@@ -31,7 +32,7 @@ export interface ToolCall {
 export interface RoundRequest {
   dialect?: string
   tool_calls: ToolCall[]
-  settings?: ReminderSettings
+  settings?: SessionSettings
 }
 
 export interface ToolResult extends CallResult {
@@ -65,17 +66,22 @@ export class DialectConflictError extends Error {
 }
 
 /**
- * Resolves the dialect a request runs in, creating nothing.
+ * Resolves the dialect a request runs in, in the session's flavour (or, for a new session, the
+ * request's), creating nothing.
  * @throws DialectConflictError when the request names another dialect than the session's
  */
-export function resolveDialect(current: Session | null, requested: string | undefined): Dialect {
+export function resolveDialect(
+  current: Session | null,
+  requested: string | undefined,
+  settings?: SessionSettings
+): Dialect {
   const name = current?.dialect ?? requested ?? DEFAULT_DIALECT
   if (current && requested !== undefined && requested !== current.dialect) {
     throw new DialectConflictError(current.dialect, requested)
   }
   const dialect = getDialect(name)
   if (!dialect) throw new Error(`unknown dialect '${name}'`)
-  return dialect
+  return flavourOf(dialect, (current?.settings ?? settings)?.flavour)
 }
 
 /**
@@ -143,7 +149,7 @@ export function applyRound(
   limits: ListLimits = DEFAULT_LIST_LIMITS,
   versionFloor = 0
 ): RoundOutcome {
-  const dialect = resolveDialect(current, request.dialect)
+  const dialect = resolveDialect(current, request.dialect, request.settings)
   const base = current ?? newSession(key, dialect.name, request.settings ?? {}, now, versionFloor)
   const toolNames = toolNamesOf(dialect)
   let ownCalls = 0

@@ -119,6 +119,9 @@ export const s03: Dialect = {
       input: S03TodoInput,
     },
   ],
+  // the todo line of the lesson's SYSTEM (between its agent line and "Prefer tools over prose.")
+  systemPrompt:
+    'Use the todo tool to plan multi-step tasks. Mark in_progress before starting, completed when done.',
   reminder: { afterRounds: 3, repeatEvery: 1 },
   reminderText: () => '<reminder>Update your todos.</reminder>',
   apply: (state, _toolName, input) => applyTodo(state, input),

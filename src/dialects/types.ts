@@ -52,6 +52,16 @@ export interface Dialect {
   name: string
   description: string
   tools: ToolSpec[]
+  /**
+   * The guidance the native agent puts in its system prompt beside the tool, byte for byte;
+   * absent where the native has none (or none verified).
+   */
+  systemPrompt?: string
+  /**
+   * The dialect's other flavours by name (`settings.flavour`): the same tool as another package
+   * of the native ships it, with that package's texts. The dialect itself is the default flavour.
+   */
+  flavours?: Readonly<Record<string, Dialect>>
   reminder: ReminderPolicy
   /**
    * Whether a call of this tool resets the reminder counter (default: every tool of the dialect).

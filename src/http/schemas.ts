@@ -8,6 +8,7 @@ import { STATUSES } from '../core/items.js'
 import { SESSION_ID_PATTERN } from '../core/ids.js'
 import { LIMIT_CEILINGS } from '../core/limits.js'
 import { ENDED_OUTCOMES, SESSION_SOURCES, SESSION_STATES } from '../core/session.js'
+import { FLAVOURS } from '../dialects/flavour.js'
 import { DIALECT_NAMES } from '../dialects/registry.js'
 import { TOOL_FORMATS } from '../tools/formats.js'
 
@@ -73,10 +74,16 @@ export const Progress = z
   })
   .openapi('Progress')
 
+export const Flavour = z.enum(FLAVOURS).openapi('Flavour', {
+  description:
+    "Which package of the native a flavoured dialect speaks: `langchain-todos` python (the default) or js (the npm `langchain`'s texts); other dialects have one flavour and ignore it",
+})
+
 export const Settings = z
   .object({
     reminder: z.boolean().optional().openapi({ description: 'false turns the reminder off' }),
     reminder_after_rounds: z.number().int().min(1).max(10_000).optional(),
+    flavour: Flavour.optional(),
   })
   .openapi('SessionSettings')
 
@@ -301,6 +308,7 @@ export const ToolsQuery = z.object({
     description:
       'true: strict schemas and `strict: true` (openai, openai-responses and anthropic only): every object closed, every property required, optional ones nullable',
   }),
+  flavour: Flavour.optional(),
 })
 
 /** A tool's input schema: a JSON Schema object. */
@@ -374,6 +382,26 @@ export const DialectsReply = z
     ),
   })
   .openapi('DialectsReply')
+
+export const DialectParams = z.object({
+  name: z.string().openapi({ param: { name: 'name', in: 'path' }, example: 'langchain-todos' }),
+})
+
+export const DialectQuery = z.object({ flavour: Flavour.optional() })
+
+export const DialectReply = z
+  .object({
+    name: DialectName,
+    flavour: orNull(Flavour).openapi({ description: 'null for a dialect with one flavour' }),
+    flavours: z.array(Flavour).openapi({ description: 'empty for a dialect with one flavour' }),
+    tools: z.array(z.string()),
+    description: z.string(),
+    system_prompt: z.string().nullable().openapi({
+      description:
+        'The guidance the native agent puts in its system prompt beside the tool, byte for byte, for a client to add to its own; null where the native has none (or none verified)',
+    }),
+  })
+  .openapi('DialectReply')
 
 export const Whoami = z
   .object({
