@@ -27,31 +27,28 @@
  *   them is not kept, and the kept inputs together have a `MAX_SESSION_BYTES` budget of their
  *   own.
  */
-import { isUnfinished, type Item } from '../core/items.js'
-import {
-  checkStoredLimits,
-  newLimitCache,
-  type LimitCache,
-  type ListLimits,
-} from '../core/limits.js'
+import { isUnfinished } from '../core/items.js'
+import { newLimitCache, type LimitCache, type ListLimits } from '../core/limits.js'
 import {
   newSession,
-  type EndedOutcome,
   type Observed,
   type ObservedSource,
   type Session,
   type SessionKey,
   type StagedCall,
 } from '../core/session.js'
-import {
-  DEFAULT_OBSERVED_DIALECT,
-  observerOf,
-  todoDialectOf,
-  type AgentFamily,
-} from '../dialects/observe/index.js'
+import { DEFAULT_OBSERVED_DIALECT, type AgentFamily } from '../dialects/observe/index.js'
 import { getDialect } from '../dialects/registry.js'
 import { AppliedIds } from './applied-ids.js'
+import {
+  applyEvent,
+  stagedSize,
+  stateOf,
+  type ApplyLedger,
+  type HandlerContext,
+} from './apply-handlers.js'
 import type { ObservedEvent } from './events.js'
+import { sameJson } from './same-json.js'
 
 /** Calls a session keeps waiting for their result. */
 export const MAX_STAGED_CALLS = 32
@@ -65,13 +62,6 @@ export const FAMILY_OF: Record<ObservedSource, AgentFamily> = {
   codex: 'codex',
   'gemini-cli': 'gemini',
   openhands: 'openhands',
-}
-
-const END_RANK: Record<EndedOutcome, number> = {
-  completed: 1,
-  cancelled: 2,
-  error: 3,
-  max_turns: 4,
 }
 
 export interface ApplyContext {
@@ -155,34 +145,6 @@ export function newObserved(source: ObservedSource, parent: string | null): Obse
   }
 }
 
-/**
- * Whether two JSON values (what a session holds) serialise alike: `JSON.stringify(a) ===
- * JSON.stringify(b)`, key order included and properties holding `undefined` skipped, without
- * building either text.
- */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false
-    return true
-  }
-  const x = a as Record<string, unknown>
-  const y = b as Record<string, unknown>
-  const keysA = Object.keys(x)
-  const keysB = Object.keys(y)
-  let j = 0
-  for (const key of keysA) {
-    if (x[key] === undefined) continue
-    while (j < keysB.length && y[keysB[j]] === undefined) j++
-    if (j === keysB.length || keysB[j] !== key || !sameJson(x[key], y[key])) return false
-    j++
-  }
-  while (j < keysB.length && y[keysB[j]] === undefined) j++
-  return j === keysB.length
-}
-
 /** Whether a delivery changed the list or the lifecycle: a new version (the list compared last). */
 function showsChange(before: Session, after: Session): boolean {
   return (
@@ -208,17 +170,6 @@ function recordsChange(before: Session, after: Session): boolean {
 }
 
 /**
- * Bytes of a staged call's input, or null when it breaks the caps by itself (nested past
- * `MAX_JSON_DEPTH`, counting the call as level 1, or larger than `MAX_SESSION_BYTES`).
- * @param input - the call's input
- * @param limits - the caps
- */
-function stagedSize(input: unknown, limits: ListLimits): number | null {
-  if (checkStoredLimits({ items: [], data: { input } }, limits) !== null) return null
-  return Buffer.byteLength(JSON.stringify(input ?? null))
-}
-
-/**
  * The staged calls a session keeps: newest first, at most `MAX_STAGED_CALLS`, whose inputs
  * together stay within `MAX_SESSION_BYTES` (their own budget beside the list's): a call that
  * does not fit is left out, and older, smaller ones still go in. Sizes are measured once, when
@@ -236,13 +187,6 @@ function fitStaged(calls: StagedCall[], limits: ListLimits): StagedCall[] {
     kept.push(calls[i])
   }
   return kept.reverse()
-}
-
-/** The dialect Claude's tools at start imply, before a todo call fixes it. */
-function dialectFromTools(family: AgentFamily, tools: readonly string[]): string | undefined {
-  const dialects = new Set(tools.flatMap((tool) => todoDialectOf(family, tool) ?? []))
-  // Claude offers one family per session; both listed would be odd: keep the default
-  return dialects.size === 1 ? [...dialects][0] : undefined
 }
 
 /**
@@ -337,166 +281,28 @@ export function applyObserved(
     version: ctx.versionFloor ?? 0,
     observed: newObserved(ctx.source, ctx.parent),
   }
-  const observed: Observed = { ...base.observed! }
-  let items: Item[] = base.items
-  let data = base.dialect_state
-  let dialect = base.dialect
-  let ended = base.ended
-  const appliedIds = new AppliedIds(observed.applied)
-  const staged = new Map<string, StagedCall>(observed.pending.map((call) => [call.id, call]))
-  // calls staged by this delivery whose result will say what they did: not kept past it
-  const transient = new Set<string>()
-  let applied = 0
-  let ignored = 0
-  let alive = false
-  let endAgents = false
-  const limitCache = ctx.limitCache ?? newLimitCache()
-
-  const reopen = () => {
-    ended = null
-    observed.end_rank = 0
+  const ledger: ApplyLedger = {
+    appliedIds: new AppliedIds(base.observed!.applied),
+    staged: new Map(base.observed!.pending.map((call) => [call.id, call])),
+    transient: new Set(),
   }
-  const stir = () => {
-    alive = true
-    observed.waiting = null
+  const handlerCtx: HandlerContext = {
+    family,
+    now,
+    limits: ctx.limits,
+    limitCache: ctx.limitCache ?? newLimitCache(),
+    replayed: ctx.replayed,
+    ledger,
   }
-
-  for (const event of events) {
-    // a lifecycle event that has an id of its own is applied once, like a call
-    if ('id' in event && event.id !== undefined) {
-      if (appliedIds.has(event.id) || ctx.replayed?.has(event.id)) {
-        alive = true
-        ignored++
-        continue
-      }
-      appliedIds.add(event.id)
-    }
-    switch (event.kind) {
-      case 'ignored':
-        ignored++
-        break
-      case 'activity':
-        stir()
-        ignored++
-        break
-      case 'tool_call': {
-        stir()
-        if (
-          appliedIds.has(event.call_id) ||
-          staged.has(event.call_id) ||
-          ctx.replayed?.has(event.call_id)
-        ) {
-          ignored++
-          break
-        }
-        const call: StagedCall = { id: event.call_id, name: event.name, input: event.input }
-        if (event.stage) {
-          // kept past this delivery: measured once, and not kept at all past the caps
-          const bytes = stagedSize(event.input, ctx.limits)
-          if (bytes === null) {
-            ignored++
-            break
-          }
-          call.bytes = bytes
-        } else {
-          transient.add(event.call_id)
-        }
-        staged.set(event.call_id, call)
-        applied++
-        break
-      }
-      case 'tool_result': {
-        stir()
-        if (appliedIds.has(event.call_id) || ctx.replayed?.has(event.call_id)) {
-          ignored++
-          break
-        }
-        const call = staged.get(event.call_id)
-        staged.delete(event.call_id)
-        const name = call?.name ?? event.name
-        const todoDialect = name === undefined ? undefined : todoDialectOf(family, name)
-        // another tool's result, or a call of the family the session does not use
-        if (!todoDialect || (observed.dialect_fixed && todoDialect !== dialect)) {
-          ignored++
-          break
-        }
-        // a todo call is seen once, whatever its outcome
-        appliedIds.add(event.call_id)
-        if (event.is_error) {
-          ignored++
-          break
-        }
-        const outcome = observerOf(todoDialect)!.observe(
-          { name: name!, input: event.input ?? call?.input },
-          { is_error: false, structured: event.structured, text: event.text },
-          { items, data }
-        )
-        // a list beyond the service's caps cannot be stored; the agent's own list goes on
-        if (!outcome.applied || checkStoredLimits(outcome.state, ctx.limits, limitCache) !== null) {
-          ignored++
-          break
-        }
-        // a changed list means the agent runs again
-        if (ended && !sameJson(outcome.state.items, items)) reopen()
-        items = outcome.state.items
-        data = outcome.state.data
-        dialect = todoDialect
-        observed.dialect_fixed = true
-        observed.todo_tools = true
-        applied++
-        break
-      }
-      case 'session_start': {
-        stir()
-        if (event.tools) {
-          const implied = dialectFromTools(family, event.tools)
-          observed.todo_tools = event.tools.some(
-            (tool) => todoDialectOf(family, tool) !== undefined
-          )
-          if (!observed.dialect_fixed && implied) dialect = implied
-        }
-        if (event.run && ended) reopen()
-        applied++
-        break
-      }
-      case 'session_end': {
-        observed.waiting = null
-        alive = true
-        const outcome: EndedOutcome =
-          event.outcome === 'auto'
-            ? items.some(isUnfinished)
-              ? 'cancelled'
-              : 'completed'
-            : event.outcome
-        const rank = event.specific ? END_RANK[outcome] : 0
-        if (event.all) endAgents = true
-        if (ended && rank <= observed.end_rank) {
-          ignored++
-          break
-        }
-        ended = {
-          outcome,
-          detail: event.detail,
-          at: now,
-          unfinished: items.filter(isUnfinished).map((item) => item.id),
-        }
-        observed.end_rank = rank
-        applied++
-        break
-      }
-      case 'waiting': {
-        alive = true
-        if (ended) {
-          ignored++
-          break
-        }
-        if (observed.waiting?.reason !== event.reason) {
-          observed.waiting = { reason: event.reason, message: event.message, at: now }
-        }
-        applied++
-        break
-      }
-    }
+  let state = stateOf(base)
+  for (const event of events) state = applyEvent(state, event, handlerCtx)
+  const { items, dialect, ended, applied, ignored, endAgents } = state
+  const observed: Observed = {
+    ...base.observed!,
+    waiting: state.waiting,
+    todo_tools: state.todoTools,
+    dialect_fixed: state.dialectFixed,
+    end_rank: state.endRank,
   }
 
   // a hook reply can hand a person's edit to the model from now on (ingest/edit)
@@ -507,13 +313,13 @@ export function applyObserved(
   }
   observed.agents = agents
   observed.pending =
-    staged.size === 0
+    ledger.staged.size === 0
       ? []
       : fitStaged(
-          [...staged.values()].filter((call) => !transient.has(call.id)),
+          [...ledger.staged.values()].filter((call) => !ledger.transient.has(call.id)),
           ctx.limits
         )
-  observed.applied = appliedIds.stored()
+  observed.applied = ledger.appliedIds.stored()
   let edit: string | null = null
   if (ctx.deliverEdit && observed.pending_edit) {
     edit = editContext(getDialect(dialect)!.render(observed.pending_edit.items))
@@ -524,7 +330,7 @@ export function applyObserved(
     ...base,
     dialect,
     items,
-    dialect_state: data,
+    dialect_state: state.data,
     ended,
     observed,
     version: base.version + 1,
@@ -544,7 +350,7 @@ export function applyObserved(
     return { session: next, write: true, quiet: false, applied, ignored, edit, endAgents }
   }
   const keepAlive =
-    alive &&
+    state.alive &&
     !ended &&
     observed.waiting === null &&
     items.some(isUnfinished) &&

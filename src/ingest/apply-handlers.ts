@@ -1,0 +1,270 @@
+/**
+ * @module ingest/apply-handlers
+ * What one observed event does to a session, one small handler per event kind over an explicit
+ * state (`ApplyState`); `ingest/apply` runs them in order over a delivery and decides what is
+ * written. A handler returns the next state and never changes the one it is given; the call ledger
+ * (`ApplyLedger`: the applied ids and the staged calls) is the one thing shared and changed in
+ * place, as a long delivery looks up and adds hundreds of ids.
+ */
+import { isUnfinished, type Item } from '../core/items.js'
+import { checkStoredLimits, type LimitCache, type ListLimits } from '../core/limits.js'
+import type { Ended, EndedOutcome, Session, StagedCall, Waiting } from '../core/session.js'
+import { observerOf, todoDialectOf, type AgentFamily } from '../dialects/observe/index.js'
+import type { AppliedIds } from './applied-ids.js'
+import type { ObservedEvent, ObservedKind } from './events.js'
+import { sameJson } from './same-json.js'
+
+/** What a delivery's events have made of the session so far. */
+export interface ApplyState {
+  items: Item[]
+  data: Record<string, unknown>
+  dialect: string
+  ended: Ended | null
+  waiting: Waiting | null
+  /** Whether the agent has todo tools at all; null when unknown. */
+  todoTools: boolean | null
+  /** Whether a todo tool fixed the dialect yet. */
+  dialectFixed: boolean
+  /** How specific `ended` is (`END_RANK`; 0 for an end that says nothing of the run). */
+  endRank: number
+  /** Events applied and ignored. */
+  applied: number
+  ignored: number
+  /** An event said the agent is alive (a busy session's keep-alive may follow). */
+  alive: boolean
+  /** A run-level end reached the session: its subagents' lists end too. */
+  endAgents: boolean
+}
+
+/** The calls a delivery has seen: changed in place by the handlers. */
+export interface ApplyLedger {
+  /** Call and lifecycle ids applied (the session's, and this delivery's). */
+  appliedIds: AppliedIds
+  /** Calls waiting for their result, by id. */
+  staged: Map<string, StagedCall>
+  /** Calls staged by this delivery whose result will say what they did: not kept past it. */
+  transient: Set<string>
+}
+
+/** What the handlers read besides the state. */
+export interface HandlerContext {
+  /** The agent family: which tool names are todo tools. */
+  family: AgentFamily
+  now: number
+  limits: ListLimits
+  /** Measures of the items already checked against the caps (shared by a delivery's updates). */
+  limitCache: LimitCache
+  /** Call and lifecycle ids of this delivery to take as applied (`replayedCalls`). */
+  replayed?: ReadonlySet<string>
+  ledger: ApplyLedger
+}
+
+/** One event kind's handler. */
+export type Handler<E extends ObservedEvent> = (
+  state: ApplyState,
+  event: E,
+  ctx: HandlerContext
+) => ApplyState
+
+const END_RANK: Record<EndedOutcome, number> = {
+  completed: 1,
+  cancelled: 2,
+  error: 3,
+  max_turns: 4,
+}
+
+/**
+ * The state a delivery starts from: the stored session's.
+ * @param session - the session (observed)
+ */
+export function stateOf(session: Session): ApplyState {
+  const observed = session.observed!
+  return {
+    items: session.items,
+    data: session.dialect_state,
+    dialect: session.dialect,
+    ended: session.ended,
+    waiting: observed.waiting,
+    todoTools: observed.todo_tools,
+    dialectFixed: observed.dialect_fixed,
+    endRank: observed.end_rank,
+    applied: 0,
+    ignored: 0,
+    alive: false,
+    endAgents: false,
+  }
+}
+
+const ignore = (state: ApplyState): ApplyState => ({ ...state, ignored: state.ignored + 1 })
+
+/** The agent did something: it is alive, and no longer waits for a person. */
+const stir = (state: ApplyState): ApplyState => ({ ...state, alive: true, waiting: null })
+
+/** A new run, or a changed list, opens an ended session again. */
+const reopen = (state: ApplyState): ApplyState => ({ ...state, ended: null, endRank: 0 })
+
+/**
+ * Bytes of a staged call's input, or null when it breaks the caps by itself (nested past
+ * `MAX_JSON_DEPTH`, counting the call as level 1, or larger than `MAX_SESSION_BYTES`).
+ * @param input - the call's input
+ * @param limits - the caps
+ */
+export function stagedSize(input: unknown, limits: ListLimits): number | null {
+  if (checkStoredLimits({ items: [], data: { input } }, limits) !== null) return null
+  return Buffer.byteLength(JSON.stringify(input ?? null))
+}
+
+/** The dialect Claude's tools at start imply, before a todo call fixes it. */
+function dialectFromTools(family: AgentFamily, tools: readonly string[]): string | undefined {
+  const dialects = new Set(tools.flatMap((tool) => todoDialectOf(family, tool) ?? []))
+  // Claude offers one family per session; both listed would be odd: keep the default
+  return dialects.size === 1 ? [...dialects][0] : undefined
+}
+
+/** Whether a call id was applied already, by the session or as part of a replay. */
+const known = (ctx: HandlerContext, id: string) =>
+  ctx.ledger.appliedIds.has(id) || ctx.replayed?.has(id) === true
+
+/** A call seen before its result: staged until its result commits it. */
+const onToolCall: Handler<Extract<ObservedEvent, { kind: 'tool_call' }>> = (state, event, ctx) => {
+  const next = stir(state)
+  const { staged, transient } = ctx.ledger
+  if (known(ctx, event.call_id) || staged.has(event.call_id)) return ignore(next)
+  const call: StagedCall = { id: event.call_id, name: event.name, input: event.input }
+  if (event.stage) {
+    // kept past this delivery: measured once, and not kept at all past the caps
+    const bytes = stagedSize(event.input, ctx.limits)
+    if (bytes === null) return ignore(next)
+    call.bytes = bytes
+  } else {
+    transient.add(event.call_id)
+  }
+  staged.set(event.call_id, call)
+  return { ...next, applied: next.applied + 1 }
+}
+
+/** A tool's result: a todo tool's successful one applies its call through the dialect's observer. */
+const onToolResult: Handler<Extract<ObservedEvent, { kind: 'tool_result' }>> = (
+  state,
+  event,
+  ctx
+) => {
+  const next = stir(state)
+  if (known(ctx, event.call_id)) return ignore(next)
+  const { appliedIds, staged } = ctx.ledger
+  const call = staged.get(event.call_id)
+  staged.delete(event.call_id)
+  const name = call?.name ?? event.name
+  const todoDialect = name === undefined ? undefined : todoDialectOf(ctx.family, name)
+  // another tool's result, or a call of the family the session does not use
+  if (!todoDialect || (next.dialectFixed && todoDialect !== next.dialect)) return ignore(next)
+  // a todo call is seen once, whatever its outcome
+  appliedIds.add(event.call_id)
+  if (event.is_error) return ignore(next)
+  const outcome = observerOf(todoDialect)!.observe(
+    { name: name!, input: event.input ?? call?.input },
+    { is_error: false, structured: event.structured, text: event.text },
+    { items: next.items, data: next.data }
+  )
+  // a list beyond the service's caps cannot be stored; the agent's own list goes on
+  if (!outcome.applied || checkStoredLimits(outcome.state, ctx.limits, ctx.limitCache) !== null) {
+    return ignore(next)
+  }
+  // a changed list means the agent runs again
+  const open = next.ended && !sameJson(outcome.state.items, next.items) ? reopen(next) : next
+  return {
+    ...open,
+    items: outcome.state.items,
+    data: outcome.state.data,
+    dialect: todoDialect,
+    dialectFixed: true,
+    todoTools: true,
+    applied: open.applied + 1,
+  }
+}
+
+/** A run starts, or says which tools it has (the dialect they imply until a todo call fixes it). */
+const onSessionStart: Handler<Extract<ObservedEvent, { kind: 'session_start' }>> = (
+  state,
+  event,
+  ctx
+) => {
+  let next = stir(state)
+  if (event.tools) {
+    const implied = dialectFromTools(ctx.family, event.tools)
+    next = {
+      ...next,
+      todoTools: event.tools.some((tool) => todoDialectOf(ctx.family, tool) !== undefined),
+      dialect: !next.dialectFixed && implied ? implied : next.dialect,
+    }
+  }
+  if (event.run && next.ended) next = reopen(next)
+  return { ...next, applied: next.applied + 1 }
+}
+
+/** The run ended: a less specific end than the one the session has does not replace it. */
+const onSessionEnd: Handler<Extract<ObservedEvent, { kind: 'session_end' }>> = (
+  state,
+  event,
+  ctx
+) => {
+  let next: ApplyState = { ...state, waiting: null, alive: true }
+  const unfinished = next.items.some(isUnfinished)
+  const outcome: EndedOutcome =
+    event.outcome === 'auto' ? (unfinished ? 'cancelled' : 'completed') : event.outcome
+  const rank = event.specific ? END_RANK[outcome] : 0
+  if (event.all) next = { ...next, endAgents: true }
+  if (next.ended && rank <= next.endRank) return ignore(next)
+  return {
+    ...next,
+    ended: {
+      outcome,
+      detail: event.detail,
+      at: ctx.now,
+      unfinished: next.items.filter(isUnfinished).map((item) => item.id),
+    },
+    endRank: rank,
+    applied: next.applied + 1,
+  }
+}
+
+/** The agent waits for a person (not once the run ended); the same reason keeps its first mark. */
+const onWaiting: Handler<Extract<ObservedEvent, { kind: 'waiting' }>> = (state, event, ctx) => {
+  const next = { ...state, alive: true }
+  if (next.ended) return ignore(next)
+  const waiting =
+    next.waiting?.reason === event.reason
+      ? next.waiting
+      : { reason: event.reason, message: event.message, at: ctx.now }
+  return { ...next, waiting, applied: next.applied + 1 }
+}
+
+/** The handler of each event kind. */
+export const HANDLERS: { [K in ObservedKind]: Handler<Extract<ObservedEvent, { kind: K }>> } = {
+  ignored: (state) => ignore(state),
+  activity: (state) => ignore(stir(state)),
+  tool_call: onToolCall,
+  tool_result: onToolResult,
+  session_start: onSessionStart,
+  session_end: onSessionEnd,
+  waiting: onWaiting,
+}
+
+/**
+ * Applies one event: a lifecycle event with an id of its own is applied once, like a call; then
+ * its kind's handler.
+ * @param state - the state so far
+ * @param event - the event
+ * @param ctx - the family, clock, caps and the delivery's call ledger
+ */
+export function applyEvent(
+  state: ApplyState,
+  event: ObservedEvent,
+  ctx: HandlerContext
+): ApplyState {
+  if ('id' in event && event.id !== undefined) {
+    if (known(ctx, event.id)) return ignore({ ...state, alive: true })
+    ctx.ledger.appliedIds.add(event.id)
+  }
+  return (HANDLERS[event.kind] as Handler<ObservedEvent>)(state, event, ctx)
+}
