@@ -64,10 +64,11 @@ function loadNative(): Native | string {
   }
 }
 
-const native = loadNative()
+let native: Native | string | undefined
 
-/** The native, or a skip (a failure under CI) saying why it is missing. */
+/** The native (loaded once, when a test first needs it), or a skip (a failure under CI). */
 function nativeOr(t: TestContext): Native | null {
+  native ??= loadNative()
   if (typeof native !== 'string') return native
   if (CI) assert.fail(`${native}: CI installs test/agents before the unit tests`)
   t.skip(native)
