@@ -314,6 +314,12 @@ export function storeContract(name: string, factory: StoreFactory) {
       assert.deepEqual(await versions(1500), [4, 5])
       assert.deepEqual(await versions(2500, 5), [2, 3, 4])
       assert.deepEqual(await versions(Infinity), [1, 2, 3, 4, 5])
+      // the same page with each list as its stored JSON text
+      const texts = await store.historyText(key, 5, 5, 1500)
+      assert.deepEqual(
+        texts.map((e) => ({ ...e, items: JSON.parse(e.items) as unknown })),
+        await store.history(key, 5, 5, 1500)
+      )
     })
 
     it('Should keep tenants apart', async () => {

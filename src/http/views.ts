@@ -19,6 +19,7 @@ import type * as S from './schemas.js'
 import { editRefusal } from '../ingest/edit.js'
 import { getDialect } from '../dialects/registry.js'
 import { briefColumns, type SessionBrief } from '../store/brief.js'
+import type { HistoryText } from '../store/types.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -163,3 +164,11 @@ export function historicalView(session: Session, entry: HistoryEntry, staleBefor
 
 /** A history entry as JSON. */
 export const historyView = (entry: HistoryEntry) => ({ ...entry, at: iso(entry.at) })
+
+/**
+ * `historyView`'s JSON text for an entry whose list is its stored JSON: the list is put in as it
+ * is, so a page of large lists costs copying them.
+ * @param entry - the entry, its list as text (`SessionStore.historyText`)
+ */
+export const historyViewText = (entry: HistoryText): string =>
+  `{"version":${entry.version},"at":"${iso(entry.at)}","source":${JSON.stringify(entry.source)},"items":${entry.items}}`

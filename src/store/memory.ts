@@ -98,6 +98,30 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
   }, 60_000)
   sweep.unref()
 
+  /** `history`'s page, synchronously. */
+  const historyPage = (
+    key: SessionKey,
+    limit: number,
+    beforeVersion?: number,
+    maxBytes?: number
+  ): HistoryEntry[] => {
+    const entry = live(keyOf(key))
+    if (!entry) return []
+    const older =
+      beforeVersion === undefined
+        ? entry.history
+        : entry.history.filter((h) => h.version < beforeVersion)
+    const page = older.slice(-limit)
+    if (maxBytes === undefined) return page
+    let bytes = 0
+    let from = page.length
+    while (from > 0) {
+      bytes += entryBytes(page[--from])
+      if (bytes > maxBytes) break
+    }
+    return page.slice(from)
+  }
+
   // The SessionStore interface is async; these methods work synchronously on maps, and `async` is
   // what turns their throws (a lost claim, a quota, a version conflict) into the rejected promises the interface promises.
   /* eslint-disable @typescript-eslint/require-await */
@@ -181,22 +205,14 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
     async countSessions(tenant) {
       return countLive(tenant)
     },
+    async historyText(key, limit, beforeVersion, maxBytes) {
+      return historyPage(key, limit, beforeVersion, maxBytes).map((entry) => ({
+        ...entry,
+        items: JSON.stringify(entry.items),
+      }))
+    },
     async history(key, limit, beforeVersion, maxBytes) {
-      const entry = live(keyOf(key))
-      if (!entry) return []
-      const older =
-        beforeVersion === undefined
-          ? entry.history
-          : entry.history.filter((h) => h.version < beforeVersion)
-      const page = older.slice(-limit)
-      if (maxBytes === undefined) return page
-      let bytes = 0
-      let from = page.length
-      while (from > 0) {
-        bytes += entryBytes(page[--from])
-        if (bytes > maxBytes) break
-      }
-      return page.slice(from)
+      return historyPage(key, limit, beforeVersion, maxBytes)
     },
     async claimIdempotency(scope, fingerprint, ttlMs): Promise<IdempotencyClaim> {
       const existing = liveClaim(scope)

@@ -24,6 +24,7 @@ import {
   type SessionStore,
   type StoreLogger,
   type StoreOptions,
+  type HistoryText,
   type UpdateDecision,
   type UpdateOptions,
   type Updater,
@@ -411,6 +412,44 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   }, 60_000)
   sweep.unref()
 
+  /** `historyText`'s page, synchronously. */
+  const historyRows = (
+    key: SessionKey,
+    limit: number,
+    beforeVersion: number | undefined,
+    maxBytes = Infinity
+  ): HistoryText[] => {
+    // one read transaction: the version and the rows of one snapshot, whatever another
+    // process commits meanwhile; rows newest first, read one at a time until the budget is
+    // passed, so a page of large lists reads about its budget
+    const rows = reading(
+      db.transaction(() => {
+        const row = sql.selectLiveness.get(key)
+        if (!row || row.expires_at <= options.now()) return []
+        const kept: HistoryRow[] = []
+        let bytes = 0
+        for (const entry of sql.selectHistory.iterate({
+          tenant: key.tenant,
+          sessionId: key.sessionId,
+          beforeVersion: beforeVersion ?? Number.MAX_SAFE_INTEGER,
+          floor: row.version - ringOf(),
+          limit,
+        })) {
+          kept.push(entry)
+          bytes += historyBytes(entry.items)
+          if (bytes > maxBytes) break
+        }
+        return kept
+      })
+    )
+    return rows.reverse().map((row) => ({
+      version: row.version,
+      at: row.at,
+      source: row.source as HistoryEntry['source'],
+      items: row.items,
+    }))
+  }
+
   let closed = false
   // The SessionStore interface is async; these methods read synchronously (better-sqlite3), and `async` is
   // what turns their throws (StoreUnavailableError from a storage fault) into the rejected promises the interface promises.
@@ -481,41 +520,16 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       const next = rows.length > query.limit && last ? cursorAfter(last) : null
       return { sessions, next }
     },
-    async history(key, limit, beforeVersion, maxBytes = Infinity) {
-      // one read transaction: the version and the rows of one snapshot, whatever another
-      // process commits meanwhile; rows newest first, read one at a time until the budget is
-      // passed, so a page of large lists reads about its budget
-      const rows = reading(
-        db.transaction(() => {
-          const row = sql.selectLiveness.get(key)
-          if (!row || row.expires_at <= options.now()) return []
-          const kept: HistoryRow[] = []
-          let bytes = 0
-          for (const entry of sql.selectHistory.iterate({
-            tenant: key.tenant,
-            sessionId: key.sessionId,
-            beforeVersion: beforeVersion ?? Number.MAX_SAFE_INTEGER,
-            floor: row.version - ringOf(),
-            limit,
-          })) {
-            kept.push(entry)
-            bytes += historyBytes(entry.items)
-            if (bytes > maxBytes) break
-          }
-          return kept
-        })
-      )
+    async historyText(key, limit, beforeVersion, maxBytes) {
+      return historyRows(key, limit, beforeVersion, maxBytes)
+    },
+    async history(key, limit, beforeVersion, maxBytes) {
+      const texts = historyRows(key, limit, beforeVersion, maxBytes)
       // a turn of the loop per large list parsed, not one for the whole page
       const entries: HistoryEntry[] = []
-      for (let i = rows.length - 1; i >= 0; i--) {
-        const row = rows[i]
-        if (entries.length > 0 && row.items.length > LARGE_TEXT) await nextTurn()
-        entries.push({
-          version: row.version,
-          at: row.at,
-          source: row.source as HistoryEntry['source'],
-          items: JSON.parse(row.items) as HistoryEntry['items'],
-        })
+      for (const text of texts) {
+        if (entries.length > 0 && text.items.length > LARGE_TEXT) await nextTurn()
+        entries.push({ ...text, items: JSON.parse(text.items) as HistoryEntry['items'] })
       }
       return entries
     },

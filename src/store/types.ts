@@ -181,6 +181,16 @@ export interface SessionStore {
     maxBytes?: number
   ): Promise<HistoryEntry[]>
   /**
+   * `history`, each entry's list as its stored JSON text, not parsed: for a reply that sends the
+   * lists as they are (a page of large lists then costs copying them, not parsing them).
+   */
+  historyText(
+    key: SessionKey,
+    limit: number,
+    beforeVersion?: number,
+    maxBytes?: number
+  ): Promise<HistoryText[]>
+  /**
    * Claims an idempotency key for `ttlMs` (the in-flight window), or returns what is stored
    * under it. The claim's token goes into `update`'s `idempotency` option, which stores the
    * reply with the change in one atomic step: a retry always finds out whether it committed.
@@ -204,6 +214,11 @@ export interface SessionStore {
    */
   checkWritable(): Promise<void>
   close(): Promise<void>
+}
+
+/** A history entry whose list is its JSON text (`SessionStore.historyText`). */
+export interface HistoryText extends Omit<HistoryEntry, 'items'> {
+  items: string
 }
 
 /**

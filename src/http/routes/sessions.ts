@@ -41,7 +41,7 @@ import {
   textBody,
   yieldToLoop,
 } from '../json-parts.js'
-import { historyView, renderedList, sessionSummary, sessionView } from '../views.js'
+import { historyViewText, renderedList, sessionSummary, sessionView } from '../views.js'
 
 const etagHeader = { ETag: { schema: { type: 'string' as const }, description: '"<version>"' } }
 const viewContent = { 'application/json': { schema: SessionView } }
@@ -337,14 +337,15 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
       // between batches, so a history of large lists costs what its page returns
       if (parts.length) await yieldToLoop()
       const budget = PAGE_BYTES - bytes
-      const batch = await deps.store.history(key, want + 1, before, budget)
+      const batch = await deps.store.historyText(key, want + 1, before, budget)
       if (batch.length === 0) break
       const olderRemain = batch.length > want
       const usable = olderRemain ? batch.slice(1) : batch
       const bytesBefore = bytes
       let full = false
       for (const entry of usable.reverse()) {
-        const json = await stringifySliced(historyView(entry))
+        // the stored list goes out as it is: no parse, no serialisation
+        const json = historyViewText(entry)
         const size = Buffer.byteLength(json) + 1
         if (parts.length && bytes + size > PAGE_BYTES) {
           full = true

@@ -140,6 +140,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
     get: reads.get,
     update,
     history: reads.history,
+    historyText: reads.historyText,
     list: listing.list,
     brief: listing.brief,
     countSessions: listing.countSessions,
