@@ -257,38 +257,36 @@ function checkListJs(items: readonly Item[]): ListCheck {
     : { ok: false, message: problems }
 }
 
-const reminderText = () => '<reminder>Update your todo list with write_todos.</reminder>'
-// langchain-core's default_tool_parser: an invalid call without error detail
-const argumentsError = (toolName: string) =>
-  `Error: Failed to parse tool call arguments for '${toolName}'.\nPlease fix your mistakes and try again.`
+/** What both flavours share: the service's reminder, the render, the unparseable-arguments text. */
+const SHARED = {
+  name: 'langchain-todos',
+  reminder: { afterRounds: 3, repeatEvery: 1 },
+  reminderText: () => '<reminder>Update your todo list with write_todos.</reminder>',
+  // langchain-core's default_tool_parser: an invalid call without error detail
+  argumentsError: (toolName: string) =>
+    `Error: Failed to parse tool call arguments for '${toolName}'.\nPlease fix your mistakes and try again.`,
+  render: renderLangchainTodos,
+} satisfies Partial<Dialect>
 
 /** The `js` flavour: the npm package `langchain` 1.5.14's `todoListMiddleware`. */
 export const langchainTodosJs: Dialect = {
-  name: 'langchain-todos',
+  ...SHARED,
   description:
     'LangChain TodoListMiddleware / deepagents `write_todos`, JS flavour (todos [{content, status}], result `Updated todo list to [...]` as JSON.stringify, one call per round).',
   tools: [{ name: 'write_todos', description: JS_DESCRIPTION, input: WriteTodosJsInput }],
   systemPrompt: JS_SYSTEM_PROMPT,
-  reminder: { afterRounds: 3, repeatEvery: 1 },
-  reminderText,
   apply: (state, _toolName, input, ctx) => applyWriteTodos(state, input, ctx, JS_TEXTS),
-  argumentsError,
-  render: renderLangchainTodos,
   checkList: checkListJs,
 }
 
-/** The `langchain-todos` dialect. */
+/** The `langchain-todos` dialect, Python flavour (the default). */
 export const langchainTodos: Dialect = {
-  name: 'langchain-todos',
+  ...SHARED,
   description:
     'LangChain TodoListMiddleware / deepagents `write_todos`, Python flavour (todos [{content, status}], result `Updated todo list to [...]` in Python repr, one call per round).',
   tools: [{ name: 'write_todos', description: DESCRIPTION, input: WriteTodosInput }],
   systemPrompt: SYSTEM_PROMPT,
   flavours: { js: langchainTodosJs },
-  reminder: { afterRounds: 3, repeatEvery: 1 },
-  reminderText,
   apply: (state, _toolName, input, ctx) => applyWriteTodos(state, input, ctx, PYTHON_TEXTS),
-  argumentsError,
-  render: renderLangchainTodos,
   checkList,
 }
