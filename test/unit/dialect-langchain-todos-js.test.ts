@@ -197,6 +197,23 @@ describe('langchain-todos flavours in sessions', () => {
     assert.equal(view.body.settings.flavour, 'js')
   })
 
+  it("Should check an operator's list of a js session by zod's rules", async () => {
+    const t = makeTestApp()
+    await t.call('POST', '/v1/sessions/lc-js-put/rounds', {
+      dialect: 'langchain-todos',
+      settings: { flavour: 'js' },
+      tool_calls: [call([todo('a', 'pending')])],
+    })
+    const res = await t.call('PUT', '/v1/sessions/lc-js-put/todos', {
+      items: [{ id: '1', content: 'a', status: 'cancelled' }],
+    })
+    assert.equal(res.status, 422)
+    assert.equal(
+      res.body.detail,
+      "✖ Invalid enum value. Expected 'pending' | 'in_progress' | 'completed', received 'cancelled'\n  → at todos[0].status"
+    )
+  })
+
   it('Should speak Python without a flavour or with flavour python', async () => {
     const t = makeTestApp()
     for (const [id, settings] of [
