@@ -162,12 +162,9 @@ export function historicalView(session: Session, entry: HistoryEntry, staleBefor
   return { ...view, change: entry.source, replayed: true }
 }
 
-/** A history entry as JSON. */
-export const historyView = (entry: HistoryEntry) => ({ ...entry, at: iso(entry.at) })
-
 /**
- * `historyView`'s JSON text for an entry whose list is its stored JSON: the list is put in as it
- * is, so a page of large lists costs copying them.
+ * A history entry as JSON text (its `at` as ISO 8601), for an entry whose list is its stored
+ * JSON: the list is put in as it is, so a page of large lists costs copying them.
  * @param entry - the entry, its list as text (`SessionStore.historyText`)
  */
 export const historyViewText = (entry: HistoryText): string =>
