@@ -29,7 +29,7 @@ import { perMessageRateLimit, SERVER_ERROR } from './mcp-guards.js'
 import { originGuard } from './origin-guard.js'
 import { offerWriteCharge } from './write-charge.js'
 import { contentTypeGuard } from './content-type.js'
-import { invalidInput, problem, ProblemError } from './problem.js'
+import { invalidInput, MALFORMED_JSON_DETAIL, problem, problemOf, ServiceError } from './problem.js'
 import { documentSharedResponses } from './openapi-docs.js'
 import { registerDashboardRoutes } from './routes/dashboard.js'
 import { registerEventRoutes } from './routes/events.js'
@@ -57,26 +57,25 @@ export const OPENAPI_CONFIG = {
 // If-None-Match before building a body; hono's etag() there would only re-read the headers.
 const ETAG_PATHS = ['/v1/dialects', '/v1/tools', '/v1/sessions']
 
+/**
+ * The problem answer of a failure: a service error as its catalog code says; the errors of the
+ * layers below (dialects, store) as their codes; a refusal hono made as `malformed-json` (its
+ * JSON validator: a 400 without a response of its own) or `http-error` with its status.
+ */
 function onError(error: Error, c: Context<AppEnv>): Response {
-  if (error instanceof ProblemError) {
-    return problem(c, error.status, error.slug, error.message, {
-      errors: error.errors,
-      headers: error.headers,
-    })
-  }
+  if (error instanceof ServiceError) return problemOf(c, error)
   if (error instanceof DialectConflictError) {
-    return problem(c, 409, 'dialect-conflict', error.message)
+    return problem(c, 'dialect-conflict', error.message)
   }
   if (error instanceof StoreUnavailableError) {
     const detail = error.writeOnly
       ? 'The session store cannot write right now (full, read-only or out of memory); nothing was changed. Retry shortly.'
       : 'The session store is unreachable; retry shortly.'
-    return problem(c, 503, 'store-unavailable', detail, { headers: { 'Retry-After': '1' } })
+    return problem(c, 'store-unavailable', detail, { headers: { 'Retry-After': '1' } })
   }
   if (error instanceof QuotaExceededError) {
     return problem(
       c,
-      403,
       'session-quota-exceeded',
       `Limit exceeded: a tenant may hold at most ${error.cap} live sessions (MAX_SESSIONS_PER_TENANT); delete old ones (an ended session counts until it is deleted or expires, SESSION_TTL_SECONDS after its last change).`
     )
@@ -84,14 +83,13 @@ function onError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof IdempotencyClaimLostError) {
     return problem(
       c,
-      503,
       'idempotency-claim-lost',
       'The request outlived its Idempotency-Key claim before it could commit; nothing was changed. Retry with the same key.',
       { headers: { 'Retry-After': '1' } }
     )
   }
   if (error instanceof ConflictRetryError) {
-    return problem(c, 503, 'contention', error.message, { headers: { 'Retry-After': '1' } })
+    return problem(c, 'contention', error.message, { headers: { 'Retry-After': '1' } })
   }
   if (error instanceof HTTPException) {
     const status = error.status
@@ -99,23 +97,18 @@ function onError(error: Error, c: Context<AppEnv>): Response {
     error.res?.headers.forEach((value, name) => {
       if (name !== 'content-type' && name !== 'content-length') headers[name] = value
     })
-    if (status === 400 && /JSON/i.test(error.message)) {
-      return problem(c, 400, 'malformed-json', 'The request body is not valid JSON.', {
+    // the one 400 hono throws without a response of its own: its validator's body that does
+    // not parse as JSON (the rounds route checks its own body, route-input)
+    if (status === 400 && !error.res) {
+      return problem(c, 'malformed-json', MALFORMED_JSON_DETAIL, {
         errors: [{ pointer: '', detail: error.message }],
         headers,
       })
     }
-    if (status === 401 || /invalid_request/.test(headers['www-authenticate'] ?? '')) {
-      const detail =
-        status === 401
-          ? 'A valid Authorization: Bearer <key> header is required.'
-          : 'The Authorization header must read "Bearer <key>".'
-      return problem(c, status, 'unauthorized', detail, { headers })
-    }
-    return problem(c, status, 'http-error', error.message || 'Request failed.', { headers })
+    return problem(c, 'http-error', error.message || 'Request failed.', { status, headers })
   }
   c.get('logger')?.error({ err: error }, 'unhandled error')
-  return problem(c, 500, 'internal', 'An unexpected error occurred; it has been logged.')
+  return problem(c, 'internal', 'An unexpected error occurred; it has been logged.')
 }
 
 /**
@@ -139,8 +132,7 @@ export function createApp(appDeps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
       if (result.success) return
-      const refusal = invalidInput(result.target, result.error.issues)
-      return problem(c, 400, refusal.slug, refusal.message, { errors: refusal.errors })
+      return problemOf(c, invalidInput(result.target, result.error.issues))
     },
   })
 
@@ -157,14 +149,14 @@ export function createApp(appDeps: AppDeps) {
     methodNotAllowed({
       app,
       onMethodNotAllowed: (c, methods) =>
-        problem(c, 405, 'method-not-allowed', `${c.req.method} is not allowed here.`, {
+        problem(c, 'method-not-allowed', `${c.req.method} is not allowed here.`, {
           headers: { Allow: methods.join(', ') },
         }),
     })
   )
   app.use(
     bodyLimit(deps.bodyLimitBytes, (c) =>
-      problem(c, 413, 'body-too-large', `The request body exceeds ${deps.bodyLimitBytes} bytes.`)
+      problem(c, 'body-too-large', `The request body exceeds ${deps.bodyLimitBytes} bytes.`)
     )
   )
   if (deps.corsOrigins?.length) {
@@ -208,14 +200,14 @@ export function createApp(appDeps: AppDeps) {
               { jsonrpc: '2.0', error: { code: SERVER_ERROR, message: detail }, id: null },
               403
             )
-          : problem(c, 403, 'foreign-origin', detail)
+          : problem(c, 'foreign-origin', detail)
     )
   )
   // a body a browser may send without a preflight (text/plain, a form, none) is no ingest body;
   // the other body routes take only JSON already (their validators answer 415)
   app.use(
     '/v1/ingest/*',
-    contentTypeGuard((c, detail) => problem(c, 415, 'unsupported-media-type', detail))
+    contentTypeGuard((c, detail) => problem(c, 'unsupported-media-type', detail))
   )
   // the same keys and tenants for the REST API and MCP
   app.use('/v1/*', authenticate(deps.keys))
@@ -236,7 +228,7 @@ export function createApp(appDeps: AppDeps) {
   // before any route parses a body: nothing may recurse over one nested deeper than this
   app.use(
     '/v1/*',
-    jsonDepthLimit((c) => problem(c, 400, 'body-too-deep', TOO_DEEP_DETAIL))
+    jsonDepthLimit((c) => problem(c, 'body-too-deep', TOO_DEEP_DETAIL))
   )
   app.use(
     '/mcp',
@@ -268,7 +260,7 @@ export function createApp(appDeps: AppDeps) {
   registerOpsRoutes(app, deps, document)
   registerDashboardRoutes(app, deps)
 
-  app.notFound((c) => problem(c, 404, 'not-found', `No route for ${c.req.method} ${c.req.path}.`))
+  app.notFound((c) => problem(c, 'not-found', `No route for ${c.req.method} ${c.req.path}.`))
   app.onError(onError)
   return app
 }

@@ -5,10 +5,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import { bearerAuth } from 'hono/bearer-auth'
+import { HTTPException } from 'hono/http-exception'
 import { ROLES, type AppEnv, type Role } from './context.js'
-import { ProblemError } from './problem.js'
+import { problem, ServiceError } from './problem.js'
 import { TENANT_PATTERN } from '../core/ids.js'
 import { budgetOf } from './rate-limit.js'
 
@@ -142,12 +143,35 @@ export function authenticate(
     },
   })
   return async function authenticate(c, next) {
-    return bearer(c, async () => {
-      const write = budgetOf(c.req.method) === 'write'
-      if (c.get('role') === 'viewer' && write && options.viewerWrites !== 'let-route-decide') {
-        throw new ProblemError(403, 'forbidden', 'This key is read-only (role viewer).')
-      }
-      await next()
-    })
+    let passed = false
+    try {
+      return await bearer(c, async () => {
+        passed = true
+        const write = budgetOf(c.req.method) === 'write'
+        if (c.get('role') === 'viewer' && write && options.viewerWrites !== 'let-route-decide') {
+          throw new ServiceError('forbidden', 'This key is read-only (role viewer).')
+        }
+        await next()
+      })
+    } catch (error) {
+      // hono's bearerAuth refuses with an HTTPException carrying its WWW-Authenticate header
+      if (passed || !(error instanceof HTTPException)) throw error
+      return bearerRefusal(c, error)
+    }
   }
+}
+
+/**
+ * The problem answer of a refusal of hono's bearerAuth: 401 without a valid key, 400 for an
+ * Authorization header that is not `Bearer <key>`; its WWW-Authenticate header kept.
+ */
+function bearerRefusal(c: Context, error: HTTPException): Response {
+  const headers: Record<string, string> = {}
+  const challenge = error.res?.headers.get('www-authenticate')
+  if (challenge) headers['www-authenticate'] = challenge
+  const detail =
+    error.status === 401
+      ? 'A valid Authorization: Bearer <key> header is required.'
+      : 'The Authorization header must read "Bearer <key>".'
+  return problem(c, 'unauthorized', detail, { status: error.status, headers })
 }

@@ -4,9 +4,9 @@
  */
 import { prometheus } from '@hono/prometheus'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { HTTPException } from 'hono/http-exception'
 import { DialectConflictError, type RoundOutcome } from '../dialects/round.js'
 import type { SessionStore, Updater } from '../store/types.js'
+import { ServiceError } from '../service/errors.js'
 
 export interface Metrics {
   registry: Registry
@@ -133,7 +133,7 @@ export function instrumentStore(store: SessionStore, metrics: Metrics): SessionS
       } catch (error) {
         const verdict =
           (typeof error === 'object' && error !== null && verdicts.has(error)) ||
-          error instanceof HTTPException ||
+          error instanceof ServiceError ||
           error instanceof DialectConflictError
         if (!verdict) metrics.storeErrors.inc({ op })
         throw error

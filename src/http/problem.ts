@@ -4,10 +4,25 @@
  */
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import {
+  ERROR_CATALOG,
+  ServiceError,
+  STATUS_TITLES,
+  type ErrorCode,
+  type ProblemStatus,
+  type ServiceErrorExtra,
+  type StatusOf,
+} from '../service/errors.js'
+
+export { ServiceError, sessionNotFound } from '../service/errors.js'
 
 export const PROBLEM_TYPE_BASE = 'https://agent-todos.dev/problems/'
+
+/** The detail of a `malformed-json` problem. */
+export const MALFORMED_JSON_DETAIL = 'The request body is not valid JSON.'
+/** hono's JSON validator's words for a body that does not parse: the problem's field error. */
+export const HONO_MALFORMED_JSON = 'Malformed JSON in request body'
 
 export const ProblemFieldError = z
   .object({
@@ -29,54 +44,49 @@ export const ProblemDetails = z
 
 export type FieldError = z.infer<typeof ProblemFieldError>
 
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  412: 'Precondition Failed',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-}
-
-/** A failure that becomes a problem response. */
-export class ProblemError extends HTTPException {
+/**
+ * Kept for the sites not converted yet (src/http/routes/ingest.ts): a `ServiceError` named the
+ * old way, status first. The status must be the catalog's status of the code (the types hold it).
+ * @deprecated throw `ServiceError` (service/errors)
+ */
+export class ProblemError<C extends ErrorCode = ErrorCode> extends ServiceError {
   constructor(
-    status: ContentfulStatusCode,
-    readonly slug: string,
+    _status: StatusOf<C>,
+    code: C,
     detail: string,
-    readonly errors?: FieldError[],
-    readonly headers?: Record<string, string>
+    errors?: FieldError[],
+    headers?: Record<string, string>
   ) {
-    super(status, { message: detail })
-    this.name = 'ProblemError'
+    super(code, detail, { errors, headers })
   }
 }
 
+/** What a problem response carries besides its code and detail. */
+export interface ProblemExtra extends ServiceErrorExtra {
+  /**
+   * The status of a refusal hono's own middleware made, for the two codes that pass it on
+   * (`unauthorized`, `http-error`); otherwise the catalog's status of the code.
+   */
+  status?: ContentfulStatusCode
+}
+
 /**
- * Builds a problem+json response.
+ * Builds a problem+json response: `type` names the code, status and title are the catalog's.
  * @param c - the context (for the request id)
- * @param status - HTTP status
- * @param slug - the problem type's last path segment
+ * @param code - the catalog's code
  * @param detail - what went wrong, for a person
  * @param extra - field errors and headers
  */
 export function problem(
   c: Context,
-  status: ContentfulStatusCode,
-  slug: string,
+  code: ErrorCode,
   detail: string,
-  extra: { errors?: FieldError[]; headers?: Record<string, string> } = {}
+  extra: ProblemExtra = {}
 ): Response {
+  const status = extra.status ?? ERROR_CATALOG[code].status
   const body: z.infer<typeof ProblemDetails> = {
-    type: PROBLEM_TYPE_BASE + slug,
-    title: TITLES[status] ?? 'Error',
+    type: PROBLEM_TYPE_BASE + code,
+    title: (STATUS_TITLES as Record<number, string>)[status] ?? 'Error',
     status,
     detail,
   }
@@ -87,11 +97,12 @@ export function problem(
 }
 
 /**
- * The 404 of a session the tenant does not have.
- * @param sessionId - the session asked for
+ * The problem response of a service error.
+ * @param c - the context
+ * @param error - the error
  */
-export const sessionNotFound = (sessionId: string) =>
-  new ProblemError(404, 'session-not-found', `No session '${sessionId}'.`)
+export const problemOf = (c: Context, error: ServiceError): Response =>
+  problem(c, error.code, error.message, { errors: error.errors, headers: error.headers })
 
 /** Where each validated part of a request points in a problem's field errors. */
 const INPUT_POINTER: Record<string, string> = {
@@ -110,12 +121,11 @@ const INPUT_POINTER: Record<string, string> = {
 export function invalidInput(
   target: string,
   issues: readonly { path: PropertyKey[]; message: string }[]
-): ProblemError {
-  return new ProblemError(
-    400,
+): ServiceError {
+  return new ServiceError(
     target === 'param' ? 'invalid-session-id' : 'invalid-request',
     `The request ${target === 'json' ? 'body' : target} is invalid.`,
-    fieldErrors(issues, INPUT_POINTER[target] ?? '')
+    { errors: fieldErrors(issues, INPUT_POINTER[target] ?? '') }
   )
 }
 
@@ -140,12 +150,20 @@ export function fieldErrors(
 
 const problemContent = { 'application/problem+json': { schema: ProblemDetails } }
 
-/** OpenAPI response entries for the problems a route can answer. */
-export function problemResponses<S extends number>(...statuses: S[]) {
-  return Object.fromEntries(
-    statuses.map((status) => [
-      status,
-      { description: TITLES[status] ?? 'Error', content: problemContent },
-    ])
-  ) as Record<S, { description: string; content: typeof problemContent }>
+interface ProblemResponse {
+  description: string
+  content: typeof problemContent
+}
+
+/**
+ * OpenAPI response entries for the problems a route can answer, described by the catalog's
+ * titles.
+ * @param statuses - the statuses of the catalog's codes the route answers
+ */
+export function problemResponses<S extends ProblemStatus>(...statuses: S[]) {
+  const entries = statuses.map((status): [S, ProblemResponse] => [
+    status,
+    { description: STATUS_TITLES[status], content: problemContent },
+  ])
+  return Object.fromEntries(entries) as Record<S, ProblemResponse>
 }

@@ -103,7 +103,6 @@ export function tenantRateLimit(
     handler: (c) =>
       problem(
         c,
-        429,
         'rate-limited',
         `Tenant ${budget} budget exceeded: at most ${perMinute} ${budget === 'read' ? 'reads' : 'writes'} per minute (${ENV_NAME[budget]}).`
       ) as unknown as void,

@@ -7,7 +7,7 @@ import type { IdempotentReply, Updater } from '../store/types.js'
 import { applyRound, type RoundOutcome, type RoundRequest } from '../dialects/round.js'
 import { limitsOf, type AppDeps } from './deps.js'
 import { countRound } from './metrics.js'
-import { ProblemError } from './problem.js'
+import { ServiceError } from '../service/errors.js'
 
 /**
  * `store.update` under the tenant's session cap (`MAX_SESSIONS_PER_TENANT`): the store counts
@@ -51,8 +51,7 @@ export async function runRound(
     (current, { versionFloor }) => {
       if (current?.observed) {
         // the agent runs its own todo tools: executing a call here would fork its list
-        throw new ProblemError(
-          409,
+        throw new ServiceError(
           'agent-owns-list',
           `Session '${key.sessionId}' is observed from ${current.observed.source}: the agent runs its own todo tools, so rounds are not executed here.`
         )

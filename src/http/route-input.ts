@@ -16,7 +16,12 @@ import type { OpenAPIHono, RouteConfig, z } from '@hono/zod-openapi'
 import type { Context, Handler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { AppEnv } from './context.js'
-import { invalidInput } from './problem.js'
+import {
+  HONO_MALFORMED_JSON,
+  invalidInput,
+  MALFORMED_JSON_DETAIL,
+  ServiceError,
+} from './problem.js'
 
 type HeaderSchema = z.ZodObject<Record<string, z.ZodType<string | undefined>>>
 
@@ -46,8 +51,9 @@ export function registerDocumented(
  * zod-openapi's order (path, headers, content type, body).
  * @param c - the request's context
  * @param parts - the schemas the route declares
- * @throws ProblemError 400 for a part that breaks its schema; HTTPException 415 for a body that
- *   is not JSON, 400 for malformed JSON (answered as `malformed-json`)
+ * @throws ServiceError `invalid-session-id` / `invalid-request` for a part that breaks its schema,
+ *   `malformed-json` for a body that does not parse; HTTPException 415 for a body that is not JSON
+ *   (hono's refusal, answered as zod-openapi's validator is)
  */
 export async function validInput<P extends z.ZodType, B extends z.ZodType, H extends HeaderSchema>(
   c: Context,
@@ -65,7 +71,9 @@ export async function validInput<P extends z.ZodType, B extends z.ZodType, H ext
     try {
       value = await c.req.json()
     } catch {
-      throw new HTTPException(400, { message: 'Malformed JSON in request body' })
+      throw new ServiceError('malformed-json', MALFORMED_JSON_DETAIL, {
+        errors: [{ pointer: '', detail: HONO_MALFORMED_JSON }],
+      })
     }
   }
   const json = parts.body.safeParse(value)
@@ -77,7 +85,7 @@ export async function validInput<P extends z.ZodType, B extends z.ZodType, H ext
  * The declared headers of a request, validated by `schema` (names in lower case).
  * @param c - the request's context
  * @param schema - the object schema the route documents
- * @throws ProblemError 400 `invalid-request` with a pointer per failing header
+ * @throws ServiceError `invalid-request` with a pointer per failing header
  */
 export function validHeaders<S extends HeaderSchema>(c: Context, schema: S): z.infer<S> {
   const values: Record<string, string | undefined> = {}

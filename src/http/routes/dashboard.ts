@@ -37,7 +37,7 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps)
     const { version, file } = c.req.param()
     // own entries only; another version's modules are not kept (the page names the current one)
     const module = version === DASHBOARD_VERSION ? DASHBOARD_MODULES.get(file) : undefined
-    if (!module) return problem(c, 404, 'not-found', `No dashboard module '${version}/${file}'.`)
+    if (!module) return problem(c, 'not-found', `No dashboard module '${version}/${file}'.`)
     const headers = {
       ETag: module.etag,
       // the path changes whenever any module does

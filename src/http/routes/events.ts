@@ -11,7 +11,7 @@ import { limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import { createEventHub, StreamCapError } from '../streams/hub.js'
 import type { Metrics } from '../metrics.js'
-import { ProblemError, problemResponses, sessionNotFound } from '../problem.js'
+import { problemResponses, ServiceError, sessionNotFound } from '../problem.js'
 import { SessionIdParam } from '../schemas.js'
 import type { SseStream } from '../streams/sse.js'
 
@@ -56,23 +56,15 @@ const tenantEvents = createRoute({
 })
 
 const draining = () =>
-  new ProblemError(
-    503,
-    'draining',
-    'This instance is shutting down; reconnect to another.',
-    undefined,
-    {
-      'Retry-After': '1',
-    }
-  )
+  new ServiceError('draining', 'This instance is shutting down; reconnect to another.', {
+    headers: { 'Retry-After': '1' },
+  })
 
 const tooManyStreams = (cap: number) =>
-  new ProblemError(
-    429,
+  new ServiceError(
     'too-many-streams',
     `Limit exceeded: a tenant may hold at most ${cap} open event streams on one instance (MAX_STREAMS_PER_TENANT); close one, or retry later.`,
-    undefined,
-    { 'Retry-After': '5' }
+    { headers: { 'Retry-After': '5' } }
   )
 
 /**

@@ -47,7 +47,7 @@ import { formatTool } from '../../tools/formats.js'
 import { limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import { batchRefusal, mcpBody, type RpcRefusal } from '../mcp-guards.js'
-import { ProblemError } from '../problem.js'
+import { ServiceError } from '../problem.js'
 import { runRound } from '../round-runner.js'
 import { SESSION_ID_PATTERN } from '../schemas.js'
 import { renderedList } from '../views.js'
@@ -108,7 +108,7 @@ const refuse = (c: Context, refusal: RpcRefusal, id: string | number | null = nu
   rpcError(c, refusal.status, refusal.code, refusal.message, id)
 
 const protocolError = (error: unknown): never => {
-  if (error instanceof DialectConflictError || error instanceof ProblemError) {
+  if (error instanceof DialectConflictError || error instanceof ServiceError) {
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message)
   }
   throw error

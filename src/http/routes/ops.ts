@@ -43,7 +43,7 @@ export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, docum
 
   app.get('/readyz', async (c) => {
     if (deps.isDraining()) {
-      return problem(c, 503, 'draining', 'The service is shutting down.', {
+      return problem(c, 'draining', 'The service is shutting down.', {
         headers: { 'Cache-Control': 'no-store' },
       })
     }
@@ -51,7 +51,7 @@ export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, docum
       await withTimeout(deps.store.ping(), READY_TIMEOUT_MS)
     } catch (error) {
       c.get('logger').warn({ err: error }, 'readiness: store unreachable')
-      return problem(c, 503, 'store-unavailable', `The ${deps.store.kind} store is unreachable.`, {
+      return problem(c, 'store-unavailable', `The ${deps.store.kind} store is unreachable.`, {
         headers: { 'Cache-Control': 'no-store', 'Retry-After': '1' },
       })
     }
@@ -61,7 +61,7 @@ export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, docum
         deps.writeHealth.recovered()
       } catch (error) {
         c.get('logger').warn({ err: error }, 'readiness: store cannot write')
-        return problem(c, 503, 'store-unavailable', `The ${deps.store.kind} store cannot write.`, {
+        return problem(c, 'store-unavailable', `The ${deps.store.kind} store cannot write.`, {
           headers: { 'Cache-Control': 'no-store', 'Retry-After': '1' },
         })
       }
@@ -83,7 +83,7 @@ export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, docum
       return c.body(DOCS_INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' })
     // own properties only: 'constructor' or '__proto__' name no asset
     const type = Object.hasOwn(DOCS_ASSETS, file) ? DOCS_ASSETS[file] : undefined
-    if (!type) return problem(c, 404, 'not-found', `No asset '${file}'.`)
+    if (!type) return problem(c, 'not-found', `No asset '${file}'.`)
     let content = assets.get(file)
     if (!content) {
       content = readFile(join(assetDir, file))

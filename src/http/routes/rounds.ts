@@ -8,7 +8,7 @@ import type { Context } from 'hono'
 import { limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import { runRound } from '../round-runner.js'
-import { ProblemError, problemResponses } from '../problem.js'
+import { problemResponses, ServiceError } from '../problem.js'
 import { RoundReply, RoundRequest, SessionIdParam } from '../schemas.js'
 import { roundReply } from '../views.js'
 import { registerDocumented, validInput } from '../route-input.js'
@@ -70,9 +70,9 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
     const limits = limitsOf(deps)
     if (body.tool_calls.length > limits.maxToolCalls) {
       const detail = `at most ${limits.maxToolCalls} tool calls per round (MAX_TOOL_CALLS); this round has ${body.tool_calls.length}`
-      throw new ProblemError(400, 'too-many-tool-calls', `Limit exceeded: ${detail}.`, [
-        { pointer: '/tool_calls', detail },
-      ])
+      throw new ServiceError('too-many-tool-calls', `Limit exceeded: ${detail}.`, {
+        errors: [{ pointer: '/tool_calls', detail }],
+      })
     }
 
     if (idempotencyKey === undefined) {
@@ -84,15 +84,13 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
     const claim = await deps.store.claimIdempotency(scope, print, IN_FLIGHT_TTL_MS)
     if (!claim.claimed) {
       if (claim.record.fingerprint !== print) {
-        throw new ProblemError(
-          422,
+        throw new ServiceError(
           'idempotency-key-reused',
           'This Idempotency-Key was used with a different request body.'
         )
       }
       if (claim.record.reply === null) {
-        throw new ProblemError(
-          409,
+        throw new ServiceError(
           'idempotency-in-flight',
           'A request with this Idempotency-Key is still in flight; retry later.'
         )
