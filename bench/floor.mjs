@@ -21,7 +21,7 @@ const { RoundRequest, SessionIdParam } = await import(
   pathToFileURL(path.join(DIST, 'http', 'schemas.js')).href
 )
 const { ClaudeHookInput } = await import(
-  pathToFileURL(path.join(DIST, 'http', 'ingest-schemas.js')).href
+  pathToFileURL(path.join(DIST, 'agents', 'claude-code.js')).href
 )
 
 const app = new OpenAPIHono()

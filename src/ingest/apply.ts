@@ -37,8 +37,8 @@ import {
   type SessionKey,
   type StagedCall,
 } from '../core/session.js'
-import { DEFAULT_OBSERVED_DIALECT, type AgentFamily } from '../dialects/observe/index.js'
 import { getDialect } from '../dialects/registry.js'
+import type { ObservedAgent } from './agent.js'
 import { AppliedIds } from './applied-ids.js'
 import {
   applyEvent,
@@ -55,18 +55,10 @@ export const MAX_STAGED_CALLS = 32
 /** Subagent sessions a session lists. */
 export const MAX_AGENTS = 64
 
-/** The agent family of each source: which tool names are todo tools. */
-export const FAMILY_OF: Record<ObservedSource, AgentFamily> = {
-  'claude-code': 'claude',
-  'claude-agent-sdk': 'claude',
-  codex: 'codex',
-  'gemini-cli': 'gemini',
-  openhands: 'openhands',
-}
-
 export interface ApplyContext {
   key: SessionKey
-  source: ObservedSource
+  /** The agent that delivers (its descriptor's facts: src/agents). */
+  agent: ObservedAgent
   /** The main session, when this one is a subagent's own list. */
   parent: string | null
   now: number
@@ -265,7 +257,7 @@ export function replayedCalls(
  * Applies a delivery's events (all of one session) to the stored session.
  * @param current - the stored session, or null
  * @param events - the events, in order
- * @param ctx - the session, its source, the clock and limits
+ * @param ctx - the session, its agent, the clock and limits
  * @throws NotObservedError when the stored session is fed by rounds
  */
 export function applyObserved(
@@ -274,12 +266,11 @@ export function applyObserved(
   ctx: ApplyContext
 ): ApplyResult {
   if (current && !current.observed) throw new NotObservedError(current.session_id)
-  const family = FAMILY_OF[ctx.source]
-  const { now } = ctx
+  const { agent, now } = ctx
   const base: Session = current ?? {
-    ...newSession(ctx.key, DEFAULT_OBSERVED_DIALECT[family], { reminder: false }, now),
+    ...newSession(ctx.key, agent.defaultDialect, { reminder: false }, now),
     version: ctx.versionFloor ?? 0,
-    observed: newObserved(ctx.source, ctx.parent),
+    observed: newObserved(agent.source, ctx.parent),
   }
   const ledger: ApplyLedger = {
     appliedIds: new AppliedIds(base.observed!.applied),
@@ -287,7 +278,7 @@ export function applyObserved(
     transient: new Set(),
   }
   const handlerCtx: HandlerContext = {
-    family,
+    family: agent.family,
     now,
     limits: ctx.limits,
     limitCache: ctx.limitCache ?? newLimitCache(),
@@ -305,11 +296,11 @@ export function applyObserved(
     end_rank: state.endRank,
   }
 
-  // a hook reply can hand a person's edit to the model from now on (ingest/edit)
-  if (ctx.source === 'claude-code' && observed.source !== 'claude-code') observed.hooks = true
+  // a reply can hand a person's edit to the model from now on (agents: editRefusal)
+  if (agent.edits === 'reply' && observed.source !== agent.source) observed.hooks = true
   let agents = observed.agents
-  for (const agent of ctx.agents ?? []) {
-    if (!agents.includes(agent)) agents = [...agents, agent].slice(-MAX_AGENTS)
+  for (const id of ctx.agents ?? []) {
+    if (!agents.includes(id)) agents = [...agents, id].slice(-MAX_AGENTS)
   }
   observed.agents = agents
   observed.pending =

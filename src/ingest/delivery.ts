@@ -8,18 +8,9 @@
  * `MAX_DELIVERY_SESSIONS` sessions.
  */
 import { SESSION_ID_PATTERN } from '../core/ids.js'
-import type { ObservedSource } from '../core/session.js'
+import type { ObservedAgent } from './agent.js'
 import type { ApplyResult } from './apply.js'
 import type { ObservedEvent, Target } from './events.js'
-
-/** The session id prefix of each source's own ids. */
-export const SESSION_PREFIX: Record<ObservedSource, string> = {
-  'claude-code': 'claude',
-  'claude-agent-sdk': 'claude',
-  codex: 'codex',
-  'gemini-cli': 'gemini',
-  openhands: 'openhands',
-}
 
 /** A delivery whose session cannot be named: the body does not say, or says it wrongly. */
 export class DeliveryTargetError extends Error {
@@ -36,13 +27,13 @@ export class DeliveryTargetError extends Error {
 
 /**
  * The session of a target: the agent's id under its prefix (or the caller's), a subagent's below.
- * @param source - the agent
+ * @param agent - the agent (its session id prefix)
  * @param target - the event's session and subagent
  * @param override - the caller's `?session_id=`
  * @throws DeliveryTargetError when no session is named, or the id is not a session id
  */
 export function sessionIdOf(
-  source: ObservedSource,
+  agent: Pick<ObservedAgent, 'prefix'>,
   target: Target,
   override: string | undefined
 ): string {
@@ -55,7 +46,7 @@ export function sessionIdOf(
         '/query/session_id'
       )
     }
-    main = `${SESSION_PREFIX[source]}:${target.session}`
+    main = `${agent.prefix}:${target.session}`
   }
   const id = target.agent === undefined ? main : `${main}:agent:${target.agent}`
   if (!SESSION_ID_PATTERN.test(id)) {
@@ -114,26 +105,26 @@ export interface SessionEvents {
 /**
  * The sessions a delivery touches, each with its events in order: subagents' lists first (their
  * main session lists them), then the main sessions, each in order of first appearance.
- * @param source - the agent
+ * @param agent - the agent (its session id prefix)
  * @param events - the delivery's events, in order
  * @param override - the caller's `?session_id=`
  * @throws DeliveryTargetError when an event's session cannot be named
  * @throws TooManySessionsError past `MAX_DELIVERY_SESSIONS`
  */
 export function planDelivery(
-  source: ObservedSource,
+  agent: Pick<ObservedAgent, 'prefix'>,
   events: readonly ObservedEvent[],
   override: string | undefined
 ): SessionEvents[] {
   const groups = new Map<string, SessionEvents>()
   for (const event of events) {
-    const id = sessionIdOf(source, event.target, override)
+    const id = sessionIdOf(agent, event.target, override)
     let group = groups.get(id)
     if (!group) {
       const parent =
         event.target.agent === undefined
           ? null
-          : sessionIdOf(source, { session: event.target.session }, override)
+          : sessionIdOf(agent, { session: event.target.session }, override)
       group = { id, parent, events: [] }
       groups.set(id, group)
     }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { AGENTS } from '../../src/agents/index.js'
 import { DEFAULT_LIST_LIMITS } from '../../src/core/limits.js'
 import type { Session } from '../../src/core/session.js'
 import { applyObserved, type ApplyContext } from '../../src/ingest/apply.js'
@@ -17,7 +18,7 @@ import { ingest, view } from '../ingest-support.js'
 const T0 = Date.parse('2026-11-30T12:00:00Z')
 const ctx: ApplyContext = {
   key: { tenant: 't', sessionId: 'claude:s1' },
-  source: 'claude-code',
+  agent: AGENTS['claude-code'],
   parent: null,
   now: T0,
   keepAliveMs: 450_000,

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { AGENTS } from '../../src/agents/index.js'
 import { DEFAULT_LIST_LIMITS } from '../../src/core/limits.js'
 import { newSession, type Session } from '../../src/core/session.js'
 import {
@@ -19,7 +20,7 @@ const T0 = Date.parse('2026-11-30T12:00:00Z')
 const key = { tenant: 't', sessionId: 'claude:s1' }
 const ctx = (over: Partial<ApplyContext> = {}): ApplyContext => ({
   key,
-  source: 'claude-code',
+  agent: AGENTS['claude-code'],
   parent: null,
   now: T0,
   keepAliveMs: 450_000,

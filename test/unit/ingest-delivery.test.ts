@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { AGENTS } from '../../src/agents/index.js'
 import type { ApplyResult } from '../../src/ingest/apply.js'
 import {
   capSegments,
@@ -32,10 +33,10 @@ describe('ingest/delivery', () => {
       activity('m', `a${i}`)
     )
     assert.throws(
-      () => planDelivery('claude-code', subagents, undefined),
+      () => planDelivery(AGENTS['claude-code'], subagents, undefined),
       (error) => error instanceof TooManySessionsError && error.count === MAX_DELIVERY_SESSIONS + 1
     )
-    assert.equal(planDelivery('claude-code', subagents.slice(1), undefined).length, 15)
+    assert.equal(planDelivery(AGENTS['claude-code'], subagents.slice(1), undefined).length, 15)
   })
 
   it("Should group a delivery's events by session, subagents' lists before the main sessions, each in order of first appearance", () => {
@@ -46,7 +47,7 @@ describe('ingest/delivery', () => {
       activity('a'),
       activity('a', 'k1'),
     ]
-    const plan = planDelivery('claude-code', events, undefined)
+    const plan = planDelivery(AGENTS['claude-code'], events, undefined)
     assert.deepEqual(
       plan.map((g) => [g.id, g.parent, g.events.length]),
       [
@@ -59,7 +60,7 @@ describe('ingest/delivery', () => {
   })
 
   it("Should put every event under the caller's session id when it names one", () => {
-    const plan = planDelivery('codex', [activity(undefined), activity('t1')], 'ci-job-7')
+    const plan = planDelivery(AGENTS.codex, [activity(undefined), activity('t1')], 'ci-job-7')
     assert.deepEqual(
       plan.map((g) => [g.id, g.events.length]),
       [['ci-job-7', 2]]
@@ -68,19 +69,19 @@ describe('ingest/delivery', () => {
 
   it('Should refuse a target it cannot name, with the code the route answers', () => {
     assert.throws(
-      () => sessionIdOf('codex', {}, undefined),
+      () => sessionIdOf(AGENTS.codex, {}, undefined),
       (error: unknown) =>
         error instanceof DeliveryTargetError &&
         error.code === 'session-unknown' &&
         error.pointer === '/query/session_id'
     )
     assert.throws(
-      () => sessionIdOf('gemini-cli', { session: 'has space' }, undefined),
+      () => sessionIdOf(AGENTS['gemini-cli'], { session: 'has space' }, undefined),
       (error: unknown) =>
         error instanceof DeliveryTargetError && error.code === 'invalid-session-id'
     )
     assert.equal(
-      sessionIdOf('gemini-cli', { session: 's', agent: 'k' }, undefined),
+      sessionIdOf(AGENTS['gemini-cli'], { session: 's', agent: 'k' }, undefined),
       'gemini:s:agent:k'
     )
   })

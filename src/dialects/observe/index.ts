@@ -47,13 +47,11 @@ const FAMILY_DIALECTS: Record<AgentFamily, readonly string[]> = {
   openhands: ['openhands-tracker'],
 }
 
-/** The dialect a session of each family has until a todo tool fixes it. */
-export const DEFAULT_OBSERVED_DIALECT: Record<AgentFamily, string> = {
-  claude: 'claude-tasks',
-  codex: 'codex-plan',
-  gemini: 'gemini-todos',
-  openhands: 'openhands-tracker',
-}
+/**
+ * The dialects a family's todo tools write (an agent's default dialect is one of them).
+ * @param family - the agent family
+ */
+export const dialectsOf = (family: AgentFamily): readonly string[] => FAMILY_DIALECTS[family]
 
 /**
  * The dialect a todo tool of that agent family fixes, or undefined for any other tool.

@@ -6,10 +6,13 @@
  * the agent's format is a 400 and changes nothing. They are /v1 routes: auth, tenants, the body
  * limit and the rate limit apply as everywhere.
  */
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { AGENT_LIST, type AgentDescriptor, type IngestRoute } from '../../agents/index.js'
+import { IngestQuery } from '../../agents/schemas.js'
 import { newLimitCache } from '../../core/limits.js'
-import type { ObservedSource, Session, SessionKey } from '../../core/session.js'
+import type { Session, SessionKey } from '../../core/session.js'
+import type { DeliveryOutcome, ObservedAgent, ParsedDelivery } from '../../ingest/agent.js'
 import {
   applyObserved,
   NotObservedError,
@@ -17,7 +20,7 @@ import {
   segmentsOf,
   type ApplyResult,
 } from '../../ingest/apply.js'
-import { parseBody, valuesOf, type ParsedBody } from '../../ingest/body.js'
+import { parseBody } from '../../ingest/body.js'
 import {
   capSegments,
   combineResults,
@@ -28,12 +31,7 @@ import {
   TooManySessionsError,
   type SessionEvents,
 } from '../../ingest/delivery.js'
-import { parseClaudeMessages } from '../../ingest/claude-agent-sdk.js'
-import { parseClaudeHook } from '../../ingest/claude-code.js'
-import { parseCodex } from '../../ingest/codex.js'
-import { IngestFormatError, type ObservedEvent, type Target } from '../../ingest/events.js'
-import { parseGemini } from '../../ingest/gemini-cli.js'
-import { parseOpenHandsConversation, parseOpenHandsEvents } from '../../ingest/openhands.js'
+import { IngestFormatError, type ObservedEvent } from '../../ingest/events.js'
 import { limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import type { Metrics } from '../metrics.js'
@@ -41,101 +39,31 @@ import { invalidInput, ProblemError, problemResponses } from '../problem.js'
 import { updateWithinQuota } from '../round-runner.js'
 import { registerDocumented } from '../route-input.js'
 import { chargeWrites } from '../write-charge.js'
-import {
-  ClaudeHookInput,
-  ClaudeHookReply,
-  CodexEvent,
-  CodexHookInput,
-  ConversationIdParam,
-  GeminiHookInput,
-  GeminiStreamEvent,
-  IngestQuery,
-  IngestReply,
-  ingestBody,
-  OpenHandsConversation,
-  OpenHandsEvent,
-  SdkMessage,
-} from '../ingest-schemas.js'
 
-/** What a parsed body holds. */
-interface Delivery {
-  events: ObservedEvent[]
-  /** The list whose pending edit a Claude hook reply may carry. */
-  replyTarget?: Target | null
-}
-
-const replies = (schema: z.ZodType) => ({
-  200: { description: 'Accepted', content: { 'application/json': { schema } } },
-  ...problemResponses(400, 401, 403, 409, 413, 429, 503),
-})
-
-const ingestRoute = (
-  path: string,
-  summary: string,
-  body: ReturnType<typeof ingestBody>,
-  reply: z.ZodType = IngestReply,
-  params?: z.ZodObject
-) =>
+/**
+ * The OpenAPI operation of an agent's ingest route.
+ * @param agent - the agent (its reply)
+ * @param route - the route (path, summary, body, path parameters)
+ */
+const ingestRoute = (agent: AgentDescriptor, route: IngestRoute) =>
   createRoute({
     method: 'post',
-    path,
+    path: route.path,
     tags: ['ingest'],
-    summary,
-    request: { query: IngestQuery, ...(params ? { params } : {}), body },
-    responses: replies(reply),
-  })
-
-const ROUTES = {
-  'claude-code': ingestRoute(
-    '/v1/ingest/claude-code',
-    'A Claude Code hook input (any event), as its `"type": "http"` hook posts it; session `claude:<session_id>`',
-    ingestBody(ClaudeHookInput, 'One hook input', false),
-    ClaudeHookReply
-  ),
-  'claude-agent-sdk': ingestRoute(
-    '/v1/ingest/claude-agent-sdk',
-    'Claude Agent SDK messages, or the NDJSON of `claude -p --output-format stream-json --verbose`; session `claude:<session_id>`',
-    ingestBody(z.union([SdkMessage, z.array(SdkMessage)]), 'One message, an array, or NDJSON lines')
-  ),
-  codex: ingestRoute(
-    '/v1/ingest/codex',
-    '`codex exec --json` JSONL (whole or in consecutive parts), or one Codex command-hook input; session `codex:<thread_id>`',
-    ingestBody(
-      z.union([CodexHookInput, CodexEvent, z.array(CodexEvent)]),
-      'JSONL lines, or one hook input'
-    )
-  ),
-  'gemini-cli': ingestRoute(
-    '/v1/ingest/gemini-cli',
-    'A Gemini CLI hook input, or `--output-format stream-json` NDJSON; session `gemini:<session_id>`',
-    ingestBody(
-      z.union([GeminiHookInput, GeminiStreamEvent, z.array(GeminiStreamEvent)]),
-      'One hook input, or NDJSON lines'
-    )
-  ),
-  openhands: ingestRoute(
-    '/v1/ingest/openhands/events/{conversation_id}',
-    'An OpenHands webhook batch (`WebhookSpec.base_url` = `…/v1/ingest/openhands`); session `openhands:<conversation_id>`',
-    ingestBody(z.array(OpenHandsEvent), 'A JSON array of events', false),
-    IngestReply,
-    ConversationIdParam
-  ),
-} as const
-
-const openhandsConversations = createRoute({
-  method: 'post',
-  path: '/v1/ingest/openhands/conversations',
-  tags: ['ingest'],
-  summary: "An OpenHands webhook's conversation info (its execution_status ends the run)",
-  request: {
-    query: IngestQuery,
-    body: {
-      required: true,
-      content: { 'application/json': { schema: OpenHandsConversation } },
+    summary: route.summary,
+    request: {
+      query: IngestQuery,
+      ...(route.params ? { params: route.params } : {}),
+      body: route.body,
     },
-  },
-  responses: replies(IngestReply),
-})
+    responses: {
+      200: {
+        description: 'Accepted',
+        content: { 'application/json': { schema: agent.reply.schema } },
+      },
+      ...problemResponses(400, 401, 403, 409, 413, 429, 503),
+    },
+  })
 
 /** The client went away: the rest of its delivery is not applied. */
 class DeliveryAbortedError extends Error {
@@ -180,19 +108,19 @@ interface DeliveryBudget {
 async function applyDelivery(
   deps: AppDeps,
   tenant: string,
-  source: ObservedSource,
-  delivery: Delivery,
+  agent: ObservedAgent,
+  delivery: ParsedDelivery,
   override: string | undefined,
   fallbackId: string | undefined,
   budget: DeliveryBudget
-) {
-  const groups = planDelivery(source, delivery.events, override)
+): Promise<DeliveryOutcome> {
+  const groups = planDelivery(agent, delivery.events, override)
   if (groups.length > budget.paid) {
     const refused = await budget.spend(groups.length - budget.paid, true)
     if (refused) throw new DeliveryRefusedError(refused)
     budget.paid = groups.length
   }
-  const replyId = delivery.replyTarget ? sessionIdOf(source, delivery.replyTarget, override) : null
+  const replyId = delivery.replyTarget ? sessionIdOf(agent, delivery.replyTarget, override) : null
   const now = deps.now()
   const limits = limitsOf(deps)
   const keepAliveMs = deps.staleAfterMs / 2
@@ -220,7 +148,7 @@ async function applyDelivery(
         while (next < segments.length) {
           const result = applyObserved(state, segments[next++], {
             key,
-            source,
+            agent,
             parent: group.parent,
             now,
             keepAliveMs,
@@ -339,135 +267,80 @@ async function applyDelivery(
   return { session_id: sessionId, version, applied, ignored, edit }
 }
 
-/** Registers the ingest routes. */
-export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
-  const handle =
-    (
-      source: ObservedSource,
-      parse: (body: ParsedBody, c: Context<AppEnv>) => Delivery,
-      fallbackId?: (c: Context<AppEnv>) => string
-    ) =>
-    async (c: Context<AppEnv>) => {
-      // most deliveries name no session: the query is validated when there is one
-      let override = c.req.query('session_id')
-      if (override !== undefined) {
-        const query = IngestQuery.safeParse({ session_id: override })
-        if (!query.success) throw invalidInput('query', query.error.issues)
-        override = query.data.session_id
-      }
-      let delivery: Delivery
-      try {
-        delivery = parse(parseBody(await c.req.text()), c)
-      } catch (error) {
-        if (!(error instanceof IngestFormatError)) throw error
-        throw new ProblemError(
-          400,
-          'invalid-ingest-body',
-          `Not a ${source} body: ${error.message}`,
-          [{ pointer: error.pointer, detail: error.message }]
-        )
-      }
-      for (const event of delivery.events) metrics.ingestEvents.inc({ source, kind: event.kind })
-      let reply: Awaited<ReturnType<typeof applyDelivery>>
-      try {
-        reply = await applyDelivery(
-          deps,
-          c.get('tenant'),
-          source,
-          delivery,
-          override,
-          fallbackId?.(c),
-          {
-            signal: c.req.raw.signal,
-            spend: (units, refuse) => chargeWrites(c, units, refuse),
-            paid: 1,
-            updates: 0,
-          }
-        )
-      } catch (error) {
-        if (error instanceof DeliveryRefusedError) return error.response
-        if (error instanceof TooManySessionsError) {
-          throw new ProblemError(400, 'too-many-sessions', error.message)
-        }
-        if (error instanceof DeliveryAbortedError) {
-          // nobody reads this answer; what was applied before stays applied (ids make a retry safe)
-          throw new ProblemError(400, 'delivery-aborted', error.message)
-        }
-        if (!(error instanceof DeliveryTargetError)) throw error
-        throw new ProblemError(
-          400,
-          error.code,
-          error.message,
-          error.pointer ? [{ pointer: error.pointer, detail: 'required for this body' }] : undefined
-        )
-      }
-      if (source === 'claude-code') {
-        // Claude Code reads a hook's reply as instructions: {} changes nothing
-        return c.json(
-          reply.edit === null
-            ? {}
-            : {
-                hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: reply.edit },
-              },
-          200
-        )
-      }
-      const { edit: _edit, ...body } = reply
-      return c.json(body, 200)
-    }
+/**
+ * The validated path parameters of a route that has them.
+ * @param c - the request's context
+ * @param route - the route
+ */
+function routeParams(c: Context<AppEnv>, route: IngestRoute): Record<string, string> {
+  if (!route.params) return {}
+  const param = route.params.safeParse(c.req.param())
+  if (!param.success) throw invalidInput('param', param.error.issues)
+  return param.data as Record<string, string>
+}
 
-  const conversationParam = (c: Context<AppEnv>) => {
-    const param = ConversationIdParam.safeParse(c.req.param())
-    if (!param.success) throw invalidInput('param', param.error.issues)
-    return param.data.conversation_id
+/** Registers the ingest routes: every route of every agent (agents/). */
+export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
+  const handle = (agent: AgentDescriptor, route: IngestRoute) => async (c: Context<AppEnv>) => {
+    const { source } = agent
+    // most deliveries name no session: the query is validated when there is one
+    let override = c.req.query('session_id')
+    if (override !== undefined) {
+      const query = IngestQuery.safeParse({ session_id: override })
+      if (!query.success) throw invalidInput('query', query.error.issues)
+      override = query.data.session_id
+    }
+    let delivery: ParsedDelivery
+    let params: Record<string, string>
+    try {
+      const body = parseBody(await c.req.text())
+      params = routeParams(c, route)
+      delivery = route.parse(body, params)
+    } catch (error) {
+      if (!(error instanceof IngestFormatError)) throw error
+      throw new ProblemError(400, 'invalid-ingest-body', `Not a ${source} body: ${error.message}`, [
+        { pointer: error.pointer, detail: error.message },
+      ])
+    }
+    for (const event of delivery.events) metrics.ingestEvents.inc({ source, kind: event.kind })
+    let reply: DeliveryOutcome
+    try {
+      reply = await applyDelivery(
+        deps,
+        c.get('tenant'),
+        agent,
+        delivery,
+        override,
+        route.session?.(params),
+        {
+          signal: c.req.raw.signal,
+          spend: (units, refuse) => chargeWrites(c, units, refuse),
+          paid: 1,
+          updates: 0,
+        }
+      )
+    } catch (error) {
+      if (error instanceof DeliveryRefusedError) return error.response
+      if (error instanceof TooManySessionsError) {
+        throw new ProblemError(400, 'too-many-sessions', error.message)
+      }
+      if (error instanceof DeliveryAbortedError) {
+        // nobody reads this answer; what was applied before stays applied (ids make a retry safe)
+        throw new ProblemError(400, 'delivery-aborted', error.message)
+      }
+      if (!(error instanceof DeliveryTargetError)) throw error
+      throw new ProblemError(
+        400,
+        error.code,
+        error.message,
+        error.pointer ? [{ pointer: error.pointer, detail: 'required for this body' }] : undefined
+      )
+    }
+    return c.json(agent.reply.of(reply), 200)
   }
 
-  registerDocumented(
-    app,
-    ROUTES['claude-code'],
-    handle('claude-code', (body) => {
-      if (body.kind !== 'json')
-        throw new IngestFormatError('A Claude Code hook input is one JSON object.')
-      const hook = parseClaudeHook(body.value)
-      return { events: hook.events, replyTarget: hook.replyTarget }
-    })
-  )
-  registerDocumented(
-    app,
-    ROUTES['claude-agent-sdk'],
-    handle('claude-agent-sdk', (body) => ({ events: parseClaudeMessages(valuesOf(body)) }))
-  )
-  registerDocumented(
-    app,
-    ROUTES.codex,
-    handle('codex', (body) => ({ events: parseCodex(valuesOf(body)) }))
-  )
-  registerDocumented(
-    app,
-    ROUTES['gemini-cli'],
-    handle('gemini-cli', (body) => ({ events: parseGemini(valuesOf(body)) }))
-  )
-  registerDocumented(
-    app,
-    ROUTES.openhands,
-    handle(
-      'openhands',
-      (body, c) => {
-        if (body.kind === 'json' && !Array.isArray(body.value)) {
-          throw new IngestFormatError('An OpenHands webhook batch is a JSON array of events.')
-        }
-        return { events: parseOpenHandsEvents(valuesOf(body), conversationParam(c)) }
-      },
-      (c) => `openhands:${conversationParam(c)}`
-    )
-  )
-  registerDocumented(
-    app,
-    openhandsConversations,
-    handle('openhands', (body) => {
-      if (body.kind !== 'json')
-        throw new IngestFormatError('A conversation info is one JSON object.')
-      return { events: parseOpenHandsConversation(body.value) }
-    })
-  )
+  for (const agent of AGENT_LIST) {
+    for (const route of agent.routes)
+      registerDocumented(app, ingestRoute(agent, route), handle(agent, route))
+  }
 }

@@ -1,0 +1,61 @@
+/**
+ * @module agents/types
+ * The descriptor of an observed agent: everything the service knows of one agent that runs its
+ * own todo tools, in one place (CONTRIBUTING.md, "Add an agent").
+ */
+import type { z } from '@hono/zod-openapi'
+import type { ObservedSource } from '../core/session.js'
+import type { ParsedBody } from '../ingest/body.js'
+import type { DeliveryOutcome, ObservedAgent, ParsedDelivery } from '../ingest/agent.js'
+
+/** The OpenAPI request body of an ingest route (`ingestBody`). */
+export interface IngestRequestBody {
+  required: true
+  description?: string
+  content: Record<string, { schema: z.ZodType }>
+}
+
+/** One `POST /v1/ingest/…` route of an agent. */
+export interface IngestRoute {
+  path: string
+  /** The OpenAPI summary: what the body is, and the session it feeds. */
+  summary: string
+  body: IngestRequestBody
+  /** Path parameters, validated before `parse` sees them. */
+  params?: z.ZodObject
+  /**
+   * The body's events (nothing is applied before the whole body parsed).
+   * @throws IngestFormatError when the body is not the agent's format
+   */
+  parse(body: ParsedBody, params: Readonly<Record<string, string>>): ParsedDelivery
+  /** The session a body that names none feeds (OpenHands: its conversation, from the path). */
+  session?(params: Readonly<Record<string, string>>): string
+}
+
+/** How an agent's reply is shaped from what its delivery did. */
+export interface ReplyShape {
+  /** The reply's OpenAPI schema. */
+  schema: z.ZodType
+  /** The reply's body. */
+  of(outcome: DeliveryOutcome): Record<string, unknown>
+}
+
+/** The agent's events that move a session's lifecycle (docs/observe.md lists them). */
+export interface Lifecycle {
+  /** Events that start a run (an ended session opens again). */
+  starts: readonly string[]
+  /** Events that end it. */
+  ends: readonly string[]
+  /** Events that mark it waiting for a person (its next event clears that). */
+  waits: readonly string[]
+}
+
+/** An observed agent. */
+export interface AgentDescriptor<S extends ObservedSource = ObservedSource> extends ObservedAgent {
+  source: S
+  /** Its name for people. */
+  name: string
+  routes: readonly IngestRoute[]
+  lifecycle: Lifecycle
+  reply: ReplyShape
+}
