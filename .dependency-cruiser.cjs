@@ -1,7 +1,7 @@
 /**
- * The layering, as rules that fail CI (`npm run lint`): data flows HTTP → ingest/dialects → core
- * → store, and each layer imports only what is below it. Imports within a layer (a dialect's
- * shared helpers, the registry) are the layer's own business.
+ * The layering, as rules that fail CI (`npm run lint`): HTTP (and MCP) → service (the use cases)
+ * → ingest, dialects, store, alerts → core, and each layer imports only what is below it.
+ * Imports within a layer (a dialect's shared helpers, the registry) are the layer's own business.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -20,6 +20,32 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/core/' },
       to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'service-knows-no-http',
+      comment:
+        'src/service holds the use cases (run a round, edit a list, end, delete, deliver observed events): HTTP and MCP are its adapters, so it imports no framework and nothing of src/http; it uses ingest, dialects, store and alerts, and core.',
+      severity: 'error',
+      from: { path: '^src/service/' },
+      to: {
+        path: '^src/',
+        pathNot: '^src/(core|dialects|ingest|agents|store|alerts|tools|service)/',
+      },
+    },
+    {
+      name: 'service-uses-no-web-framework',
+      comment: 'A use case takes its dependencies explicitly, never hono or its context.',
+      severity: 'error',
+      from: { path: '^src/service/' },
+      to: { path: '^(node_modules/)?(hono|@hono/[^/]+)(/|$)' },
+    },
+    {
+      name: 'nothing-below-the-service-imports-it',
+      comment:
+        'The layers below the use cases (ingest, dialects, store, alerts, tools, core) are called by them, never the reverse.',
+      severity: 'error',
+      from: { path: '^src/(core|dialects|ingest|agents|store|alerts|tools)/' },
+      to: { path: '^src/service/' },
     },
     {
       name: 'dialects-import-only-core',

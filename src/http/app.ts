@@ -246,7 +246,7 @@ export function createApp(appDeps: AppDeps) {
   registerToolRoutes(app)
   registerWhoamiRoute(app)
   registerRoundRoutes(app, deps)
-  registerSessionRoutes(app, deps, metrics)
+  registerSessionRoutes(app, deps)
   registerEventRoutes(app, deps, metrics)
   registerIngestRoutes(app, deps, metrics)
   registerMcpRoutes(app, deps)

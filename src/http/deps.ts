@@ -5,9 +5,12 @@
 import type { Logger } from 'pino'
 import type { SessionStore } from '../store/types.js'
 import type { KeyTable } from './auth.js'
-import type { Metrics } from './metrics.js'
+import { countRound, type Metrics } from './metrics.js'
 import type { WriteHealth } from './store-health.js'
-import { DEFAULT_LIST_LIMITS, type ListLimits } from '../core/limits.js'
+import type { ServiceDeps } from '../service/deps.js'
+import { limitsOf, type ServiceLimits } from '../service/limits.js'
+
+export { DEFAULT_LIMITS, limitsOf, type ServiceLimits } from '../service/limits.js'
 
 export interface AppDeps {
   store: SessionStore
@@ -53,29 +56,19 @@ export interface AppDeps {
   writeHealth?: WriteHealth
 }
 
-export interface ServiceLimits extends ListLimits {
-  /** Tool calls in one round. */
-  maxToolCalls: number
-  /** Live sessions per tenant; 0 for no cap. */
-  maxSessionsPerTenant: number
-  /** Open event streams per tenant on one instance; 0 for no cap. */
-  maxStreamsPerTenant: number
-  /** Bytes an event stream's client may leave unread before it is dropped. */
-  maxStreamBacklogBytes: number
-}
-
-export const DEFAULT_LIMITS: ServiceLimits = {
-  ...DEFAULT_LIST_LIMITS,
-  maxToolCalls: 128,
-  maxSessionsPerTenant: 0,
-  maxStreamsPerTenant: 100,
-  maxStreamBacklogBytes: 4 * 1024 * 1024,
-}
-
 /**
- * The caps in force: the configured ones over the defaults.
- * @param deps - the app's dependencies
+ * The use cases' dependencies (service/deps) of the app's: the same store and clock, the caps in
+ * force, and the metrics as hooks.
+ * @param deps - the app's dependencies (with the metrics createApp made)
  */
-export function limitsOf(deps: Pick<AppDeps, 'limits'>): ServiceLimits {
-  return { ...DEFAULT_LIMITS, ...deps.limits }
+export function serviceDepsOf(deps: AppDeps): ServiceDeps {
+  const metrics = deps.metrics
+  return {
+    store: deps.store,
+    now: deps.now,
+    limits: limitsOf(deps),
+    idempotencyTtlMs: deps.idempotencyTtlMs,
+    onRound: metrics && ((outcome) => countRound(metrics, outcome)),
+    onEdit: metrics && ((session) => metrics.operatorEdits.inc({ dialect: session.dialect })),
+  }
 }

@@ -44,11 +44,12 @@ import { getDialect } from '../../dialects/registry.js'
 import { DialectConflictError, resolveDialect } from '../../dialects/round.js'
 import type { Dialect } from '../../dialects/types.js'
 import { formatTool } from '../../tools/formats.js'
-import { limitsOf, type AppDeps } from '../deps.js'
+import { limitsOf, serviceDepsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import { batchRefusal, mcpBody, type RpcRefusal } from '../mcp-guards.js'
 import { ServiceError } from '../problem.js'
-import { runRound } from '../round-runner.js'
+import type { ServiceDeps } from '../../service/deps.js'
+import { runRound } from '../../service/rounds.js'
 import { SESSION_ID_PATTERN } from '../schemas.js'
 import { renderedList } from '../views.js'
 
@@ -126,7 +127,7 @@ function requireSession(scope: McpScope): SessionKey {
 }
 
 /** The dialect of the scope's session, else the requested one, else the default. */
-async function dialectOf(deps: AppDeps, scope: McpScope): Promise<Dialect> {
+async function dialectOf(deps: Pick<ServiceDeps, 'store'>, scope: McpScope): Promise<Dialect> {
   const current = scope.sessionId === null ? null : await deps.store.get(requireSession(scope))
   try {
     return resolveDialect(current, scope.requested)
@@ -229,10 +230,10 @@ function callTarget(scope: McpScope, args: Record<string, unknown>): CallTarget 
 
 /**
  * One MCP server for one request, bound to its scope.
- * @param deps - the app's store and clock
+ * @param deps - the use cases' store, clock and limits
  * @param scope - tenant, session and requested dialect
  */
-function createMcpServer(deps: AppDeps, scope: McpScope): Server {
+function createMcpServer(deps: ServiceDeps, scope: McpScope): Server {
   // The low-level server, not McpServer: a call's arguments must reach the dialect unvalidated
   // (it is lenient where the native tool is, and words its own errors), and tools/list must
   // advertise the dialect's own JSON Schema.
@@ -386,7 +387,7 @@ function withLegacyResourceCode(message: JSONRPCMessage): JSONRPCMessage {
 
 /** Serves a 2025-era request: a fresh server and a JSON-replying stateless transport. */
 async function serveLegacy(
-  deps: AppDeps,
+  deps: ServiceDeps,
   scope: McpScope,
   request: Request,
   parsedBody: unknown,
@@ -415,12 +416,13 @@ async function serveLegacy(
  * @param deps - store, keys, clock
  */
 export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
+  const service = serviceDepsOf(deps)
   const scopes = new WeakMap<Request, McpScope>()
   const modern = createMcpHandler(
     ({ requestInfo }) => {
       const scope = requestInfo && scopes.get(requestInfo)
       if (!scope) throw new Error('mcp: a modern request without its scope')
-      return createMcpServer(deps, scope)
+      return createMcpServer(service, scope)
     },
     { legacy: 'reject', onerror: (err) => deps.logger.debug({ err }, 'mcp request refused') }
   )
@@ -460,7 +462,7 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
     if (legacy) {
       // Stateless: the issued id only names the todo session of a client that sends no X-Session-Id.
       if (opening) c.header('Mcp-Session-Id', `mcp-${randomUUID()}`)
-      return relay(c, await serveLegacy(deps, scope, request, json, onerror))
+      return relay(c, await serveLegacy(service, scope, request, json, onerror))
     }
     scopes.set(request, scope)
     return relay(c, await modern.fetch(request, { parsedBody: json }))

@@ -4,10 +4,7 @@
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import { isUnfinished } from '../../core/items.js'
-import { checkStoredLimits } from '../../core/limits.js'
-import { newSession, type Session, type SessionKey } from '../../core/session.js'
-import { resolveDialect } from '../../dialects/round.js'
+import type { Session, SessionKey } from '../../core/session.js'
 import {
   cursorAfter,
   decodeCursor,
@@ -15,11 +12,10 @@ import {
   encodeCursor,
   encodeHistoryCursor,
 } from '../../store/cursor.js'
-import { limitsOf, type AppDeps } from '../deps.js'
+import { serviceDepsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import { conditionMatches, versionTag } from '../etag.js'
-import type { Metrics } from '../metrics.js'
-import { ProblemError, problemResponses, sessionNotFound } from '../problem.js'
+import { problemResponses, ServiceError, sessionNotFound } from '../problem.js'
 import {
   EndRequest,
   History,
@@ -30,9 +26,13 @@ import {
   SessionList,
   SessionView,
 } from '../schemas.js'
-import { editRefusal, pendEdit } from '../../ingest/edit.js'
 import { isCrossOrigin } from '../origin-guard.js'
-import { updateWithinQuota } from '../round-runner.js'
+import {
+  deleteSession as deleteStored,
+  editList,
+  endSession as endStored,
+  loadSession,
+} from '../../service/sessions.js'
 import { requestHeader } from '../route-input.js'
 import {
   jsonArrayWithin,
@@ -157,16 +157,19 @@ const getHistory = createRoute({
 
 const etagOf = (session: Session) => versionTag(session.version)
 
-const UNTRUSTED_EDIT =
-  "In open access, an edit from another origin's page cannot be handed to a running agent (it would reach the model as hook context). Send it from the dashboard on the service's own origin, without an Origin header (curl, a script), or configure AUTH_KEYS and send an agent or admin key."
-
 /** History entries read from the store per call while a page is assembled. */
 const HISTORY_BATCH = 8
 
 const invalidCursor = () =>
-  new ProblemError(400, 'invalid-cursor', 'cursor is not one this service returned', [
-    { pointer: '/query/cursor', detail: 'invalid cursor' },
-  ])
+  new ServiceError('invalid-cursor', 'cursor is not one this service returned', {
+    errors: [{ pointer: '/query/cursor', detail: 'invalid cursor' }],
+  })
+
+/** An If-Match header as the edit's precondition on the current version. */
+const ifMatchOf = (header: string) => ({
+  header,
+  matches: (current: Session | null) => conditionMatches(header, current && etagOf(current), false),
+})
 
 /**
  * A 304 when If-None-Match names the current version (weak comparison, `*` included), before any
@@ -178,17 +181,14 @@ function notModified(c: Context, etag: string): Response | null {
 }
 
 /** Registers the session routes. */
-export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
+export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
+  const service = serviceDepsOf(deps)
   const keyOf = (c: { get(k: 'tenant'): string }, sessionId: string): SessionKey => ({
     tenant: c.get('tenant'),
     sessionId,
   })
   const staleBefore = () => deps.now() - deps.staleAfterMs
-  const load = async (key: SessionKey) => {
-    const session = await deps.store.get(key)
-    if (!session) throw sessionNotFound(key.sessionId)
-    return session
-  }
+  const load = (key: SessionKey) => loadSession(service, key)
 
   /** A session view as the response: its items serialised a slice at a time. */
   const viewResponse = async (c: Context, session: Session) =>
@@ -211,79 +211,30 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, m
   app.openapi(putTodos, async (c) => {
     const key = keyOf(c, c.req.valid('param').session_id)
     const body = c.req.valid('json')
-    const items = body.items.map((item) => ({
-      ...item,
-      blocks: item.blocks ?? [],
-      blocked_by: item.blocked_by ?? [],
-    }))
     const ifMatch = c.req.valid('header')['if-match']
-    const now = deps.now()
-    // in open access any page that CORS_ORIGINS admits could write here: its edit may change the
-    // list a person sees, never the text a running agent is handed
-    const untrusted = deps.keys.size === 0 && isCrossOrigin(c)
-    const session = await updateWithinQuota(deps, key, (current, { versionFloor }) => {
-      if (ifMatch !== undefined && !conditionMatches(ifMatch, current && etagOf(current), false)) {
-        throw new ProblemError(
-          412,
-          'version-mismatch',
-          current
-            ? `If-Match ${ifMatch} does not match the current version "${current.version}".`
-            : `If-Match ${ifMatch} given, but there is no session '${key.sessionId}'.`
-        )
-      }
-      const refusal = editRefusal(current)
-      if (refusal) throw new ProblemError(409, 'agent-owns-list', refusal)
-      const dialect = resolveDialect(current, body.dialect)
-      const checked = dialect.checkList(items)
-      if (!checked.ok) throw new ProblemError(422, 'dialect-rule', checked.message)
-      const base = current ?? newSession(key, dialect.name, {}, now, versionFloor)
-      const stored = { items: checked.items, data: base.dialect_state }
-      const overLimit = checkStoredLimits(stored, limitsOf(deps))
-      if (overLimit) throw new ProblemError(422, 'limit-exceeded', overLimit)
-      if (current?.observed) {
-        if (untrusted) throw new ProblemError(403, 'untrusted-edit', UNTRUSTED_EDIT)
-        // an observed Claude session: handed to the model by the next PostToolUse hook reply
-        const pending = pendEdit(current, checked.items, now)
-        return { value: pending, write: { session: pending, source: 'put' } }
-      }
-      const next: Session = {
-        ...base,
-        items: checked.items,
-        version: base.version + 1,
-        notice_pending: true,
-        updated_at: now,
-      }
-      return { value: next, write: { session: next, source: 'put' } }
+    const session = await editList(service, key, {
+      items: body.items.map((item) => ({
+        ...item,
+        blocks: item.blocks ?? [],
+        blocked_by: item.blocked_by ?? [],
+      })),
+      dialect: body.dialect,
+      ifMatch: ifMatch === undefined ? undefined : ifMatchOf(ifMatch),
+      // in open access any page that CORS_ORIGINS admits could write here: its edit may change
+      // the list a person sees, never the text a running agent is handed
+      untrusted: deps.keys.size === 0 && isCrossOrigin(c),
     })
-    metrics.operatorEdits.inc({ dialect: session.dialect })
     return (await viewResponse(c, session)) as never
   })
 
   app.openapi(deleteSession, async (c) => {
-    const key = keyOf(c, c.req.valid('param').session_id)
-    if (!(await deps.store.delete(key))) throw sessionNotFound(key.sessionId)
+    await deleteStored(service, keyOf(c, c.req.valid('param').session_id))
     return c.body(null, 204)
   })
 
   app.openapi(endSession, async (c) => {
     const key = keyOf(c, c.req.valid('param').session_id)
-    const { outcome, detail } = c.req.valid('json')
-    const now = deps.now()
-    const session = await deps.store.update(key, (current) => {
-      if (!current) throw sessionNotFound(key.sessionId)
-      const next: Session = {
-        ...current,
-        version: current.version + 1,
-        ended: {
-          outcome,
-          detail: detail ?? null,
-          at: now,
-          unfinished: current.items.filter(isUnfinished).map((item) => item.id),
-        },
-        updated_at: now,
-      }
-      return { value: next, write: { session: next, source: 'end' } }
-    })
+    const session = await endStored(service, key, c.req.valid('json'))
     return (await viewResponse(c, session)) as never
   })
 
