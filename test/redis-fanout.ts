@@ -10,7 +10,7 @@ import { eventually } from './eventually.js'
 
 const quietLogger = { info: () => undefined, warn: () => undefined }
 
-const waitFor = (check: () => boolean) => eventually(check, 3000)
+const waitFor = (check: () => boolean) => eventually(check)
 
 function bump(store: SessionStore, key: SessionKey) {
   return store.update(key, (current) => {
