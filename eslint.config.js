@@ -1,16 +1,23 @@
 // ESLint: typescript-eslint's type-checked rules over the TypeScript sources, tests, scripts and
 // benchmarks. Formatting is Prettier's (`npm run format`), not ESLint's; the layering rules are
 // dependency-cruiser's (.dependency-cruiser.cjs).
+import { readFileSync } from 'node:fs'
 import js from '@eslint/js'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
+
+// The files that import the provider SDKs are tsconfig.providers.json's, not tsconfig.json's: the
+// SDKs live in test/agents/node_modules, which `npm run lint` does not need installed.
+const providers = JSON.parse(
+  readFileSync(new URL('tsconfig.providers.json', import.meta.url), 'utf8')
+)
 
 export default tseslint.config(
   {
     ignores: [
       'dist/',
       'packages/*/dist/',
-      'node_modules/',
+      '**/node_modules/',
       'openapi/',
       'src/client/schema.ts',
       'test-artifacts/',
@@ -55,7 +62,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.{js,mjs,cjs}'],
+    files: ['**/*.{js,mjs,cjs}', ...providers.include],
     ...tseslint.configs.disableTypeChecked,
   },
   {
