@@ -23,6 +23,8 @@ export interface WatchOptions {
   color: boolean
   /** Aborted on Ctrl-C: the watch ends with exit code 0. */
   signal?: AbortSignal
+  /** Waits before a reconnection; a timer unless a test passes its own clock. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
 }
 
 /** A failure the CLI reports as one line and an exit code. */
@@ -284,7 +286,7 @@ export async function watch(options: WatchOptions): Promise<number> {
       const pause = Math.max(delay, serverRetry, wait)
       status = `reconnecting in ${Math.round(pause / 1000)} s`
       scheduleRender()
-      await sleep(pause, outer)
+      await (options.sleep ?? sleep)(pause, outer)
       delay = Math.min(delay * 2, MAX_DELAY_MS)
       status = 'reconnecting'
     }

@@ -1,5 +1,6 @@
 /**
- * Runs the real agent CLIs (the pinned dev dependencies in node_modules/.bin) offline: a fresh HOME,
+ * Runs the real agent CLIs (pinned in test/agents/package.json, installed into
+ * test/agents/node_modules by scripts/ensure-test-agents.mjs) offline: a fresh HOME,
  * an environment built from scratch (nothing inherited but PATH), the model API pointed at the
  * scripted stand-in, and, when asked, the hook configuration of examples/observe/ pointed at the
  * service (or a recorder). Every run is bounded: SIGTERM at the timeout, SIGKILL 2 s later, the
@@ -10,21 +11,23 @@ import { existsSync } from 'node:fs'
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { ModelApi } from './model-api.js'
 import type { Script } from './scripts.js'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const EXAMPLES = join(ROOT, 'examples/observe')
+/** test/agents/: the test-only package that holds the CLIs and the Agent SDK. */
+const AGENTS = fileURLToPath(new URL('.', import.meta.url))
 
 export type AgentName = 'claude' | 'codex' | 'gemini'
 
 /** The URL the examples name for the service; tests replace it with theirs. */
 export const EXAMPLE_SERVICE_URL = 'http://127.0.0.1:8080'
 
-/** The CLI's executable in node_modules/.bin, or null when it is not installed. */
+/** The CLI's executable in test/agents/node_modules/.bin, or null when it is not installed. */
 export function cliPath(agent: AgentName): string | null {
-  const path = join(ROOT, 'node_modules/.bin', agent)
+  const path = join(AGENTS, 'node_modules/.bin', agent)
   return existsSync(path) ? path : null
 }
 
@@ -222,7 +225,8 @@ function alive(pgid: number): boolean {
  */
 export async function runAgent(options: RunOptions): Promise<AgentRun> {
   const bin = cliPath(options.agent)
-  if (!bin) throw new Error(`${options.agent} is not installed (npm ci installs it)`)
+  if (!bin)
+    throw new Error(`${options.agent} is not installed (node scripts/ensure-test-agents.mjs)`)
   if ((options.hooks || options.observe) && !options.service)
     throw new Error('hooks and observe need a service URL')
   const root = await mkdtemp(join(tmpdir(), `agent-todos-${options.agent}-`))
@@ -241,6 +245,9 @@ export async function runAgent(options: RunOptions): Promise<AgentRun> {
     argv = [
       '--import',
       import.meta.resolve('tsx'),
+      // the example imports @anthropic-ai/claude-agent-sdk, installed in test/agents/ only
+      '--import',
+      pathToFileURL(join(AGENTS, 'resolve-here.mjs')).href,
       join(EXAMPLES, 'claude-agent-sdk/main.ts'),
       options.script.prompt,
     ]

@@ -1,8 +1,8 @@
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, pinned in
- * package.json) against the real server, at every protocol revision the server speaks. The suite
- * needs Node 22 (it imports `fs.globSync`); the project runs on Node 20, so the suite runs under
- * `npx -p node@22.23.3` (npm's `node` package), the one download this test makes.
+ * test/agents/package.json) against the real server, at every protocol revision the server
+ * speaks. The suite needs Node 22 (it imports `fs.globSync`); the project runs on Node 20, so the
+ * suite runs under `npx -p node@22.23.3` (npm's `node` package), the one download this test makes.
  *
  * The suite is written for its own reference server: many scenarios call that server's fixture
  * tools, resources and prompts (`test_simple_text`, `test://static-text`, ...). Those do not
@@ -22,7 +22,7 @@ import assert from 'node:assert/strict'
 import { startServer, type ServerProcess } from './server-process.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const SUITE_DIR = join(ROOT, 'node_modules/@modelcontextprotocol/conformance')
+const SUITE_DIR = join(ROOT, 'test/agents/node_modules/@modelcontextprotocol/conformance')
 const SUITE_VERSION = '0.2.0-alpha.12'
 const NODE_22 = 'node@22.23.3'
 

@@ -20,8 +20,8 @@ const TEST_TIMEOUT = 150_000
 
 function requireCli(t: TestContext, agent: AgentName): boolean {
   if (cliPath(agent)) return true
-  if (CI) assert.fail(`${agent} is not installed: npm ci installs the pinned dev dependency`)
-  t.skip(`${agent} is not installed (npm ci)`)
+  if (CI) assert.fail(`${agent} is not installed: node scripts/ensure-test-agents.mjs installs it`)
+  t.skip(`${agent} is not installed (node scripts/ensure-test-agents.mjs)`)
   return false
 }
 

@@ -1,6 +1,6 @@
 /**
- * End to end with the real agents, offline: the real Claude Code, Codex and Gemini CLIs (pinned dev
- * dependencies) run against the scripted model stand-ins of test/agents/, post their own hooks
+ * End to end with the real agents, offline: the real Claude Code, Codex and Gemini CLIs (pinned in
+ * test/agents/package.json) run against the scripted model stand-ins of test/agents/, post their own hooks
  * (the files of examples/observe/, pointed at this service) or run through `agent-todos observe`,
  * and the session the service built must equal what the agent's own tool results said: the list,
  * the statuses, the ids the agent assigned, how the run ended.
@@ -36,8 +36,8 @@ const TEST_TIMEOUT = 150_000
 /** Skips (locally) or fails (CI) when the CLI is not installed. */
 function requireCli(t: TestContext, agent: AgentName): boolean {
   if (cliPath(agent)) return true
-  if (CI) assert.fail(`${agent} is not installed: npm ci installs the pinned dev dependency`)
-  t.skip(`${agent} is not installed (npm ci)`)
+  if (CI) assert.fail(`${agent} is not installed: node scripts/ensure-test-agents.mjs installs it`)
+  t.skip(`${agent} is not installed (node scripts/ensure-test-agents.mjs)`)
   return false
 }
 

@@ -8,19 +8,20 @@
  *   nothing folded into its description by Anthropic's `transformJSONSchema`.
  */
 import { execFile } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { isDeepStrictEqual } from 'node:util'
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { toStrictJsonSchema } from 'openai/lib/transform'
-import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema'
+import { toStrictJsonSchema, transformJSONSchema } from '../agents/provider-sdks.js'
 import { DIALECT_NAMES } from '../../src/dialects/registry.js'
 import { STRICT_FORMATS, TOOL_FORMATS } from '../../src/tools/formats.js'
 import { makeTestApp } from '../helpers.js'
 
 const ROOT = new URL('../..', import.meta.url)
 const OUT = new URL('test-artifacts/sdk-types/', ROOT)
+/** The SDKs are installed in test/agents/ (scripts/ensure-test-agents.mjs), not at the root. */
+const SDKS = new URL('test/agents/node_modules', ROOT)
 
 const SDK_TYPE: Record<string, string> = {
   anthropic: 'AnthropicTool',
@@ -107,6 +108,9 @@ describe('GET /v1/tools against the provider SDKs', () => {
     })
     mkdirSync(OUT, { recursive: true })
     writeFileSync(new URL('served-tools.ts', OUT), lines.join('\n'))
+    // the generated file's imports resolve from here
+    rmSync(new URL('node_modules', OUT), { force: true })
+    symlinkSync(SDKS, new URL('node_modules', OUT), 'dir')
     writeFileSync(
       new URL('tsconfig.json', OUT),
       JSON.stringify({
@@ -120,7 +124,7 @@ describe('GET /v1/tools against the provider SDKs', () => {
           types: [],
         },
         // and the typed client's listTools() into the SDK calls, without a cast
-        files: ['served-tools.ts', '../../test/types/provider-tools.ts'],
+        files: ['served-tools.ts', '../../test/agents/provider-tools.ts'],
       })
     )
     const tsc = new URL('node_modules/typescript/bin/tsc', ROOT).pathname

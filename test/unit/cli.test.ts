@@ -359,12 +359,15 @@ describe('cli watch reconnects', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     const out = sink()
     const controller = new AbortController()
+    // the pauses it would wait, without waiting them
+    const pauses: number[] = []
     const running = watch({
       url,
       once: false,
       out: out.stream,
       color: false,
       signal: controller.signal,
+      sleep: (ms) => Promise.resolve(void pauses.push(ms)),
     })
     try {
       const deadline = Date.now() + 10_000
@@ -374,6 +377,8 @@ describe('cli watch reconnects', () => {
       }
       assert.match(out.text(), /before-restart/)
       assert.equal(requests, 3)
+      // 1 s after the stream ended; then the doubled backoff, above the 503's Retry-After: 1
+      assert.deepEqual(pauses, [1000, 2000])
       controller.abort()
       assert.equal(await running, 0)
     } finally {

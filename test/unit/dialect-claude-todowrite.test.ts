@@ -338,7 +338,6 @@ describe('claude-todowrite reminder, render and operator lists', () => {
 
   it("Should remind with Claude Code's text and the list, inside <system-reminder>", () => {
     assert.deepEqual(claudeTodoWrite.reminder, { afterRounds: 10, repeatEvery: 10 })
-    // eslint-disable-next-line @typescript-eslint/unbound-method -- compared, never called
     assert.equal(claudeTodoWrite.resetsReminder, undefined)
     assert.equal(
       claudeTodoWrite.reminderText(items),

@@ -1,6 +1,8 @@
 /**
- * Typecheck only (tsc, and the SDK test in tool-formats-sdk.test.ts): what `GET /v1/tools` returns
- * through the typed client goes into the providers' SDK calls without a cast.
+ * Typecheck only (tsconfig.providers.json, and the SDK test in
+ * test/integration/tool-formats-sdk.test.ts): what `GET /v1/tools` returns through the typed
+ * client goes into the providers' SDK calls without a cast. It lives in test/agents/ so that the
+ * SDKs resolve from test/agents/node_modules.
  */
 import type Anthropic from '@anthropic-ai/sdk'
 import type { GoogleGenAI } from '@google/genai'

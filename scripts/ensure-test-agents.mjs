@@ -1,0 +1,33 @@
+/**
+ * Installs test/agents/ (the real agent CLIs, the provider SDKs and the MCP conformance suite
+ * that only the integration and end-to-end tiers use) when test/agents/node_modules is missing
+ * or was installed from another package.json / package-lock.json: `npm ci --prefix test/agents`.
+ * The root `npm ci` leaves them out because they are most of its time and 1.3 GB of its size.
+ * A failed install exits non-zero, so a tier that needs them fails rather than skips.
+ */
+import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+const dir = fileURLToPath(new URL('../test/agents/', import.meta.url))
+const stamp = `${dir}node_modules/.installed-from`
+
+const hash = createHash('sha256')
+for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(dir + file))
+const wanted = hash.digest('hex')
+
+if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) process.exit(0)
+
+console.error('== npm ci --prefix test/agents (the agent CLIs and provider SDKs of the tests)')
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+const run = spawnSync(npm, ['ci', '--prefix', dir, '--no-audit', '--no-fund'], {
+  stdio: 'inherit',
+})
+if (run.status !== 0) {
+  console.error(
+    `npm ci --prefix test/agents failed (${run.error?.message ?? `exit ${run.status}`})`
+  )
+  process.exit(1)
+}
+writeFileSync(stamp, wanted)

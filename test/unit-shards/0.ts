@@ -1,0 +1,3 @@
+import { runUnitShard } from '../run-unit.js'
+
+await runUnitShard(0, 2)
