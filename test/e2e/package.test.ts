@@ -5,7 +5,15 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -51,6 +59,28 @@ describe('The agent-todos package root', () => {
       assert.equal(existsSync(join(cwd, 'data')), false, 'no ./data/ in the importer folder')
     } finally {
       rmSync(cwd, { recursive: true, force: true })
+    }
+  })
+
+  it('Should let `npm start` run in an installed package, which has dist/ and no src/', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-todos-installed-'))
+    const ensure = new URL('scripts/ensure-build.mjs', ROOT).pathname
+    const prestart = () =>
+      promisify(execFile)(process.execPath, [ensure], { cwd: dir, timeout: 15_000 })
+    try {
+      await assert.rejects(prestart(), (error: { code: number; stderr: string }) => {
+        assert.equal(error.code, 1)
+        assert.match(error.stderr, /dist\/server\.js is missing and there is no src\//)
+        assert.doesNotMatch(error.stderr, /ENOENT/)
+        return true
+      })
+      mkdirSync(join(dir, 'dist'))
+      writeFileSync(join(dir, 'dist', 'server.js'), '')
+      const { stderr } = await prestart()
+      assert.equal(stderr, '', 'nothing built, nothing said')
+      assert.ok(manifest.files.includes('scripts/ensure-build.mjs'), 'prestart ships with it')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })
