@@ -83,4 +83,23 @@ describe('The agent-todos package root', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  it("Should label the image with the package version and stop within docker stop's 10 s", () => {
+    const dockerfile = readFileSync(new URL('Dockerfile', ROOT), 'utf8')
+    assert.match(
+      dockerfile,
+      new RegExp(`^ARG VERSION=${manifest.version.replaceAll('.', '\\.')}$`, 'm')
+    )
+    assert.match(
+      dockerfile,
+      /^ARG NODE_VERSION=20\.\d+$/m,
+      'the Node major CI runs, pinned to a minor'
+    )
+    assert.match(dockerfile, /^STOPSIGNAL SIGTERM$/m)
+    const grace = Number(/^ENV SHUTDOWN_GRACE_MS=(\d+)$/m.exec(dockerfile)?.[1])
+    assert.ok(grace > 0 && grace < 10_000, `SHUTDOWN_GRACE_MS ${grace} < docker stop's 10 s`)
+    for (const label of ['title', 'description', 'source', 'licenses', 'version']) {
+      assert.match(dockerfile, new RegExp(`org\\.opencontainers\\.image\\.${label}=`))
+    }
+  })
 })
