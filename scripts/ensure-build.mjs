@@ -26,9 +26,13 @@ const files = (dir) =>
 
 const sources = files('src')
 const newest = Math.max(...sources.map((path) => statSync(path).mtimeMs))
-const assetMissing = sources
-  .filter((path) => !path.endsWith('.ts'))
-  .some((path) => !existsSync(join('dist', relative('src', path))))
+// the docs page's swagger-ui files, which copy-assets.mjs takes from swagger-ui-dist
+const vendored = 'dist/http/docs/swagger-ui/swagger-ui-bundle.js'
+const assetMissing =
+  !existsSync(vendored) ||
+  sources
+    .filter((path) => !path.endsWith('.ts'))
+    .some((path) => !existsSync(join('dist', relative('src', path))))
 if (!existsSync(entry) || statSync(entry).mtimeMs < newest || assetMissing) {
   console.error('building dist/ (tsc)…')
   execSync('npm run -s build', { stdio: 'inherit' })

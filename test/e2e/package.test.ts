@@ -102,4 +102,20 @@ describe('The agent-todos package root', () => {
       assert.match(dockerfile, new RegExp(`org\\.opencontainers\\.image\\.${label}=`))
     }
   })
+
+  it('Should not bring swagger-ui-dist (and its @scarf/scarf install script) to consumers', async () => {
+    assert.equal(manifest.dependencies['swagger-ui-dist'], undefined)
+    assert.ok(manifest.devDependencies['swagger-ui-dist'], 'the build copies its files to dist/')
+    assert.equal(
+      manifest.allowScripts['@scarf/scarf'],
+      false,
+      'no telemetry in dev installs either'
+    )
+    const { stdout } = await promisify(execFile)(
+      'npm',
+      ['ls', '@scarf/scarf', '--omit=dev', '--json', '--package-lock-only'],
+      { cwd: new URL('.', ROOT).pathname }
+    ).catch((error: { stdout: string }) => error)
+    assert.deepEqual(JSON.parse(stdout).dependencies ?? {}, {})
+  })
 })

@@ -2,10 +2,11 @@
  * @module http/routes/ops
  * Liveness, readiness, the OpenAPI document and the API reference page.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
@@ -22,6 +23,17 @@ const DOCS_INIT = docsFile('init.js')
 const DOCS_ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+}
+
+/**
+ * Where swagger-ui's files are: the build copies them beside the docs page (an installed package
+ * has no swagger-ui-dist, a devDependency); run from src/ they come from swagger-ui-dist itself.
+ */
+function swaggerUiDir(): string {
+  const copied = fileURLToPath(new URL('../docs/swagger-ui/', import.meta.url))
+  if (existsSync(join(copied, 'swagger-ui-bundle.js'))) return copied
+  // resolve the folder, do not load the package: its index requires the whole 1.5 MB bundle
+  return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -74,8 +86,7 @@ export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, docum
   )
 
   app.get('/docs', (c) => c.html(DOCS_HTML))
-  // resolve the folder, do not load the package: its index requires the whole 1.5 MB bundle
-  const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+  const assetDir = swaggerUiDir()
   const assets = new Map<string, Promise<Buffer>>()
   app.get('/docs/assets/:file', async (c) => {
     const file = c.req.param('file')
