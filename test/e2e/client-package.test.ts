@@ -1,7 +1,8 @@
 /**
  * The client ships on its own: `npm pack ./packages/client` into an empty project installs the
- * client and openapi-fetch (with the helper types it needs) and nothing else, and the installed
- * package talks to the real server.
+ * client, openapi-fetch (with the helper types it needs) and eventsource-parser (the CLI's) and
+ * nothing else, the installed package talks to the real server, and its `agent-todos` bin (watch,
+ * observe) runs without the server's native dependencies.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -54,15 +55,23 @@ describe('The agent-todos-client package', () => {
     const modules = join(project, 'node_modules')
     assert.deepEqual(installed(modules), [
       'agent-todos-client',
+      'eventsource-parser',
       'openapi-fetch',
       'openapi-typescript-helpers',
     ])
     const manifest = JSON.parse(
       readFileSync(join(modules, 'agent-todos-client', 'package.json'), 'utf8')
     )
-    assert.deepEqual(Object.keys(manifest.dependencies), ['openapi-fetch'])
+    assert.deepEqual(Object.keys(manifest.dependencies), ['eventsource-parser', 'openapi-fetch'])
+    assert.equal(
+      readFileSync(join(modules, 'agent-todos-client', 'LICENSE'), 'utf8'),
+      readFileSync(join(ROOT, 'LICENSE'), 'utf8'),
+      'the package ships the repository LICENSE'
+    )
 
-    const entry = pathToFileURL(join(modules, 'agent-todos-client', 'dist', 'index.js')).href
+    // resolved as a consumer resolves it, through the package's exports
+    const entry = pathToFileURL(join(project, 'index.mjs')).href
+    writeFileSync(join(project, 'index.mjs'), "export * from 'agent-todos-client'\n")
     const client = await import(entry)
     const todos = client.createAgentTodosClient({ baseUrl: server.url })
     const tools = await client.listTools(todos, { dialect: 's03', format: 'openai' })
@@ -73,5 +82,27 @@ describe('The agent-todos-client package', () => {
     })
     assert.equal(reply.response.status, 200)
     assert.equal(reply.data.results[0].content, 'No todos.')
+  })
+
+  it('Should run the installed agent-todos bin: --help, and watch --once against the server', async () => {
+    const project = join(work, 'project')
+    const bin = join(project, 'node_modules', '.bin', 'agent-todos')
+    const help = await run(bin, ['--help'], { cwd: project, timeout: 15_000 })
+    assert.match(help.stdout, /^Usage: agent-todos watch/m)
+    assert.match(help.stdout, /agent-todos observe/)
+    const version = await run(bin, ['--version'], { cwd: project, timeout: 15_000 })
+    assert.equal(
+      version.stdout.trim(),
+      JSON.parse(readFileSync(join(ROOT, 'packages/client/package.json'), 'utf8')).version
+    )
+    const once = await run(
+      bin,
+      ['watch', 'packaged', '--once', '--no-color', '--url', server.url],
+      {
+        cwd: project,
+        timeout: 15_000,
+      }
+    )
+    assert.match(once.stdout, /packaged/)
   })
 })
