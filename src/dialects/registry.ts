@@ -2,14 +2,14 @@
  * @module dialects/registry
  * Every dialect the service speaks, by name.
  */
-import { claudeTasks } from './claude-tasks.js'
-import { claudeTodoWrite } from './claude-todowrite.js'
-import { codexPlan } from './codex-plan.js'
-import { geminiTodos } from './gemini-todos.js'
+import { claudeTasks } from './claude-tasks/index.js'
+import { claudeTodoWrite } from './claude-todowrite/index.js'
+import { codexPlan } from './codex-plan/index.js'
+import { geminiTodos } from './gemini-todos/index.js'
 import { langchainTodos } from './langchain-todos.js'
-import { opencodeTodos } from './opencode-todos.js'
-import { openhandsTracker } from './openhands-tracker.js'
-import { qwenTodos } from './qwen-todos.js'
+import { opencodeTodos } from './opencode-todos/index.js'
+import { openhandsTracker } from './openhands-tracker/index.js'
+import { qwenTodos } from './qwen-todos/index.js'
 import { s03 } from './s03.js'
 import type { Dialect } from './types.js'
 

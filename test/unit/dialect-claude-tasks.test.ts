@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeItem, type Item } from '../../src/core/items.js'
-import { claudeTasks } from '../../src/dialects/claude-tasks.js'
+import { claudeTasks } from '../../src/dialects/claude-tasks/index.js'
 import {
   TASK_CREATE_PROMPT,
   TASK_GET_PROMPT,

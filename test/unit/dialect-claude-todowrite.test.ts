@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeItem, type Item } from '../../src/core/items.js'
-import { claudeTodoWrite } from '../../src/dialects/claude-todowrite.js'
+import { claudeTodoWrite } from '../../src/dialects/claude-todowrite/index.js'
 import { TODO_WRITE_PROMPT } from '../../src/dialects/claude-prompts.js'
 import type { DialectState } from '../../src/dialects/types.js'
 import { formatTool } from '../../src/tools/formats.js'

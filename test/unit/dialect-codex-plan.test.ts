@@ -4,7 +4,7 @@ import {
   codexPlan,
   parseUpdatePlanArguments,
   renderCodexPlan,
-} from '../../src/dialects/codex-plan.js'
+} from '../../src/dialects/codex-plan/index.js'
 import type { DialectState } from '../../src/dialects/types.js'
 import { makeItem } from '../../src/core/items.js'
 import { formatTool } from '../../src/tools/formats.js'

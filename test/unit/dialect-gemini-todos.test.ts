@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeItem, type Status } from '../../src/core/items.js'
-import { geminiTodos, renderGeminiTodos } from '../../src/dialects/gemini-todos.js'
+import { geminiTodos, renderGeminiTodos } from '../../src/dialects/gemini-todos/index.js'
 import type { DialectState } from '../../src/dialects/types.js'
 import { formatTool } from '../../src/tools/formats.js'
 import { makeTestApp, round } from '../helpers.js'

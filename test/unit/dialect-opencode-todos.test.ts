@@ -5,7 +5,7 @@ import {
   decodeTodoWrite,
   opencodeTodos,
   renderOpencodeTodos,
-} from '../../src/dialects/opencode-todos.js'
+} from '../../src/dialects/opencode-todos/index.js'
 import { assertNativeTool, dialectCalls, remindersOfIdleRounds } from '../dialect-support.js'
 import { makeTestApp, round } from '../helpers.js'
 

@@ -9,7 +9,7 @@ import {
   openhandsTracker,
   parseTaskTracker,
   renderTaskList,
-} from '../../src/dialects/openhands-tracker.js'
+} from '../../src/dialects/openhands-tracker/index.js'
 import type { DialectState } from '../../src/dialects/types.js'
 import { formatTool } from '../../src/tools/formats.js'
 import { makeTestApp, round } from '../helpers.js'

@@ -6,7 +6,7 @@ import {
   renderQwenTodos,
   UNCHANGED_TEXT,
   validateQwenTodos,
-} from '../../src/dialects/qwen-todos.js'
+} from '../../src/dialects/qwen-todos/index.js'
 import type { CallOutcome } from '../../src/dialects/types.js'
 import {
   assertNativeTool,

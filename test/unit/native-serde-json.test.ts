@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { parseUpdatePlanArguments } from '../../src/dialects/codex-plan.js'
+import { parseUpdatePlanArguments } from '../../src/dialects/codex-plan/index.js'
 
 const golden = JSON.parse(
   readFileSync(new URL('../fixtures/native/codex-update-plan.json', import.meta.url), 'utf8')

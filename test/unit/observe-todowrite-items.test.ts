@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { STATUSES } from '../../src/core/items.js'
-import { todoWriteItems } from '../../src/dialects/observe/claude-todowrite.js'
+import { todoWriteItems } from '../../src/dialects/claude-todowrite/observe.js'
 import { canonicalStatus } from '../../src/dialects/observe/types.js'
 
 describe('observe: TodoWrite items and statuses', () => {

@@ -12,10 +12,10 @@
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { geminiTodos } from '../../src/dialects/gemini-todos.js'
+import { geminiTodos } from '../../src/dialects/gemini-todos/index.js'
 import { langchainTodos, PARALLEL_CALL_ERROR } from '../../src/dialects/langchain-todos.js'
-import { opencodeTodos } from '../../src/dialects/opencode-todos.js'
-import { qwenTodos } from '../../src/dialects/qwen-todos.js'
+import { opencodeTodos } from '../../src/dialects/opencode-todos/index.js'
+import { qwenTodos } from '../../src/dialects/qwen-todos/index.js'
 import { s03 } from '../../src/dialects/s03.js'
 import type { CallOutcome, Dialect, DialectState } from '../../src/dialects/types.js'
 import { applyRound } from '../../src/dialects/round.js'

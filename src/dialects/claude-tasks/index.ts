@@ -8,8 +8,8 @@
  * blockers only, TaskCreate's `{task: {id, subject, description}}`.
  */
 import { z } from 'zod'
-import { makeItem, type Item } from '../core/items.js'
-import { DEFAULT_LIST_LIMITS, jsonTooDeep, MAX_BODY_DEPTH } from '../core/limits.js'
+import { makeItem, type Item } from '../../core/items.js'
+import { DEFAULT_LIST_LIMITS, jsonTooDeep, MAX_BODY_DEPTH } from '../../core/limits.js'
 import {
   duplicateId,
   inputValidationError,
@@ -17,18 +17,18 @@ import {
   parseStringified,
   systemReminder,
   unparsedInputError,
-} from './claude-shared.js'
+} from '../claude-shared.js'
 import {
   TASK_CREATE_PROMPT,
   TASK_GET_PROMPT,
   TASK_LIST_PROMPT,
   TASK_UPDATE_PROMPT,
   TASKS_SYSTEM_PROMPT,
-} from './claude-prompts.js'
-import { repairTaskCreate, repairTaskUpdate, taskCreateSteer } from './claude-task-repairs.js'
-import { isRecord } from './json.js'
-import type { CallContext, CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
-import { refused } from './outcome.js'
+} from '../claude-prompts.js'
+import { repairTaskCreate, repairTaskUpdate, taskCreateSteer } from './repairs.js'
+import { isRecord } from '../json.js'
+import type { CallContext, CallOutcome, Dialect, DialectState, ListCheck } from '../types.js'
+import { refused } from '../outcome.js'
 
 const TASK_STATUSES = ['pending', 'in_progress', 'completed'] as const
 const TaskStatus = z.enum(TASK_STATUSES)

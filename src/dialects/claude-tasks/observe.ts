@@ -1,5 +1,5 @@
 /**
- * @module dialects/observe/claude-tasks
+ * @module dialects/claude-tasks/observe
  * Claude Code's task tools, observed: each call's outcome is read from its result (the
  * `Task*Output` types of `sdk-tools.d.ts`, `@anthropic-ai/claude-code` 2.1.332) and applied as
  * Claude Code rebuilds its own list; a call is never run again here.
@@ -18,11 +18,16 @@
  * - `TaskGet` reads; it changes nothing.
  */
 import { makeItem, type Item } from '../../core/items.js'
-import { claudeTasks } from '../claude-tasks.js'
+import { claudeTasks } from './index.js'
 import { parseStringified, repairKeys } from '../claude-shared.js'
 import { isRecord } from '../json.js'
 import type { DialectState } from '../types.js'
-import { canonicalStatus, notApplied, type ObserveOutcome, type Observer } from './types.js'
+import {
+  canonicalStatus,
+  notApplied,
+  type ObserveOutcome,
+  type Observer,
+} from '../observe/types.js'
 
 const CREATED = /^Task #(\S+) created successfully/
 

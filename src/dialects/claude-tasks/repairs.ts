@@ -1,11 +1,11 @@
 /**
- * @module dialects/claude-task-repairs
+ * @module dialects/claude-tasks/repairs
  * How Claude Code 2.1.332 repairs a malformed task-tool call before its schema sees it, and the
  * steering text it puts before the schema errors when it cannot (`coerceInput` and
  * `validationErrorSteer` of TaskCreate and TaskUpdate, read from the `claude` executable of
  * `@anthropic-ai/claude-agent-sdk-linux-x64@0.3.332`). TaskGet and TaskList repair nothing.
  */
-import { isRecord } from './json.js'
+import { isRecord } from '../json.js'
 
 /** A non-blank string. */
 const isText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== ''

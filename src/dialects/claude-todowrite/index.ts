@@ -17,8 +17,8 @@
  * - Arguments that are no JSON: quoted back escaped (`unparsedInputError`).
  */
 import { z } from 'zod'
-import { reconcileIds } from '../core/reconcile-ids.js'
-import { droppedItems, makeItem, type Item } from '../core/items.js'
+import { reconcileIds } from '../../core/reconcile-ids.js'
+import { droppedItems, makeItem, type Item } from '../../core/items.js'
 import {
   duplicateId,
   inputValidationError,
@@ -26,12 +26,12 @@ import {
   parseStringified,
   systemReminder,
   unparsedInputError,
-} from './claude-shared.js'
-import { TODO_WRITE_PROMPT, TODO_WRITE_SYSTEM_PROMPT } from './claude-prompts.js'
-import { isRecord } from './json.js'
-import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
-import { nextIdOf, renderNumbered } from './list-rewrite.js'
-import { refused } from './outcome.js'
+} from '../claude-shared.js'
+import { TODO_WRITE_PROMPT, TODO_WRITE_SYSTEM_PROMPT } from '../claude-prompts.js'
+import { isRecord } from '../json.js'
+import type { CallOutcome, Dialect, DialectState, ListCheck } from '../types.js'
+import { nextIdOf, renderNumbered } from '../list-rewrite.js'
+import { refused } from '../outcome.js'
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
 

@@ -1,5 +1,5 @@
 /**
- * @module dialects/observe/claude-todowrite
+ * @module dialects/claude-todowrite/observe
  * Claude Code's `TodoWrite`, observed (`TodoWriteOutput` in `sdk-tools.d.ts` of
  * `@anthropic-ai/claude-code` 2.1.332): the list is the result's
  * `newTodos` (what the tool stored, after any hook rewrote the input), else the input's `todos`
@@ -9,9 +9,9 @@
  */
 import { isRecord } from '../json.js'
 import { parseStringified } from '../claude-shared.js'
-import { todoWriteCleared } from '../claude-todowrite.js'
+import { todoWriteCleared } from './index.js'
 import { rewriteList, type NewItem } from '../list-rewrite.js'
-import { canonicalStatus, notApplied, type Observer } from './types.js'
+import { canonicalStatus, notApplied, type Observer } from '../observe/types.js'
 
 /**
  * A TodoWrite list, leniently: items with a string `content`, a known status (else pending) and

@@ -21,11 +21,11 @@
  *   `update_plan`, `<reminder>Update your plan with update_plan.</reminder>` every round.
  */
 import { z } from 'zod'
-import type { Item } from '../core/items.js'
-import { renderChecklist, rewriteList } from './list-rewrite.js'
-import { fromStr, type Deserializer, type StructSpec } from './native/serde-json.js'
-import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
-import { refused } from './outcome.js'
+import type { Item } from '../../core/items.js'
+import { renderChecklist, rewriteList } from '../list-rewrite.js'
+import { fromStr, type Deserializer, type StructSpec } from '../native/serde-json.js'
+import type { CallOutcome, Dialect, DialectState, ListCheck } from '../types.js'
+import { refused } from '../outcome.js'
 
 const STEP_STATUSES = ['pending', 'in_progress', 'completed'] as const
 

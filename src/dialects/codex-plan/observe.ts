@@ -1,16 +1,21 @@
 /**
- * @module dialects/observe/codex-plan
+ * @module dialects/codex-plan/observe
  * OpenAI Codex CLI's plan, observed (Codex 0.171.0; the exec events are typed in
  * `@openai/codex-sdk` 0.163.0 `dist/index.d.ts`): `update_plan` as a command hook sees it (the
  * plan with every status), and the `todo_list` items of `codex exec --json`,
  * which keep only done / not done. A `todo_list` snapshot keeps the status a step already had while
  * it is not done (an `in_progress` seen through a hook stays), so the two feeds agree.
  */
-import { parseUpdatePlanArguments } from '../codex-plan.js'
+import { parseUpdatePlanArguments } from './index.js'
 import { isRecord } from '../json.js'
 import { rewriteList, type NewItem } from '../list-rewrite.js'
 import type { DialectState } from '../types.js'
-import { canonicalStatus, notApplied, type ObserveOutcome, type Observer } from './types.js'
+import {
+  canonicalStatus,
+  notApplied,
+  type ObserveOutcome,
+  type Observer,
+} from '../observe/types.js'
 
 /** update_plan's `plan`, parsed as Codex parses it; leniently (app-server casing) otherwise. */
 function planItems(input: unknown): NewItem[] | undefined {

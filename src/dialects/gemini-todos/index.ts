@@ -19,11 +19,11 @@
  *   `write_todos`, `<reminder>Update your todo list with write_todos.</reminder>` every round.
  */
 import { z } from 'zod'
-import type { Item } from '../core/items.js'
-import { isRecord } from './json.js'
-import { renderNumbered, rewriteList } from './list-rewrite.js'
-import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
-import { refused } from './outcome.js'
+import type { Item } from '../../core/items.js'
+import { isRecord } from '../json.js'
+import { renderNumbered, rewriteList } from '../list-rewrite.js'
+import type { CallOutcome, Dialect, DialectState, ListCheck } from '../types.js'
+import { refused } from '../outcome.js'
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled', 'blocked'] as const
 

@@ -1,5 +1,5 @@
 /**
- * @module dialects/observe/gemini-todos
+ * @module dialects/gemini-todos/observe
  * Gemini CLI's `write_todos`, observed (hook inputs: `google-gemini/gemini-cli`
  * `packages/core/src/hooks/types.ts`, as in 0.61.0): the list is the hook's
  * `tool_response.returnDisplay.todos`, else the call's `todos` (stream-json results carry no
@@ -7,7 +7,7 @@
  */
 import { isRecord } from '../json.js'
 import { rewriteList, type NewItem } from '../list-rewrite.js'
-import { canonicalStatus, notApplied, type Observer } from './types.js'
+import { canonicalStatus, notApplied, type Observer } from '../observe/types.js'
 
 function todoItems(value: unknown): NewItem[] | undefined {
   if (!Array.isArray(value)) return undefined

@@ -3,13 +3,13 @@
  * The observers of every dialect an observed agent's todo tools map to, and which dialect a tool
  * of each agent family fixes: a session's dialect follows its first todo tool (docs/observe.md).
  */
-import { claudeTasksObserver } from './claude-tasks.js'
-import { claudeTodoWriteObserver } from './claude-todowrite.js'
-import { codexPlanObserver } from './codex-plan.js'
-import { geminiTodosObserver } from './gemini-todos.js'
+import { claudeTasksObserver } from '../claude-tasks/observe.js'
+import { claudeTodoWriteObserver } from '../claude-todowrite/observe.js'
+import { codexPlanObserver } from '../codex-plan/observe.js'
+import { geminiTodosObserver } from '../gemini-todos/observe.js'
 import { getDialect } from '../registry.js'
 import { guardObserved } from './guard.js'
-import { openhandsTrackerObserver } from './openhands-tracker.js'
+import { openhandsTrackerObserver } from '../openhands-tracker/observe.js'
 import type { Observer } from './types.js'
 
 export type { ObservedCall, ObservedResult, ObserveOutcome, Observer } from './types.js'

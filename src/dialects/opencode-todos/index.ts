@@ -32,11 +32,11 @@
  * limits (2000 lines or 50 KB) into a file; lists that long are answered whole here.
  */
 import { z } from 'zod'
-import type { Item, Status } from '../core/items.js'
-import { isRecord } from './json.js'
-import { rewriteList } from './list-rewrite.js'
-import { refused } from './outcome.js'
-import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
+import type { Item, Status } from '../../core/items.js'
+import { isRecord } from '../json.js'
+import { rewriteList } from '../list-rewrite.js'
+import { refused } from '../outcome.js'
+import type { CallOutcome, Dialect, DialectState, ListCheck } from '../types.js'
 
 /** A todo as opencode decodes it. */
 export type OpencodeTodo = { content: string; status: string; priority: string }

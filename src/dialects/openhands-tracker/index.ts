@@ -27,9 +27,9 @@
  *   `task_tracker`, `<reminder>Update your task list with task_tracker.</reminder>` every round.
  */
 import { z } from 'zod'
-import type { Item, Status } from '../core/items.js'
-import { isRecord, parseJsonText } from './json.js'
-import { rewriteList } from './list-rewrite.js'
+import type { Item, Status } from '../../core/items.js'
+import { isRecord, parseJsonText } from '../json.js'
+import { rewriteList } from '../list-rewrite.js'
 import {
   literalMessage,
   pydanticErrorText,
@@ -37,9 +37,9 @@ import {
   pyRepr,
   pyStrip,
   type PydanticError,
-} from './native/python.js'
-import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
-import { refused } from './outcome.js'
+} from '../native/python.js'
+import type { CallOutcome, Dialect, DialectState, ListCheck } from '../types.js'
+import { refused } from '../outcome.js'
 
 const TRACKER_STATUSES = ['todo', 'in_progress', 'done'] as const
 const COMMANDS = ['view', 'plan'] as const

@@ -1,5 +1,5 @@
 /**
- * @module dialects/observe/openhands-tracker
+ * @module dialects/openhands-tracker/observe
  * OpenHands' `task_tracker`, observed (`OpenHands/software-agent-sdk`
  * `openhands-tools/openhands/tools/task_tracker/definition.py`): the observation's
  * `task_list` is the list after the call (`plan` wrote it, `view` shows it: both resync); the
@@ -8,7 +8,7 @@
  */
 import { isRecord } from '../json.js'
 import { rewriteList, type NewItem } from '../list-rewrite.js'
-import { canonicalStatus, notApplied, type Observer } from './types.js'
+import { canonicalStatus, notApplied, type Observer } from '../observe/types.js'
 
 function taskItems(value: unknown): NewItem[] | undefined {
   if (!Array.isArray(value)) return undefined

@@ -39,10 +39,10 @@
  */
 import { isDeepStrictEqual } from 'node:util'
 import { z } from 'zod'
-import { droppedItems, makeItem, type Item, type Status } from '../core/items.js'
-import { isRecord } from './json.js'
-import { refused } from './outcome.js'
-import type { CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
+import { droppedItems, makeItem, type Item, type Status } from '../../core/items.js'
+import { isRecord } from '../json.js'
+import { refused } from '../outcome.js'
+import type { CallOutcome, Dialect, DialectState, ListCheck } from '../types.js'
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
 
