@@ -37,7 +37,7 @@ import { registerIngestRoutes } from './routes/ingest.js'
 import { registerMcpRoutes } from './routes/mcp.js'
 import { registerOpsRoutes } from './routes/ops.js'
 import { registerRoundRoutes } from './routes/rounds.js'
-import { registerSessionRoutes } from './routes/sessions.js'
+import { registerSessionRoutes } from './routes/sessions/index.js'
 import { registerToolRoutes } from './routes/tools.js'
 import { registerWhoamiRoute } from './routes/whoami.js'
 

@@ -16,6 +16,7 @@ import type { OpenAPIHono, RouteConfig, z } from '@hono/zod-openapi'
 import type { Context, Handler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { AppEnv } from './context.js'
+import type { RouteResponse } from './typed-response.js'
 import {
   HONO_MALFORMED_JSON,
   invalidInput,
@@ -32,11 +33,25 @@ const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i
 
 /**
  * Adds the route to the OpenAPI document as declared and serves it with `handler`, which
- * validates its own input (`validInput`).
+ * validates its own input (`validInput`) and answers what the route declares.
  * @param app - the app
  * @param route - the declared route (`createRoute`)
  * @param handler - the handler
  */
+export function registerDocumented<R extends RouteConfig>(
+  app: OpenAPIHono<AppEnv>,
+  route: R,
+  handler: (c: Context<AppEnv>) => RouteResponse<R> | Promise<RouteResponse<R>>
+): void
+/**
+ * The same, for a handler not typed by its route yet (the ingest routes, until they are).
+ * @deprecated answer the route's responses (`RouteResponse<R>`)
+ */
+export function registerDocumented(
+  app: OpenAPIHono<AppEnv>,
+  route: RouteConfig,
+  handler: (c: Context<AppEnv>) => Response | Promise<Response>
+): void
 export function registerDocumented(
   app: OpenAPIHono<AppEnv>,
   route: RouteConfig,

@@ -74,9 +74,9 @@ export async function runRound(
 }
 
 /** A round's reply as the caller serialises it, and whether it was replayed. */
-export interface RoundReplyText {
+export interface RoundReplyText<Text extends string> {
   /** The reply's text: `render(outcome)`, or the one stored for the Idempotency-Key. */
-  text: string
+  text: Text
   /** True when an earlier request with the same Idempotency-Key answered it. */
   replayed: boolean
 }
@@ -91,17 +91,18 @@ const fingerprint = (body: unknown) =>
  * @param key - tenant and session
  * @param request - the round
  * @param idempotencyKey - the caller's key, if any
- * @param render - the reply's text for an outcome (stored with the round under a key)
+ * @param render - the reply's text for an outcome (stored with the round under a key, and
+ *   replayed as that type)
  * @throws ServiceError `too-many-tool-calls`, `idempotency-key-reused`,
  *   `idempotency-in-flight`, and those of `runRound`
  */
-export async function reportRound(
+export async function reportRound<Text extends string>(
   deps: ServiceDeps,
   key: SessionKey,
   request: RoundRequest,
   idempotencyKey: string | undefined,
-  render: (outcome: RoundOutcome) => string
-): Promise<RoundReplyText> {
+  render: (outcome: RoundOutcome) => Text
+): Promise<RoundReplyText<Text>> {
   const { maxToolCalls } = deps.limits
   if (request.tool_calls.length > maxToolCalls) {
     const detail = `at most ${maxToolCalls} tool calls per round (MAX_TOOL_CALLS); this round has ${request.tool_calls.length}`
@@ -128,11 +129,12 @@ export async function reportRound(
         'A request with this Idempotency-Key is still in flight; retry later.'
       )
     }
-    return { text: claim.record.reply, replayed: true }
+    // the text `render` made when the key's round committed
+    return { text: claim.record.reply as Text, replayed: true }
   }
   // the reply is stored in the same atomic step as the round: a retry after a timeout or a
   // crash finds it, or finds that nothing committed
-  let stored: string | undefined
+  let stored: Text | undefined
   try {
     const outcome = await runRound(deps, key, request, undefined, {
       scope,

@@ -11,6 +11,7 @@ import { problemResponses } from '../problem.js'
 import { RoundReply, RoundRequest, SessionIdParam } from '../schemas.js'
 import { roundReply } from '../views.js'
 import { registerDocumented, validInput } from '../route-input.js'
+import { jsonResponse, jsonText } from '../typed-response.js'
 
 const RoundHeaders = z.object({
   'idempotency-key': z.string().min(1).max(255).optional().openapi({
@@ -40,7 +41,7 @@ const postRound = createRoute({
   },
 })
 
-const replyText = (outcome: RoundOutcome) => JSON.stringify(roundReply(outcome))
+const replyText = (outcome: RoundOutcome) => jsonText(roundReply(outcome))
 
 /** Registers the rounds route. */
 export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
@@ -60,12 +61,11 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
       input.header['idempotency-key'],
       replyText
     )
-    return c.body(
+    return jsonResponse(
+      c,
       reply.text,
       200,
-      reply.replayed
-        ? { 'Content-Type': 'application/json', 'Idempotent-Replayed': 'true' }
-        : { 'Content-Type': 'application/json' }
+      reply.replayed ? { 'Idempotent-Replayed': 'true' } : undefined
     )
   })
 }

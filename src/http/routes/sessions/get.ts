@@ -1,0 +1,38 @@
+/**
+ * @module http/routes/sessions/get
+ * `GET /v1/sessions/{session_id}`: a session, its list, progress and counters.
+ */
+import { createRoute } from '@hono/zod-openapi'
+import { loadSession } from '../../../service/sessions.js'
+import { problemResponses } from '../../problem.js'
+import { SessionIdParam } from '../../schemas.js'
+import type { AppRouteHandler } from '../../typed-response.js'
+import {
+  etagOf,
+  keyOf,
+  notModified,
+  viewContent,
+  viewResponse,
+  type SessionRoutesDeps,
+} from './shared.js'
+
+export const getSessionRoute = createRoute({
+  method: 'get',
+  path: '/v1/sessions/{session_id}',
+  tags: ['sessions'],
+  summary: 'A session: its list, progress, counters',
+  request: { params: SessionIdParam },
+  responses: {
+    200: viewContent('The session'),
+    304: { description: 'Not modified (If-None-Match)' },
+    ...problemResponses(400, 401, 404),
+  },
+})
+
+/** The handler of `GET /v1/sessions/{session_id}`. */
+export const getSession =
+  (deps: SessionRoutesDeps): AppRouteHandler<typeof getSessionRoute> =>
+  async (c) => {
+    const session = await loadSession(deps.service, keyOf(c, c.req.valid('param').session_id))
+    return notModified(c, etagOf(session)) ?? (await viewResponse(c, deps.app, session))
+  }
