@@ -150,7 +150,8 @@ export function fieldErrors(
 
 const problemContent = { 'application/problem+json': { schema: ProblemDetails } }
 
-interface ProblemResponse {
+/** An OpenAPI response entry of a problem. */
+export interface ProblemResponse {
   description: string
   content: typeof problemContent
 }
