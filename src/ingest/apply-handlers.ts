@@ -66,6 +66,9 @@ export type Handler<E extends ObservedEvent> = (
   ctx: HandlerContext
 ) => ApplyState
 
+/** The handler of the events of one kind. */
+type HandlerOf<K extends ObservedKind> = Handler<Extract<ObservedEvent, { kind: K }>>
+
 const END_RANK: Record<EndedOutcome, number> = {
   completed: 1,
   cancelled: 2,
@@ -97,6 +100,8 @@ export function stateOf(session: Session): ApplyState {
 
 const ignore = (state: ApplyState): ApplyState => ({ ...state, ignored: state.ignored + 1 })
 
+const applied = (state: ApplyState): ApplyState => ({ ...state, applied: state.applied + 1 })
+
 /** The agent did something: it is alive, and no longer waits for a person. */
 const stir = (state: ApplyState): ApplyState => ({ ...state, alive: true, waiting: null })
 
@@ -126,7 +131,7 @@ const known = (ctx: HandlerContext, id: string) =>
   ctx.ledger.appliedIds.has(id) || ctx.replayed?.has(id) === true
 
 /** A call seen before its result: staged until its result commits it. */
-const onToolCall: Handler<Extract<ObservedEvent, { kind: 'tool_call' }>> = (state, event, ctx) => {
+const onToolCall: HandlerOf<'tool_call'> = (state, event, ctx) => {
   const next = stir(state)
   const { staged, transient } = ctx.ledger
   if (known(ctx, event.call_id) || staged.has(event.call_id)) return ignore(next)
@@ -140,15 +145,11 @@ const onToolCall: Handler<Extract<ObservedEvent, { kind: 'tool_call' }>> = (stat
     transient.add(event.call_id)
   }
   staged.set(event.call_id, call)
-  return { ...next, applied: next.applied + 1 }
+  return applied(next)
 }
 
 /** A tool's result: a todo tool's successful one applies its call through the dialect's observer. */
-const onToolResult: Handler<Extract<ObservedEvent, { kind: 'tool_result' }>> = (
-  state,
-  event,
-  ctx
-) => {
+const onToolResult: HandlerOf<'tool_result'> = (state, event, ctx) => {
   const next = stir(state)
   if (known(ctx, event.call_id)) return ignore(next)
   const { appliedIds, staged } = ctx.ledger
@@ -184,11 +185,7 @@ const onToolResult: Handler<Extract<ObservedEvent, { kind: 'tool_result' }>> = (
 }
 
 /** A run starts, or says which tools it has (the dialect they imply until a todo call fixes it). */
-const onSessionStart: Handler<Extract<ObservedEvent, { kind: 'session_start' }>> = (
-  state,
-  event,
-  ctx
-) => {
+const onSessionStart: HandlerOf<'session_start'> = (state, event, ctx) => {
   let next = stir(state)
   if (event.tools) {
     const implied = dialectFromTools(ctx.family, event.tools)
@@ -199,15 +196,11 @@ const onSessionStart: Handler<Extract<ObservedEvent, { kind: 'session_start' }>>
     }
   }
   if (event.run && next.ended) next = reopen(next)
-  return { ...next, applied: next.applied + 1 }
+  return applied(next)
 }
 
 /** The run ended: a less specific end than the one the session has does not replace it. */
-const onSessionEnd: Handler<Extract<ObservedEvent, { kind: 'session_end' }>> = (
-  state,
-  event,
-  ctx
-) => {
+const onSessionEnd: HandlerOf<'session_end'> = (state, event, ctx) => {
   let next: ApplyState = { ...state, waiting: null, alive: true }
   const unfinished = next.items.some(isUnfinished)
   const outcome: EndedOutcome =
@@ -229,7 +222,7 @@ const onSessionEnd: Handler<Extract<ObservedEvent, { kind: 'session_end' }>> = (
 }
 
 /** The agent waits for a person (not once the run ended); the same reason keeps its first mark. */
-const onWaiting: Handler<Extract<ObservedEvent, { kind: 'waiting' }>> = (state, event, ctx) => {
+const onWaiting: HandlerOf<'waiting'> = (state, event, ctx) => {
   const next = { ...state, alive: true }
   if (next.ended) return ignore(next)
   const waiting =
@@ -240,7 +233,7 @@ const onWaiting: Handler<Extract<ObservedEvent, { kind: 'waiting' }>> = (state, 
 }
 
 /** The handler of each event kind. */
-export const HANDLERS: { [K in ObservedKind]: Handler<Extract<ObservedEvent, { kind: K }>> } = {
+export const HANDLERS: { [K in ObservedKind]: HandlerOf<K> } = {
   ignored: (state) => ignore(state),
   activity: (state) => ignore(stir(state)),
   tool_call: onToolCall,
