@@ -1,0 +1,99 @@
+// In-process A/B of the ingest path of compiled variants: each variant's app (dist/http/app.js on
+// its memory store) answers `app.request()` deliveries of a scenario in one process, the variants
+// alternating batch by batch, and the process's CPU time per delivery is taken for each batch.
+// No sockets, no client and no second process: on a loaded machine this measures what the
+// service's own code costs per delivery far more steadily than bench/ab.mjs can.
+// Each batch starts after a full collection (run with --expose-gc), so one variant's garbage is
+// not collected in the other's batch; the first round of batches is a warm-up and not counted.
+// Usage: node --expose-gc bench/ab-inproc.mjs <scenario> <batches> <per-batch> name=dir …
+// scenario: ingest-todo (a new TodoWrite call, the next list, 64 sessions), ingest-cap (the same
+// on sessions already holding 64 applied calls), ingest-dup (a delivery already applied).
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import pino from 'pino'
+import { median } from './lib.mjs'
+
+const [scenario, batches, perBatch, ...specs] = process.argv.slice(2)
+const SESSIONS = 64
+const LISTS = [1, 2, 3, 4, 5].map((n) =>
+  JSON.stringify(
+    Array.from({ length: 5 }, (_, i) => ({
+      content: `Step ${i + 1} of the task`,
+      status: i < n - 1 ? 'completed' : i === n - 1 ? 'in_progress' : 'pending',
+      activeForm: `Doing step ${i + 1}`,
+    }))
+  )
+)
+const hook = (session, id, k) =>
+  `{"session_id":"${session}","hook_event_name":"PostToolUse","tool_name":"TodoWrite","tool_input":{"todos":${LISTS[k % 5]}},"tool_response":{"oldTodos":${k ? LISTS[(k - 1) % 5] : '[]'},"newTodos":${LISTS[k % 5]}},"tool_use_id":"${id}","duration_ms":1}`
+
+async function variant(name, dir) {
+  const dist = path.resolve(dir, 'dist')
+  const load = (file) => import(pathToFileURL(path.join(dist, file)).href)
+  const { createApp } = await load('http/app.js')
+  const { createMemoryStore } = await load('store/memory.js')
+  const { parseAuthKeys } = await load('http/auth.js')
+  const now = () => Date.now()
+  const app = createApp({
+    store: createMemoryStore({ ttlMs: 24 * 3600 * 1000, historyLimit: 50, now }),
+    logger: pino({ level: 'silent' }),
+    keys: parseAuthKeys(undefined),
+    bodyLimitBytes: 1024 * 1024,
+    staleAfterMs: 900_000,
+    historyLimit: 50,
+    idempotencyTtlMs: 24 * 3600 * 1000,
+    now,
+    isDraining: () => false,
+    openapiDocument: null,
+    sseHeartbeatMs: 15_000,
+  })
+  const counts = new Map()
+  let serial = 0
+  const post = async (body) => {
+    const res = await app.request('/v1/ingest/claude-code', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body,
+    })
+    if (res.status !== 200) throw new Error(`${name}: ${res.status} ${await res.text()}`)
+    await res.arrayBuffer()
+  }
+  const next = (i) => {
+    const session = `s${i % SESSIONS}`
+    const k = counts.get(session) ?? 0
+    counts.set(session, k + 1)
+    return hook(session, `toolu_${name}_${serial++}`, k)
+  }
+  // the sessions exist (and, at cap, hold as many applied calls as they keep) before the runs
+  const fill = scenario === 'ingest-cap' ? 64 : 1
+  for (let i = 0; i < SESSIONS * fill; i++) await post(next(i))
+  const dup = hook('s0', 'toolu_dup', 0)
+  await post(dup)
+  return { name, deliver: (i) => post(scenario === 'ingest-dup' ? dup : next(i)), cpu: [] }
+}
+
+const variants = []
+for (const spec of specs) {
+  const [name, dir] = spec.split('=')
+  variants.push(await variant(name, dir))
+}
+const collect = globalThis.gc ?? (() => {})
+for (let b = -1; b < Number(batches); b++) {
+  for (const v of b % 2 ? [...variants].reverse() : variants) {
+    collect()
+    const start = process.cpuUsage()
+    for (let i = 0; i < Number(perBatch); i++) await v.deliver(i)
+    const used = process.cpuUsage(start)
+    if (b >= 0) v.cpu.push((used.user + used.system) / Number(perBatch))
+  }
+}
+const [first] = variants
+console.log(
+  `${scenario}: ${batches} batches of ${perBatch} deliveries, in process${globalThis.gc ? '' : ' (no --expose-gc)'}`
+)
+for (const v of variants) {
+  const ratios = v.cpu.map((c, i) => c / first.cpu[i]).sort((a, b) => a - b)
+  console.log(
+    `${v.name.padEnd(8)} ${median(v.cpu).toFixed(1).padStart(7)} µs CPU/delivery  × ${first.name} (paired median) ${median(ratios).toFixed(3)} (${ratios[0].toFixed(2)}–${ratios.at(-1).toFixed(2)})`
+  )
+}
