@@ -7,6 +7,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../context.js'
 import { problemResponses } from '../problem.js'
 import { Whoami } from '../schemas.js'
+import type { AppRouteHandler } from '../typed-response.js'
 
 const whoami = createRoute({
   method: 'get',
@@ -19,9 +20,11 @@ const whoami = createRoute({
   },
 })
 
+/** The handler of `GET /v1/whoami`. */
+const whoamiHandler: AppRouteHandler<typeof whoami> = (c) =>
+  c.json({ tenant: c.get('tenant'), role: c.get('role') }, 200, { 'Cache-Control': 'no-store' })
+
 /** Registers `GET /v1/whoami`. */
 export function registerWhoamiRoute(app: OpenAPIHono<AppEnv>) {
-  app.openapi(whoami, (c) =>
-    c.json({ tenant: c.get('tenant'), role: c.get('role') }, 200, { 'Cache-Control': 'no-store' })
-  )
+  app.openapi(whoami, whoamiHandler)
 }

@@ -1,0 +1,48 @@
+/**
+ * @module http/routes/tools/get-dialect
+ * `GET /v1/dialects/{name}`: one dialect, with the guidance its native gives beside the tool.
+ */
+import { createRoute, type z } from '@hono/zod-openapi'
+import { flavourNames, flavourOf } from '../../../dialects/flavour.js'
+import { getDialect as registered } from '../../../dialects/registry.js'
+import { problemResponses, ServiceError } from '../../problem.js'
+import { DialectParams, DialectQuery, DialectReply } from '../../schemas.js'
+import type { AppRouteHandler } from '../../typed-response.js'
+import { etagHeader } from './shared.js'
+
+export const getDialectRoute = createRoute({
+  method: 'get',
+  path: '/v1/dialects/{name}',
+  operationId: 'getDialect',
+  tags: ['tools'],
+  summary: 'One dialect, with the system-prompt guidance its native gives beside the tool',
+  request: { params: DialectParams, query: DialectQuery },
+  responses: {
+    200: {
+      description: 'The dialect, in the flavour asked for (default: its first)',
+      headers: etagHeader,
+      content: { 'application/json': { schema: DialectReply } },
+    },
+    304: { description: 'Not modified (If-None-Match)' },
+    ...problemResponses(400, 401, 404),
+  },
+})
+
+/** The handler of `GET /v1/dialects/{name}`. */
+export const getDialect: AppRouteHandler<typeof getDialectRoute> = (c) => {
+  const { name } = c.req.valid('param')
+  const { flavour } = c.req.valid('query')
+  const found = registered(name)
+  if (!found) throw new ServiceError('dialect-not-found', `No dialect '${name}'.`)
+  const dialect = flavourOf(found, flavour)
+  const flavours = flavourNames(found) as z.infer<typeof DialectReply>['flavours']
+  const reply: z.infer<typeof DialectReply> = {
+    name: dialect.name,
+    flavour: flavours.length === 0 ? null : (flavour ?? flavours[0]),
+    flavours,
+    tools: dialect.tools.map((t) => t.name),
+    description: dialect.description,
+    system_prompt: dialect.systemPrompt ?? null,
+  }
+  return c.json(reply, 200)
+}

@@ -1,0 +1,48 @@
+/**
+ * @module http/routes/tools/list-tools
+ * `GET /v1/tools`: a dialect's tool definitions in a provider's format.
+ */
+import { createRoute, type z } from '@hono/zod-openapi'
+import { flavourOf } from '../../../dialects/flavour.js'
+import { DIALECTS } from '../../../dialects/registry.js'
+import { formatTool, isStrictFormat, STRICT_FORMATS } from '../../../tools/formats.js'
+import { problemResponses, ServiceError } from '../../problem.js'
+import { ToolsQuery, ToolsReply } from '../../schemas.js'
+import type { AppRouteHandler } from '../../typed-response.js'
+import { etagHeader } from './shared.js'
+
+export const listToolsRoute = createRoute({
+  method: 'get',
+  path: '/v1/tools',
+  operationId: 'listTools',
+  tags: ['tools'],
+  summary: "A dialect's tool definitions in a provider's format",
+  request: { query: ToolsQuery },
+  responses: {
+    200: {
+      description: 'Tool definitions, shaped as the `format` provider takes them',
+      headers: etagHeader,
+      content: { 'application/json': { schema: ToolsReply } },
+    },
+    304: { description: 'Not modified (If-None-Match)' },
+    ...problemResponses(400, 401),
+  },
+})
+
+/** The handler of `GET /v1/tools`. */
+export const listTools: AppRouteHandler<typeof listToolsRoute> = (c) => {
+  const { dialect, format, strict: strictParam, flavour } = c.req.valid('query')
+  const strict = strictParam === 'true'
+  if (strict && !isStrictFormat(format)) {
+    const detail = `strict=true applies to the formats ${STRICT_FORMATS.join(', ')}`
+    throw new ServiceError('invalid-request', `${detail}; '${format}' has no strict mode.`, {
+      errors: [{ pointer: '/query/strict', detail }],
+    })
+  }
+  const tools = flavourOf(DIALECTS.get(dialect)!, flavour).tools.map((tool) =>
+    formatTool(tool, format, { strict })
+  )
+  // formatTool builds each format's shape; the schema documents it
+  const reply = { dialect, format, tools } as z.infer<typeof ToolsReply>
+  return c.json(reply, 200)
+}
