@@ -542,6 +542,60 @@ describe('The dashboard in headless Chromium', { skip, timeout: 60_000 }, () => 
       assert.equal(await page.textContent(`${rowSelector(SUBAGENT)} .sid`), SUBAGENT)
       assert.deepEqual(problems, [])
     })
+
+    it('Should fit a 390 px phone screen: no horizontal overflow, each card with its id, state and progress in view', async () => {
+      const phone = await context.newPage()
+      const phoneProblems = watchPage(phone)
+      try {
+        await phone.setViewportSize({ width: 390, height: 844 })
+        await phone.goto(server.url)
+        await phone.waitForSelector(rowSelector(SUBAGENT))
+        const fits = async (what: string) => {
+          const { scrollWidth, innerWidth } = await phone.evaluate(() => ({
+            scrollWidth: document.documentElement.scrollWidth,
+            innerWidth: window.innerWidth,
+          }))
+          assert.ok(scrollWidth <= innerWidth, `${what}: ${scrollWidth} px wide in ${innerWidth}`)
+        }
+        await fits('the list')
+        // neither the screen nor the cell (overflow: hidden) cuts the id, the state or the percentage
+        const clipped = await phone.$$eval('#rows tr', (rows) =>
+          rows.flatMap((row: any) =>
+            ['.sid', '.cell-state .badge', '.pct'].flatMap((selector) => {
+              const part = row.querySelector(selector)
+              if (!part) return [`${row.dataset.sessionId}: no ${selector}`]
+              const box = part.getBoundingClientRect()
+              const cell = part.closest('td').getBoundingClientRect()
+              const inside =
+                box.width > 0 &&
+                box.left >= cell.left - 0.5 &&
+                box.right <= cell.right + 0.5 &&
+                box.right <= window.innerWidth
+              return inside ? [] : [`${row.dataset.sessionId}: ${selector} cut`]
+            })
+          )
+        )
+        assert.deepEqual(clipped, [])
+        // the needs-you view, then a session's detail pane across the whole width
+        await phone.click('.filter[data-filter="waiting"]')
+        await fits('the waiting view')
+        await phone.click('.filter[data-filter="all"]')
+        await phone.click(`${rowSelector(CODEX)} .cell-current`)
+        await phone.waitForSelector('#detail-body:not([hidden])')
+        await fits('the detail pane')
+        const pane = await phone.$eval('#detail', (detail: any) => {
+          const box = detail.getBoundingClientRect()
+          return { left: box.left, right: box.right, innerWidth: window.innerWidth }
+        })
+        assert.ok(pane.left >= 0 && pane.right <= pane.innerWidth, JSON.stringify(pane))
+        assert.ok(pane.right - pane.left >= pane.innerWidth - 40, JSON.stringify(pane))
+        mkdirSync(ARTIFACTS, { recursive: true })
+        await phone.screenshot({ path: join(ARTIFACTS, 'dashboard-phone.png'), fullPage: true })
+        assert.deepEqual(phoneProblems, [])
+      } finally {
+        await phone.close()
+      }
+    })
   })
 
   describe('with AUTH_KEYS (an agent and a viewer key)', () => {
