@@ -5,7 +5,15 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  symlinkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -109,5 +117,27 @@ describe('The agent-todos package root', () => {
       { cwd: new URL('.', ROOT).pathname }
     ).catch((error: { stdout: string }) => error)
     assert.deepEqual(JSON.parse(stdout).dependencies ?? {}, {})
+  })
+
+  it("Should copy the docs page's swagger-ui files and their licence into dist/ at build time", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-todos-assets-'))
+    try {
+      mkdirSync(join(dir, 'src', 'http', 'docs'), { recursive: true })
+      writeFileSync(join(dir, 'src', 'http', 'docs', 'index.html'), '<!doctype html>')
+      writeFileSync(join(dir, 'package.json'), '{}')
+      symlinkSync(new URL('node_modules', ROOT).pathname, join(dir, 'node_modules'))
+      await promisify(execFile)(
+        process.execPath,
+        [new URL('scripts/copy-assets.mjs', ROOT).pathname],
+        { cwd: dir, timeout: 15_000 }
+      )
+      assert.ok(existsSync(join(dir, 'dist', 'http', 'docs', 'index.html')))
+      // what src/http/routes/ops.ts serves under /docs/assets/, beside the page it reads
+      for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js', 'LICENSE', 'NOTICE']) {
+        assert.ok(existsSync(join(dir, 'dist', 'http', 'docs', 'swagger-ui', file)), file)
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
