@@ -110,10 +110,13 @@ export function documentSharedResponses(registry: OpenAPIRegistry): void {
       route.responses = { ...common, ...body, ...route.responses }
       // a route's own 405, 429 or 503 still carries the headers that come with it
       for (const status of [405, 429, 503] as const) {
-        const own = route.responses[status] as { headers?: unknown } | undefined
-        if (own && !own.headers) {
-          const shared = common[status] as { headers?: unknown } | undefined
-          route.responses[status] = { ...own, headers: shared?.headers } as never
+        const own = route.responses[status]
+        if (own && !('$ref' in own) && !own.headers) {
+          const shared = common[status]
+          route.responses[status] = {
+            ...own,
+            headers: shared && !('$ref' in shared) ? shared.headers : undefined,
+          }
         }
       }
     }

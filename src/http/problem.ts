@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import type { AppEnv } from './context.js'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import {
   ERROR_CATALOG,
@@ -78,7 +79,7 @@ export interface ProblemExtra extends ServiceErrorExtra {
  * @param extra - field errors and headers
  */
 export function problem(
-  c: Context,
+  c: Context<AppEnv>,
   code: ErrorCode,
   detail: string,
   extra: ProblemExtra = {}
@@ -91,7 +92,7 @@ export function problem(
     detail,
   }
   if (extra.errors) body.errors = extra.errors
-  const requestId = c.get('requestId' as never) as string | undefined
+  const requestId = c.get('requestId')
   if (requestId) body.request_id = requestId
   return c.json(body, status, { ...extra.headers, 'Content-Type': 'application/problem+json' })
 }
@@ -101,7 +102,7 @@ export function problem(
  * @param c - the context
  * @param error - the error
  */
-export const problemOf = (c: Context, error: ServiceError): Response =>
+export const problemOf = (c: Context<AppEnv>, error: ServiceError): Response =>
   problem(c, error.code, error.message, { errors: error.errors, headers: error.headers })
 
 /** Where each validated part of a request points in a problem's field errors. */
