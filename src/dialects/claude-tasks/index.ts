@@ -4,7 +4,7 @@
  * (their input and output types: `sdk-tools.d.ts` of `@anthropic-ai/claude-code` 2.1.332, a dev
  * dependency): per-item CRUD with server ids "1", "2", … never reused, partial updates,
  * bidirectional blocks/blockedBy. Follows Claude Code 2.1.332: the tools' long prompts
- * as descriptions, its input repairs and steering text (`claude-task-repairs`), TaskGet's open
+ * as descriptions, its input repairs and steering text (`claude-tasks/repairs`), TaskGet's open
  * blockers only, TaskCreate's `{task: {id, subject, description}}`.
  */
 import { z } from 'zod'
@@ -84,7 +84,7 @@ const TASK_NOT_FOUND = 'Task not found'
 
 /**
  * Per tool: the fields a model may send as JSON text, then Claude Code 2.1.332's own repairs
- * (`claude-task-repairs`; TaskGet repairs nothing, not even `task_id`).
+ * (`claude-tasks/repairs`; TaskGet repairs nothing, not even `task_id`).
  */
 const REPAIRS: Record<string, { stringified: string[]; coerce?: (input: unknown) => unknown }> = {
   TaskCreate: { stringified: ['metadata'], coerce: repairTaskCreate },
