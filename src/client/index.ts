@@ -1,8 +1,9 @@
 /**
  * @module client
  * `agent-todos-client` (also `agent-todos/client`): a typed client of the HTTP API, its types
- * generated from openapi/openapi.json (`npm run client`), its requests made by openapi-fetch,
- * its one dependency. The package is built from this folder by packages/client.
+ * generated from openapi/openapi.json (`npm run client`), its requests made by openapi-fetch (the
+ * client's one dependency; the package's CLI adds eventsource-parser). The package is built
+ * from this folder and src/cli by packages/client.
  *
  * @example
  * ```ts
