@@ -165,7 +165,7 @@ export function authenticate(
  * The problem answer of a refusal of hono's bearerAuth: 401 without a valid key, 400 for an
  * Authorization header that is not `Bearer <key>`; its WWW-Authenticate header kept.
  */
-function bearerRefusal(c: Context, error: HTTPException): Response {
+function bearerRefusal(c: Context<AppEnv>, error: HTTPException): Response {
   const headers: Record<string, string> = {}
   const challenge = error.res?.headers.get('www-authenticate')
   if (challenge) headers['www-authenticate'] = challenge

@@ -9,6 +9,7 @@
  * before answering; past the cap it answers with `Connection: close`.
  */
 import type { Context, MiddlewareHandler } from 'hono'
+import type { AppEnv } from './context.js'
 
 /** Beyond this many bytes an oversized body is not drained: the connection is closed instead. */
 const DRAIN_CAP_BYTES = 64 * 1024 * 1024
@@ -19,8 +20,8 @@ const DRAIN_CAP_BYTES = 64 * 1024 * 1024
  */
 export function bodyLimit(
   maxSize: number,
-  onTooLarge: (c: Context) => Response
-): MiddlewareHandler {
+  onTooLarge: (c: Context<AppEnv>) => Response
+): MiddlewareHandler<AppEnv> {
   return async function bodyLimit(c, next) {
     // reads carry no body we would read; not touching `body` spares the Node adapter from
     // building a full Request for every GET

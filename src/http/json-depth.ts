@@ -8,6 +8,7 @@
  * same cached text.
  */
 import type { Context, MiddlewareHandler } from 'hono'
+import type { AppEnv } from './context.js'
 import { jsonTooDeep, MAX_BODY_DEPTH } from '../core/limits.js'
 import { requestHeader } from './route-input.js'
 
@@ -17,7 +18,9 @@ export const TOO_DEEP_DETAIL = `The request body is nested more than ${MAX_BODY_
 /**
  * @param onTooDeep - builds the response to a body nested deeper than `MAX_BODY_DEPTH`
  */
-export function jsonDepthLimit(onTooDeep: (c: Context) => Response): MiddlewareHandler {
+export function jsonDepthLimit(
+  onTooDeep: (c: Context<AppEnv>) => Response
+): MiddlewareHandler<AppEnv> {
   return async function jsonDepthLimit(c, next) {
     const method = c.req.method
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next()
