@@ -28,7 +28,12 @@
  *   own.
  */
 import { isUnfinished } from '../core/items.js'
-import { newLimitCache, type LimitCache, type ListLimits } from '../core/limits.js'
+import {
+  checkSessionLimits,
+  newLimitCache,
+  type LimitCache,
+  type ListLimits,
+} from '../core/limits.js'
 import {
   newSession,
   type Observed,
@@ -182,6 +187,36 @@ function fitStaged(calls: StagedCall[], limits: ListLimits): StagedCall[] {
 }
 
 /**
+ * The staged calls that fit beside the session's list, dialect state and pending edit within
+ * `MAX_SESSION_BYTES` (the whole session is what reads, listings and streams are sized for):
+ * the oldest go first until the rest fit.
+ * @param calls - the calls `fitStaged` kept, oldest first
+ * @param session - what the session stores besides them
+ * @param limits - the caps
+ * @param cache - sizes measured before in this update
+ */
+function withinSession(
+  calls: StagedCall[],
+  session: Pick<Session, 'items' | 'dialect_state'> & Pick<Observed, 'pending_edit'>,
+  limits: ListLimits,
+  cache: LimitCache
+): StagedCall[] {
+  let kept = calls
+  const over = () =>
+    checkSessionLimits(
+      {
+        items: session.items,
+        dialect_state: session.dialect_state,
+        observed: { pending: kept, pending_edit: session.pending_edit },
+      },
+      limits,
+      cache
+    ) !== null
+  while (kept.length > 0 && over()) kept = kept.slice(1)
+  return kept
+}
+
+/**
  * A delivery's events (all of one session) cut after each successful tool result, so that each
  * list the agent had is a version of its own: a batch of stream lines (`observe` sends what
  * arrived within a few ms together, a replayed JSONL file comes whole) keeps the history a
@@ -306,9 +341,14 @@ export function applyObserved(
   observed.pending =
     ledger.staged.size === 0
       ? []
-      : fitStaged(
-          [...ledger.staged.values()].filter((call) => !ledger.transient.has(call.id)),
-          ctx.limits
+      : withinSession(
+          fitStaged(
+            [...ledger.staged.values()].filter((call) => !ledger.transient.has(call.id)),
+            ctx.limits
+          ),
+          { items, dialect_state: state.data, pending_edit: observed.pending_edit },
+          ctx.limits,
+          handlerCtx.limitCache
         )
   observed.applied = ledger.appliedIds.stored()
   let edit: string | null = null

@@ -12,6 +12,8 @@ import {
   checkStoredLimits,
   DEFAULT_LIST_LIMITS,
 } from '../../src/core/limits.js'
+import { makeTestApp } from '../helpers.js'
+import { ingest } from '../ingest-support.js'
 
 /** A list of about `kb` KB. */
 const listOf = (kb: number): Item[] =>
@@ -72,5 +74,54 @@ describe('sessions count staged calls and pending edits against MAX_SESSION_BYTE
       DEFAULT_LIST_LIMITS
     )
     assert.match(refusal ?? '', /MAX_CONTENT_LENGTH/)
+  })
+})
+
+describe('an observed session stays within MAX_SESSION_BYTES with what it stages', () => {
+  const SESSION = 'gemini:5e55b0c1-0000-4000-8000-00000000beef'
+  const line = (value: object) => JSON.stringify(value)
+  const todos = (n: number, size: number) => ({
+    todos: Array.from({ length: n }, (_, i) => ({
+      description: `${i} `.padEnd(size, 'x'),
+      status: i === 0 ? 'in_progress' : 'pending',
+    })),
+  })
+
+  it('Should not stage a call that would take the session past the cap beside its list', async () => {
+    const t = makeTestApp({ limits: { maxSessionBytes: 16_384 } })
+    const start = line({
+      type: 'init',
+      timestamp: '2026-12-01T08:00:00Z',
+      session_id: SESSION.slice(7),
+    })
+    const first = [
+      start,
+      line({
+        type: 'tool_use',
+        tool_name: 'write_todos',
+        tool_id: 'w1',
+        parameters: todos(6, 1800),
+      }),
+      line({ type: 'tool_result', tool_id: 'w1', status: 'success' }),
+    ]
+    assert.equal((await ingest(t, 'gemini-cli', first.join('\n') + '\n')).status, 200)
+    // a call whose result comes in a later delivery: staged, 6 KB of input beside an 11 KB list
+    const pendingCall = line({
+      type: 'tool_use',
+      tool_name: 'write_todos',
+      tool_id: 'w2',
+      parameters: todos(3, 2000),
+    })
+    // the stream continued in parts: its later lines name no session
+    const later = await ingest(t, 'gemini-cli', pendingCall + '\n', `?session_id=${SESSION}`)
+    assert.equal(later.status, 200, later.text)
+    const stored = await t.store.get({ tenant: 'default', sessionId: SESSION })
+    assert.ok(stored?.observed)
+    const whole = checkSessionLimits(
+      { items: stored.items, dialect_state: stored.dialect_state, observed: stored.observed },
+      { ...DEFAULT_LIST_LIMITS, maxSessionBytes: 16_384 }
+    )
+    assert.equal(whole, null, 'the stored session is within MAX_SESSION_BYTES')
+    assert.deepEqual(stored.observed.pending, [])
   })
 })
