@@ -79,4 +79,27 @@ describe('PUT /v1/sessions/{id}/todos', () => {
     assert.equal(res.status, 400)
     assert.ok(res.body.errors.some((e: any) => e.pointer === '/items/0/status'))
   })
+
+  it('Should answer malformed JSON and a body that is not JSON as the rounds route does', async () => {
+    const t = await seeded()
+    const malformed = await t.call('PUT', '/v1/sessions/s1/todos', '{"items": [')
+    assert.equal(malformed.status, 400)
+    assert.deepEqual(
+      { type: malformed.body.type, title: malformed.body.title, detail: malformed.body.detail },
+      {
+        type: 'https://agent-todos.dev/problems/malformed-json',
+        title: 'Bad Request',
+        detail: 'The request body is not valid JSON.',
+      }
+    )
+    assert.deepEqual(malformed.body.errors, [
+      { pointer: '', detail: 'Malformed JSON in request body' },
+    ])
+    const text = await t.call('PUT', '/v1/sessions/s1/todos', 'items', {
+      'Content-Type': 'text/plain',
+    })
+    assert.equal(text.status, 415)
+    assert.equal(text.body.type, 'https://agent-todos.dev/problems/http-error')
+    assert.equal((await t.call('GET', '/v1/sessions/s1')).body.version, 1)
+  })
 })
