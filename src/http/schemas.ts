@@ -220,6 +220,9 @@ export const PutTodosRequest = z
         'At most MAX_ITEMS items (default 500) and MAX_SESSION_BYTES of JSON (default 1 MiB); more gets 422.',
     }),
     dialect: DialectName.optional(),
+    settings: Settings.optional().openapi({
+      description: 'The settings of a session this PUT creates (as a first round sets them)',
+    }),
   })
   .openapi('PutTodosRequest')
 

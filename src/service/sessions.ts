@@ -3,8 +3,14 @@
  * A person's changes to a session: edit its list, end its run, delete it.
  */
 import { isUnfinished, type Item } from '../core/items.js'
-import { checkStoredLimits } from '../core/limits.js'
-import { newSession, type EndedOutcome, type Session, type SessionKey } from '../core/session.js'
+import { checkSessionLimits, checkStoredLimits } from '../core/limits.js'
+import {
+  newSession,
+  type EndedOutcome,
+  type Session,
+  type SessionKey,
+  type SessionSettings,
+} from '../core/session.js'
 import { resolveDialect } from '../dialects/round.js'
 import { editRefusal, pendEdit } from '../ingest/edit.js'
 import type { ServiceDeps } from './deps.js'
@@ -20,6 +26,8 @@ export interface ListEdit {
   items: Item[]
   /** The dialect of a session this creates; a different one than an existing session's is refused. */
   dialect?: string
+  /** The settings of a session this creates (its reminder, a dialect's flavour), as a round's. */
+  settings?: SessionSettings
   /** A precondition on the current version (If-Match), with the words it was given in. */
   ifMatch?: { header: string; matches: (current: Session | null) => boolean }
   /**
@@ -56,10 +64,10 @@ export async function editList(
     }
     const refusal = editRefusal(current)
     if (refusal) throw new ServiceError('agent-owns-list', refusal)
-    const dialect = resolveDialect(current, edit.dialect)
+    const dialect = resolveDialect(current, edit.dialect, edit.settings)
     const checked = dialect.checkList(edit.items)
     if (!checked.ok) throw new ServiceError('dialect-rule', checked.message)
-    const base = current ?? newSession(key, dialect.name, {}, now, versionFloor)
+    const base = current ?? newSession(key, dialect.name, edit.settings ?? {}, now, versionFloor)
     const stored = { items: checked.items, data: base.dialect_state }
     const overLimit = checkStoredLimits(stored, deps.limits)
     if (overLimit) throw new ServiceError('limit-exceeded', overLimit)
@@ -67,6 +75,9 @@ export async function editList(
       if (edit.untrusted) throw new ServiceError('untrusted-edit', UNTRUSTED_EDIT)
       // an observed Claude session: handed to the model by the next PostToolUse hook reply
       const pending = pendEdit(current, checked.items, now)
+      // the pending edit is a second list: the whole session stays within MAX_SESSION_BYTES
+      const overSession = checkSessionLimits(pending, deps.limits)
+      if (overSession) throw new ServiceError('limit-exceeded', overSession)
       return { value: pending, write: { session: pending, source: 'put' } }
     }
     const next: Session = {

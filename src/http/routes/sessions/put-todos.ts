@@ -49,6 +49,7 @@ export const putTodos =
         blocked_by: item.blocked_by ?? [],
       })),
       dialect: body.dialect,
+      settings: body.settings,
       ifMatch: ifMatch === undefined ? undefined : ifMatchOf(ifMatch),
       // in open access any page that CORS_ORIGINS admits could write here: its edit may change
       // the list a person sees, never the text a running agent is handed
