@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/dialects/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One dialect, with the system-prompt guidance its native gives beside the tool */
+        get: operations["getDialect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tools": {
         parameters: {
             query?: never;
@@ -343,6 +360,22 @@ export interface components {
             pointer: string;
             detail: string;
         };
+        DialectReply: {
+            name: components["schemas"]["DialectName"];
+            /** @description null for a dialect with one flavour */
+            flavour: components["schemas"]["Flavour"] | null;
+            /** @description empty for a dialect with one flavour */
+            flavours: components["schemas"]["Flavour"][];
+            tools: string[];
+            description: string;
+            /** @description The guidance the native agent puts in its system prompt beside the tool, byte for byte, for a client to add to its own; null where the native has none (or none verified) */
+            system_prompt: string | null;
+        };
+        /**
+         * @description Which package of the native a flavoured dialect speaks: `langchain-todos` python (the default) or js (the npm `langchain`'s texts); other dialects have one flavour and ignore it
+         * @enum {string}
+         */
+        Flavour: "python" | "js";
         ToolsReply: components["schemas"]["AnthropicToolsReply"] | components["schemas"]["OpenAIToolsReply"] | components["schemas"]["OpenAIResponsesToolsReply"] | components["schemas"]["GeminiToolsReply"] | components["schemas"]["McpToolsReply"];
         AnthropicToolsReply: {
             dialect: components["schemas"]["DialectName"];
@@ -520,6 +553,7 @@ export interface components {
             /** @description false turns the reminder off */
             reminder?: boolean;
             reminder_after_rounds?: number;
+            flavour?: components["schemas"]["Flavour"];
         };
         SessionView: {
             session_id: string;
@@ -587,6 +621,7 @@ export interface components {
             /** @description At most MAX_ITEMS items (default 500) and MAX_SESSION_BYTES of JSON (default 1 MiB); more gets 422. */
             items: components["schemas"]["ItemInput"][];
             dialect?: components["schemas"]["DialectName"];
+            settings?: components["schemas"]["SessionSettings"];
         };
         ItemInput: {
             id: string;
@@ -853,6 +888,113 @@ export interface operations {
             };
         };
     };
+    getDialect: {
+        parameters: {
+            query?: {
+                /** @description Which package of the native a flavoured dialect speaks: `langchain-todos` python (the default) or js (the npm `langchain`'s texts); other dialects have one flavour and ignore it */
+                flavour?: components["schemas"]["Flavour"];
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dialect, in the flavour asked for (default: its first) */
+            200: {
+                headers: {
+                    /** @description a hash of the body */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DialectReply"];
+                };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists with other methods */
+            405: {
+                headers: {
+                    /** @description the methods it has */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            429: {
+                headers: {
+                    /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
+                    RateLimit?: string;
+                    /** @description `<limit>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
     listTools: {
         parameters: {
             query?: {
@@ -860,6 +1002,8 @@ export interface operations {
                 format?: "anthropic" | "openai" | "openai-responses" | "gemini" | "mcp";
                 /** @description true: strict schemas and `strict: true` (openai, openai-responses and anthropic only): every object closed, every property required, optional ones nullable */
                 strict?: "true" | "false";
+                /** @description Which package of the native a flavoured dialect speaks: `langchain-todos` python (the default) or js (the npm `langchain`'s texts); other dialects have one flavour and ignore it */
+                flavour?: components["schemas"]["Flavour"];
             };
             header?: never;
             path?: never;

@@ -220,9 +220,8 @@ export const PutTodosRequest = z
         'At most MAX_ITEMS items (default 500) and MAX_SESSION_BYTES of JSON (default 1 MiB); more gets 422.',
     }),
     dialect: DialectName.optional(),
-    settings: Settings.optional().openapi({
-      description: 'The settings of a session this PUT creates (as a first round sets them)',
-    }),
+    // the settings of a session this PUT creates, as a first round sets them
+    settings: Settings.optional(),
   })
   .openapi('PutTodosRequest')
 
