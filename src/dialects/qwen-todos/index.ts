@@ -221,7 +221,7 @@ function itemsOf(todos: readonly QwenTodo[]): Item[] {
     makeItem({
       id: todo.id,
       content: todo.content,
-      status: todo.status as Status,
+      status: todo.status,
       blocked_by: [...(todo.blockedBy ?? [])],
       blocks: blocks.get(todo.id) ?? [],
     })
