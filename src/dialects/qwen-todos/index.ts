@@ -39,7 +39,7 @@
  */
 import { isDeepStrictEqual } from 'node:util'
 import { z } from 'zod'
-import { droppedItems, makeItem, type Item, type Status } from '../../core/items.js'
+import { droppedItems, makeItem, type Item } from '../../core/items.js'
 import { isRecord } from '../json.js'
 import { refused } from '../outcome.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from '../types.js'
