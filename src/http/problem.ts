@@ -13,7 +13,6 @@ import {
   type ErrorCode,
   type ProblemStatus,
   type ServiceErrorExtra,
-  type StatusOf,
 } from '../service/errors.js'
 
 export { ServiceError, sessionNotFound } from '../service/errors.js'
@@ -44,23 +43,6 @@ export const ProblemDetails = z
   .openapi('ProblemDetails')
 
 export type FieldError = z.infer<typeof ProblemFieldError>
-
-/**
- * Kept for the sites not converted yet (src/http/routes/ingest.ts): a `ServiceError` named the
- * old way, status first. The status must be the catalog's status of the code (the types hold it).
- * @deprecated throw `ServiceError` (service/errors)
- */
-export class ProblemError<C extends ErrorCode = ErrorCode> extends ServiceError {
-  constructor(
-    _status: StatusOf<C>,
-    code: C,
-    detail: string,
-    errors?: FieldError[],
-    headers?: Record<string, string>
-  ) {
-    super(code, detail, { errors, headers })
-  }
-}
 
 /** What a problem response carries besides its code and detail. */
 export interface ProblemExtra extends ServiceErrorExtra {

@@ -43,15 +43,6 @@ export function registerDocumented<R extends RouteConfig>(
   route: R,
   handler: (c: Context<AppEnv>) => RouteResponse<R> | Promise<RouteResponse<R>>
 ): void
-/**
- * The same, for a handler not typed by its route yet (the ingest routes, until they are).
- * @deprecated answer the route's responses (`RouteResponse<R>`)
- */
-export function registerDocumented(
-  app: OpenAPIHono<AppEnv>,
-  route: RouteConfig,
-  handler: (c: Context<AppEnv>) => Response | Promise<Response>
-): void
 export function registerDocumented(
   app: OpenAPIHono<AppEnv>,
   route: RouteConfig,
