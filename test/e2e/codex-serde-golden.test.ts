@@ -53,7 +53,7 @@ describe('serde_json error texts from the real Codex CLI', () => {
       const outputs = api.exchanges(name).map((exchange) => exchange.result ?? null)
       assert.equal(outputs.length, golden.cases.length, 'one call per case')
       const version = JSON.parse(
-        readFileSync(`${ROOT}/node_modules/@openai/codex/package.json`, 'utf8')
+        readFileSync(`${ROOT}/test/agents/node_modules/@openai/codex/package.json`, 'utf8')
       ).version as string
       if (UPDATE) {
         golden.codex = version
