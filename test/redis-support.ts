@@ -12,6 +12,11 @@ import { join } from 'node:path'
 import { it } from 'node:test'
 import assert from 'node:assert/strict'
 import { Cluster, Redis } from 'ioredis'
+import {
+  createRedisStore,
+  type RedisSessionStore,
+  type RedisStoreOptions,
+} from '../src/store/redis/index.js'
 
 /** The shared Redis of the test run (`.ci/run` starts it when down). */
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -242,4 +247,53 @@ export async function startRedisCluster(): Promise<RedisClusterProcess> {
     await stop()
     throw error
   }
+}
+
+/** A redis-server of one test's own, in a temporary folder that `stop` removes. */
+export interface PrivateRedis extends RedisServerProcess {
+  dir: string
+}
+
+/**
+ * Starts a redis-server that only this test uses (for what a test does to the server itself:
+ * fill its memory, delay its replies, kill it) on a free port, in a temporary folder.
+ * @param tag - names the folder
+ * @param extra - more redis-server arguments (`--maxmemory-policy noeviction`, …)
+ */
+export async function startPrivateRedis(tag: string, extra: string[] = []): Promise<PrivateRedis> {
+  const dir = mkdtempSync(join(tmpdir(), `agent-todos-${tag}-`))
+  try {
+    const server = await startRedisServer(await freeRedisPort(), dir, extra)
+    return {
+      ...server,
+      dir,
+      async stop(signal) {
+        await server.stop(signal)
+        rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true })
+    throw error
+  }
+}
+
+/** A logger that keeps the test output clean (the store logs reconnects it is made to see). */
+export const SILENT_LOGGER = { info: () => undefined, warn: () => undefined }
+
+/**
+ * Opens a Redis store as the tests use it: sessions kept an hour, 50 versions of history, a
+ * silent logger, the wall clock; `options` name the server and change any of those.
+ * @param options - `url` or `clusterNodes`, and any other store option
+ */
+export function openTestRedisStore(
+  options: Partial<RedisStoreOptions>
+): Promise<RedisSessionStore> {
+  return createRedisStore({
+    ttlMs: 3_600_000,
+    historyLimit: 50,
+    now: Date.now,
+    logger: SILENT_LOGGER,
+    ...options,
+  })
 }

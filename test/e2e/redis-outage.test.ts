@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { createRedisStore } from '../../src/store/redis/index.js'
 import type { ChangeEvent, SessionStore } from '../../src/store/types.js'
 import { request, startServer, type ServerProcess } from './server-process.js'
 import {
   freeRedisPort,
   missingRedis,
+  openTestRedisStore,
   probeRedisBinaries,
   startRedisServer,
   type RedisServerProcess,
@@ -100,13 +100,7 @@ if (missing) {
     before(async () => {
       redis = await startRedisServer(await freeRedisPort(), dir)
       server = await startServer({ STORE: 'redis', REDIS_URL: redis.url })
-      watcher = await createRedisStore({
-        url: redis.url,
-        ttlMs: 60_000,
-        historyLimit: 5,
-        now: Date.now,
-        logger: { info: () => undefined, warn: () => undefined },
-      })
+      watcher = await openTestRedisStore({ url: redis.url, ttlMs: 60_000, historyLimit: 5 })
       watcher.subscribe((event) => heard.push(event))
     })
     after(async () => {

@@ -6,21 +6,18 @@
  * by the same script as the round, so the retry replays it.
  */
 import { createHash } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { createRedisStore, type RedisSessionStore } from '../../src/store/redis/index.js'
+import type { RedisSessionStore } from '../../src/store/redis/index.js'
 import { luaScript } from '../../src/store/redis/scripts.js'
 import { makeTestApp, type TestApp } from '../helpers.js'
 import { startSlowReplyProxy, type SlowReplyProxy } from '../redis-proxy.js'
 import {
-  freeRedisPort,
   missingRedis,
+  openTestRedisStore,
   probeRedisBinaries,
-  startRedisServer,
-  type RedisServerProcess,
+  startPrivateRedis,
+  type PrivateRedis,
 } from '../redis-support.js'
 
 const missing = probeRedisBinaries()
@@ -36,24 +33,19 @@ if (missing) {
     (name.toLowerCase() === 'eval' && first === WRITE_LUA)
 
   describe('hostile 05 on Redis: a committed round whose reply comes too late', () => {
-    let dir: string
-    let redis: RedisServerProcess
+    let redis: PrivateRedis
     let proxy: SlowReplyProxy
     let store: RedisSessionStore
     let t: TestApp
     const clock = { now: Date.parse('2026-11-30T12:00:00Z') }
 
     before(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'agent-todos-slow-'))
-      redis = await startRedisServer(await freeRedisPort(), dir)
+      redis = await startPrivateRedis('slow')
       proxy = await startSlowReplyProxy({ host: '127.0.0.1', port: redis.port })
-      store = await createRedisStore({
+      store = await openTestRedisStore({
         url: proxy.url,
-        ttlMs: 3_600_000,
-        historyLimit: 50,
         now: () => clock.now,
         commandTimeoutMs: 1000,
-        logger: { info: () => undefined, warn: () => undefined },
       })
       t = makeTestApp({ store, now: () => clock.now })
     })
@@ -61,7 +53,6 @@ if (missing) {
       await store?.close()
       await proxy?.close()
       await redis?.stop()
-      if (dir) rmSync(dir, { recursive: true, force: true })
     })
 
     /** Sends the round while the write's reply is held back 1.5 s, then retries it at once. */

@@ -7,21 +7,18 @@
  * decides what to do), and once maxmemory is raised writes and readiness recover without a
  * restart.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { Redis } from 'ioredis'
-import { createRedisStore, type RedisSessionStore } from '../../src/store/redis/index.js'
+import type { RedisSessionStore } from '../../src/store/redis/index.js'
 import { StoreUnavailableError } from '../../src/store/types.js'
 import { makeTestApp, round, type TestApp } from '../helpers.js'
 import {
-  freeRedisPort,
   missingRedis,
+  openTestRedisStore,
   probeRedisBinaries,
-  startRedisServer,
-  type RedisServerProcess,
+  startPrivateRedis,
+  type PrivateRedis,
 } from '../redis-support.js'
 
 const missing = probeRedisBinaries()
@@ -30,8 +27,7 @@ if (missing) {
   missingRedis('hostile 06 on Redis (out of memory)', missing)
 } else {
   describe('hostile 06 on Redis: out of memory under noeviction answers 503, never 500', () => {
-    let dir: string
-    let redis: RedisServerProcess
+    let redis: PrivateRedis
     let raw: Redis
     let store: RedisSessionStore
     let t: TestApp
@@ -41,26 +37,15 @@ if (missing) {
     ]
 
     before(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'agent-todos-oom-'))
-      redis = await startRedisServer(await freeRedisPort(), dir, [
-        '--maxmemory-policy',
-        'noeviction',
-      ])
+      redis = await startPrivateRedis('oom', ['--maxmemory-policy', 'noeviction'])
       raw = new Redis(redis.url)
-      store = await createRedisStore({
-        url: redis.url,
-        ttlMs: 3_600_000,
-        historyLimit: 50,
-        now: () => clock.now,
-        logger: { info: () => undefined, warn: () => undefined },
-      })
+      store = await openTestRedisStore({ url: redis.url, now: () => clock.now })
       t = makeTestApp({ store, now: () => clock.now })
     })
     after(async () => {
       await store?.close()
       raw?.disconnect()
       await redis?.stop()
-      if (dir) rmSync(dir, { recursive: true, force: true })
     })
 
     it('Should refuse writes with 503, keep reads, store no creation, and recover', async () => {

@@ -10,15 +10,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import {
-  createRedisStore,
-  type RedisSessionStore,
-  type RedisStoreOptions,
-} from '../../src/store/redis/index.js'
+import type { RedisSessionStore, RedisStoreOptions } from '../../src/store/redis/index.js'
 import { makeTestApp, round } from '../helpers.js'
 import {
   freeRedisPort,
   missingRedis,
+  openTestRedisStore,
   probeRedisBinaries,
   startRedisCluster,
   startRedisServer,
@@ -30,14 +27,7 @@ const missing = probeRedisBinaries()
 async function hundredCreations(target: Pick<RedisStoreOptions, 'url' | 'clusterNodes'>) {
   const clock = { now: Date.parse('2026-11-30T12:00:00Z') }
   const now = () => clock.now
-  const open = () =>
-    createRedisStore({
-      ...target,
-      ttlMs: 3_600_000,
-      historyLimit: 50,
-      now,
-      logger: { info: () => undefined, warn: () => undefined },
-    })
+  const open = () => openTestRedisStore({ ...target, now })
   const stores: RedisSessionStore[] = [await open(), await open()]
   try {
     const apps = stores.map((store) =>
