@@ -40,12 +40,12 @@ export interface AgentTodos {
   /** The dialect's todo tools (merge with your own: `tools: {...todos.tools, ...mine}`). */
   tools: Record<string, Tool<unknown, TodoToolOutput>>
   /** Reports each step's model answer as a round; guidance and reminder into the prompt. */
-  prepareStep: (options: {
+  prepareStep<TOOLS extends ToolSet>(options: {
     stepNumber: number
     model: LanguageModel
     messages: ModelMessage[]
     initialInstructions: Instructions | undefined
-  }) => Promise<PrepareStepResult<ToolSet>>
+  }): Promise<PrepareStepResult<TOOLS>>
   /** Waits for the step's round (its failure surfaces here). */
   onStepFinish: () => Promise<void>
 }
@@ -123,7 +123,7 @@ export async function agentTodos(options: AgentTodosOptions): Promise<AgentTodos
 
   return {
     tools,
-    prepareStep: async ({ stepNumber, model, messages, initialInstructions }) => {
+    async prepareStep({ stepNumber, model, messages, initialInstructions }) {
       if (typeof model === 'string')
         throw new Error('agent-todos: pass the model as an instance (openai("…")), not an id')
       let reporting = wrapped.get(model)
