@@ -17,7 +17,7 @@
  * await run(agent, 'Add a /health endpoint')
  * ```
  */
-import { tool, type Agent, type FunctionTool } from '@openai/agents'
+import { tool, type Agent, type AgentOutputType, type FunctionTool } from '@openai/agents'
 import { openRounds, type AgentTodosOptions, type TurnCall } from './rounds.js'
 
 export type { AgentTodosOptions } from './rounds.js'
@@ -43,7 +43,9 @@ export interface AgentTodos {
   /** The agent's instructions: the guidance, and a due reminder (compose with your own). */
   instructions: () => Promise<string>
   /** Reports each model turn of `agent` as one round; returns the agent. */
-  attach<A extends Agent<any, any>>(agent: A): A
+  attach<TContext, TOutput extends AgentOutputType>(
+    agent: Agent<TContext, TOutput>
+  ): Agent<TContext, TOutput>
 }
 
 /**

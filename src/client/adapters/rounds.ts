@@ -104,7 +104,7 @@ export class TodoRounds {
     const pending =
       this.byCall.get(callId) ??
       new Promise<RoundReply>((resolve, reject) =>
-        this.waiting.set(callId, (round) => round.then(resolve, reject))
+        this.waiting.set(callId, (round) => void round.then(resolve, reject))
       )
     const reply = await pending
     this.byCall.delete(callId)
@@ -184,7 +184,7 @@ export async function openRounds(
     specs.map((tool) => ({
       name: tool.name,
       description: tool.description ?? '',
-      parameters: tool.parameters as Record<string, unknown>,
+      parameters: tool.parameters,
     })),
     described.data.system_prompt
   )
