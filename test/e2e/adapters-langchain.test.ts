@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { register } from 'node:module'
 import { startServer, type ServerProcess } from './server-process.js'
+import { documentedBlocks, example } from './adapters-docs.js'
 
 // the frameworks live in test/agents/ and the example imports agent-todos-client: both resolve
 // through these hooks, so everything that needs them is imported dynamically below
@@ -47,6 +48,13 @@ describe('The LangChain JS adapter (agentTodosMiddleware)', () => {
   })
   after(async () => {
     await server.stop()
+  })
+
+  it('Should run the example docs/clients.md shows, byte for byte', () => {
+    assert.ok(
+      documentedBlocks().includes(example('langchain')),
+      'examples/adapters/langchain.ts is in the page'
+    )
   })
 
   it('Should report each model turn as one round and hand the reminder to the fourth model call', async () => {

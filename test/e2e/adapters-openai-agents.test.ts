@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { register } from 'node:module'
 import { startServer, type ServerProcess } from './server-process.js'
+import { documentedBlocks, example } from './adapters-docs.js'
 
 // the frameworks live in test/agents/ and the example imports agent-todos-client: both resolve
 // through these hooks, so everything that needs them is imported dynamically below
@@ -88,6 +89,13 @@ describe('The OpenAI Agents JS adapter (agentTodos)', () => {
   })
   after(async () => {
     await server.stop()
+  })
+
+  it('Should run the example docs/clients.md shows, byte for byte', () => {
+    assert.ok(
+      documentedBlocks().includes(example('openai-agents')),
+      'examples/adapters/openai-agents.ts is in the page'
+    )
   })
 
   it('Should report each model turn as one round and hand the reminder to the fourth model call', async () => {
