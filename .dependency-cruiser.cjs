@@ -110,6 +110,19 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/client/' },
     },
     {
+      name: 'only-an-adapter-imports-its-framework',
+      comment:
+        'The frameworks are optional peers of agent-todos-client: only their adapter (src/client/adapters/<framework>.ts, its own subpath export) imports one, and nothing else of the client or the CLI imports an adapter.',
+      severity: 'error',
+      from: {
+        path: '^src/(client|cli)',
+        pathNot: '^src/client/adapters/(langchain|ai-sdk|openai-agents)\\.ts$',
+      },
+      to: {
+        path: '^(langchain|@langchain/|ai$|ai/|@openai/agents)|node_modules/(langchain|@langchain|ai|@openai/agents)/|^src/client/adapters/(langchain|ai-sdk|openai-agents)\\.ts$',
+      },
+    },
+    {
       name: 'cli-imports-only-the-client',
       comment: 'The CLI is a client of the HTTP API like any other: it imports only src/client.',
       severity: 'error',

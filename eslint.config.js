@@ -12,6 +12,11 @@ import tseslint from 'typescript-eslint'
 const providers = JSON.parse(
   readFileSync(new URL('tsconfig.providers.json', import.meta.url), 'utf8')
 )
+// Likewise the framework adapters of the client package, their examples and tests: the frameworks
+// are optional peers, installed in test/agents/node_modules only.
+const adapters = JSON.parse(
+  readFileSync(new URL('tsconfig.adapters.json', import.meta.url), 'utf8')
+)
 
 export default tseslint.config(
   {
@@ -70,7 +75,7 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
-    files: ['**/*.{js,mjs,cjs}', ...providers.include],
+    files: ['**/*.{js,mjs,cjs}', ...providers.include, ...adapters.include],
     ...tseslint.configs.disableTypeChecked,
   },
   {

@@ -173,6 +173,7 @@ export function createApp(appDeps: AppDeps) {
           'Last-Event-ID',
           'X-Session-Id',
           'X-Dialect',
+          'X-Flavour',
           'Mcp-Session-Id',
           'Mcp-Protocol-Version',
         ],

@@ -1,7 +1,7 @@
 /**
  * The client ships on its own: `npm pack ./packages/client` into an empty project installs the
  * client, openapi-fetch (with the helper types it needs) and eventsource-parser (the CLI's) and
- * nothing else, the installed package talks to the real server, and its `agent-todos` bin (watch,
+ * nothing else (the frameworks of its adapters are optional peers), the installed package talks to the real server, and its `agent-todos` bin (watch,
  * observe) runs without the server's native dependencies.
  */
 import { after, before, describe, it } from 'node:test'
@@ -63,6 +63,11 @@ describe('The agent-todos-client package', () => {
       readFileSync(join(modules, 'agent-todos-client', 'package.json'), 'utf8')
     )
     assert.deepEqual(Object.keys(manifest.dependencies), ['eventsource-parser', 'openapi-fetch'])
+    // the frameworks of the adapters are peers the consumer installs, each optional
+    const peers = ['@langchain/core', '@openai/agents', 'ai', 'langchain']
+    assert.deepEqual(Object.keys(manifest.peerDependencies).sort(), peers)
+    for (const peer of peers)
+      assert.deepEqual(manifest.peerDependenciesMeta[peer], { optional: true })
     assert.equal(
       readFileSync(join(modules, 'agent-todos-client', 'LICENSE'), 'utf8'),
       readFileSync(join(ROOT, 'LICENSE'), 'utf8'),
@@ -82,6 +87,21 @@ describe('The agent-todos-client package', () => {
     })
     assert.equal(reply.response.status, 200)
     assert.equal(reply.data.results[0].content, 'No todos.')
+
+    // each adapter is its own export; without its framework installed it fails on that import
+    for (const [subpath, framework] of [
+      ['langchain', 'langchain'],
+      ['ai-sdk', 'ai'],
+      ['openai-agents', '@openai/agents'],
+    ]) {
+      const file = join(project, `${subpath}.mjs`)
+      writeFileSync(file, `export * from 'agent-todos-client/${subpath}'\n`)
+      await assert.rejects(import(pathToFileURL(file).href), (error: NodeJS.ErrnoException) => {
+        assert.equal(error.code, 'ERR_MODULE_NOT_FOUND')
+        assert.match(error.message, new RegExp(`'${framework}`))
+        return true
+      })
+    }
   })
 
   it('Should run the installed agent-todos bin: --help, and watch --once against the server', async () => {

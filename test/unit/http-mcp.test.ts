@@ -239,6 +239,45 @@ describe('/mcp (Streamable HTTP, stateless)', () => {
     }
   })
 
+  it("Should list and run langchain-todos in the flavour asked for a new session, then the session's", async () => {
+    const t = makeTestApp()
+    const rest = async (flavour: string) =>
+      (await t.call('GET', `/v1/tools?dialect=langchain-todos&format=mcp&flavour=${flavour}`)).body
+        .tools
+    const js = await rest('js')
+    assert.notDeepEqual(js, await rest('python'), 'the flavours differ')
+
+    const headers = { 'X-Session-Id': 'lc-js', 'X-Dialect': 'langchain-todos', 'X-Flavour': 'js' }
+    const listed = await rpc(t, 'tools/list', {}, headers)
+    assert.deepEqual(listed.body.result.tools, js)
+    const byQuery = await rpc(t, 'tools/list', {}, {}, '/mcp?dialect=langchain-todos&flavour=js')
+    assert.deepEqual(byQuery.body.result.tools, js)
+
+    const todos = [{ content: 'Plan', status: 'pending' }]
+    const called = await rpc(
+      t,
+      'tools/call',
+      { name: 'write_todos', arguments: { todos } },
+      headers
+    )
+    assert.equal(
+      called.body.result.content[0].text,
+      'Updated todo list to [{"content":"Plan","status":"pending"}]'
+    )
+    const view = await t.call('GET', '/v1/sessions/lc-js')
+    assert.equal(view.body.dialect, 'langchain-todos')
+
+    // the session keeps its flavour: listed without the header, or with the other one
+    const session = { 'X-Session-Id': 'lc-js' }
+    assert.deepEqual((await rpc(t, 'tools/list', {}, session)).body.result.tools, js)
+    const other = await rpc(t, 'tools/list', {}, { ...session, 'X-Flavour': 'python' })
+    assert.deepEqual(other.body.result.tools, js)
+
+    const bad = await rpc(t, 'tools/list', {}, {}, '/mcp?flavour=rust')
+    assert.equal(bad.status, 400)
+    assert.match(bad.body.error.message, /Unknown flavour 'rust' \(python, js\)/)
+  })
+
   it('Should refuse a dialect that conflicts with the session, as a JSON-RPC error', async () => {
     const t = makeTestApp()
     await callTodo(t, { items: [] })

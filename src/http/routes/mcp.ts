@@ -39,7 +39,7 @@ import type { Context } from 'hono'
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status'
 import { z } from 'zod'
 import type { OpenAPIHono } from '@hono/zod-openapi'
-import type { SessionKey } from '../../core/session.js'
+import { FLAVOURS, type Flavour, type SessionKey } from '../../core/session.js'
 import { getDialect } from '../../dialects/registry.js'
 import { DialectConflictError, resolveDialect } from '../../dialects/round.js'
 import type { Dialect } from '../../dialects/types.js'
@@ -63,6 +63,11 @@ const MCP_SESSION_HEADER = 'mcp-session-id'
 export const SESSION_ARGUMENT = 'session_id'
 /** Chooses the dialect of a new session (else the session's, else `s03`); so does `?dialect=`. */
 export const DIALECT_HEADER = 'x-dialect'
+/**
+ * Chooses the flavour of a new session (`langchain-todos`: `python` or `js`), as a round's
+ * `settings.flavour` does; so does `?flavour=`. A session keeps the flavour it was created with.
+ */
+export const FLAVOUR_HEADER = 'x-flavour'
 
 const RESOURCE_PREFIX = 'agent-todos://sessions/'
 const RESOURCE_SUFFIX = '/todos'
@@ -84,7 +89,13 @@ interface McpScope {
   /** 2026-07-28 without `X-Session-Id`: each tool call names its session in `session_id`. */
   byArgument: boolean
   requested: string | undefined
+  /** The flavour asked for a new session. */
+  flavour: Flavour | undefined
 }
+
+/** The settings a scope's request gives a new session. */
+const settingsOf = (scope: McpScope) =>
+  scope.flavour === undefined ? undefined : { flavour: scope.flavour }
 
 /**
  * The URI of a session's rendered list as an MCP resource.
@@ -130,7 +141,7 @@ function requireSession(scope: McpScope): SessionKey {
 async function dialectOf(deps: Pick<ServiceDeps, 'store'>, scope: McpScope): Promise<Dialect> {
   const current = scope.sessionId === null ? null : await deps.store.get(requireSession(scope))
   try {
-    return resolveDialect(current, scope.requested)
+    return resolveDialect(current, scope.requested, settingsOf(scope))
   } catch (error) {
     return protocolError(error)
   }
@@ -256,9 +267,9 @@ function createMcpServer(deps: ServiceDeps, scope: McpScope): Server {
       if ('refusal' in target) return target.refusal
       const { key, input, minted } = target
       const call = { id: String(ctx.mcpReq.id), name, input }
-      const round = { dialect: scope.requested, tool_calls: [call] }
+      const round = { dialect: scope.requested, settings: settingsOf(scope), tool_calls: [call] }
       const outcome = await runRound(deps, key, round, (current) => {
-        const dialect = resolveDialect(current, scope.requested)
+        const dialect = resolveDialect(current, scope.requested, settingsOf(scope))
         if (!dialect.tools.some((tool) => tool.name === name)) {
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`)
         }
@@ -311,7 +322,9 @@ function createMcpServer(deps: ServiceDeps, scope: McpScope): Server {
     }
     const session = await deps.store.get({ tenant: scope.tenant, sessionId })
     // An unknown session reads as the empty list it would start as (in this tenant).
-    const text = session ? renderedList(session) : resolveDialect(null, scope.requested).render([])
+    const text = session
+      ? renderedList(session)
+      : resolveDialect(null, scope.requested, settingsOf(scope)).render([])
     return { contents: [{ uri, mimeType: 'text/plain', text }] }
   })
 
@@ -328,6 +341,16 @@ function scopeOf(c: Context<AppEnv>, legacy: boolean): McpScope | Response {
   if (requested !== undefined && !getDialect(requested)) {
     return rpcError(c, 400, ProtocolErrorCode.InvalidRequest, `Unknown dialect '${requested}'.`)
   }
+  const flavour = c.req.header(FLAVOUR_HEADER) ?? c.req.query('flavour')
+  if (flavour !== undefined && !(FLAVOURS as readonly string[]).includes(flavour)) {
+    const known = FLAVOURS.join(', ')
+    return rpcError(
+      c,
+      400,
+      ProtocolErrorCode.InvalidRequest,
+      `Unknown flavour '${flavour}' (${known}).`
+    )
+  }
   const named = c.req.header(SESSION_HEADER)
   // 2026-07-28 removed Mcp-Session-Id: a server SHOULD ignore it (transport spec, backward compatibility)
   const issued = legacy ? c.req.header(MCP_SESSION_HEADER) : undefined
@@ -338,7 +361,13 @@ function scopeOf(c: Context<AppEnv>, legacy: boolean): McpScope | Response {
     return rpcError(c, 400, ProtocolErrorCode.InvalidRequest, message)
   }
   const byArgument = !legacy && named === undefined
-  return { tenant: c.get('tenant'), sessionId, byArgument, requested }
+  return {
+    tenant: c.get('tenant'),
+    sessionId,
+    byArgument,
+    requested,
+    flavour: flavour as Flavour | undefined,
+  }
 }
 
 /** The JSON-RPC messages of a body: the batch's, the one's, or none when it is not JSON. */

@@ -1,0 +1,84 @@
+/**
+ * @module client/adapters/langchain
+ * `agent-todos-client/langchain`: the todo tool of a LangChain JS agent, owned by agent-todos.
+ * The middleware adds the dialect's todo tool and the native's system-prompt guidance, reports
+ * each model turn (its todo and other tool calls together) as one round after the model answers,
+ * answers the todo calls with the round's results, and hands a due reminder to the next model
+ * call as a human message after the tool messages. The pattern is langchain's own
+ * `todoListMiddleware`; the default dialect is `langchain-todos` in its `js` flavour (that
+ * middleware's texts).
+ *
+ * @example
+ * ```ts
+ * const agent = createAgent({
+ *   model: 'openai:gpt-5',
+ *   middleware: [await agentTodosMiddleware({ url, sessionId: 'run-42' })],
+ * })
+ * ```
+ */
+import { AIMessage, HumanMessage, ToolMessage, createMiddleware } from 'langchain'
+import { tool } from '@langchain/core/tools'
+import { openRounds, type AgentTodosOptions } from './rounds.js'
+
+export type { AgentTodosOptions } from './rounds.js'
+
+/**
+ * A LangChain middleware for `createAgent({model, middleware: [...]})` whose todo tool is the
+ * agent-todos session `sessionId`'s.
+ * @param options - server `url`, `key`, `sessionId`, `dialect` (default `langchain-todos`, js)
+ * @throws AgentTodosError when the server refuses the dialect or the key
+ */
+export async function agentTodosMiddleware(options: AgentTodosOptions) {
+  const rounds = await openRounds(options, { dialect: 'langchain-todos', flavour: 'js' })
+  const tools = rounds.tools.map((spec) =>
+    tool(
+      // never runs: wrapToolCall answers these calls with the round's results
+      () => {
+        throw new Error(`agent-todos: ${spec.name} is answered by its round`)
+      },
+      { name: spec.name, description: spec.description, schema: spec.parameters }
+    )
+  )
+  return createMiddleware({
+    name: 'agentTodosMiddleware',
+    tools,
+    beforeModel: async () => {
+      await rounds.settle()
+      const reminder = rounds.takeReminder()
+      // kept in the conversation, as a loop appends it to its next user message
+      return reminder === null ? undefined : { messages: [new HumanMessage(reminder)] }
+    },
+    wrapModelCall: (request, handler) =>
+      handler(
+        rounds.systemPrompt === null
+          ? request
+          : {
+              ...request,
+              systemMessage: request.systemMessage.concat(`\n\n${rounds.systemPrompt}`),
+            }
+      ),
+    afterModel: async (state) => {
+      const last = [...state.messages].reverse().find((message) => AIMessage.isInstance(message))
+      const calls = last?.tool_calls ?? []
+      await rounds.report(
+        calls.map((call, index) => ({
+          id: call.id ?? `call_${index}`,
+          name: call.name,
+          input: call.args,
+        }))
+      )
+      return undefined
+    },
+    wrapToolCall: async (request, handler) => {
+      const { toolCall } = request
+      if (!rounds.isTodoTool(toolCall.name) || toolCall.id === undefined) return handler(request)
+      const result = await rounds.result(toolCall.id)
+      return new ToolMessage({
+        content: result.content,
+        tool_call_id: toolCall.id,
+        name: toolCall.name,
+        status: result.is_error ? 'error' : 'success',
+      })
+    },
+  })
+}

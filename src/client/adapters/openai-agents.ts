@@ -1,0 +1,106 @@
+/**
+ * @module client/adapters/openai-agents
+ * `agent-todos-client/openai-agents`: the todo tool of an OpenAI Agents JS `Agent`, owned by
+ * agent-todos. `agentTodos(...)` returns `{tools, instructions, attach(agent)}`: the dialect's
+ * todo tools; instructions carrying the native's system-prompt guidance and, on the model call
+ * after a round that made it due, the reminder (the SDK lets an agent change its instructions
+ * each turn but not the turn's input); `attach` listens to the agent's `agent_tool_start` events
+ * and reports the calls a model turn started as one round. The SDK starts a turn's function
+ * tools together; the round is sent once the event loop has turned (a `setTimeout(0)`) or when
+ * the next turn begins, whichever is first, so a `maxFunctionToolConcurrency` below a turn's
+ * call count would split the turn. Default dialect `s03`.
+ *
+ * @example
+ * ```ts
+ * const todos = await agentTodos({ url, sessionId: 'run-42' })
+ * const agent = todos.attach(new Agent({ name: 'coder', ...todos, tools: [...todos.tools] }))
+ * await run(agent, 'Add a /health endpoint')
+ * ```
+ */
+import { tool, type Agent, type AgentOutputType, type FunctionTool } from '@openai/agents'
+import { openRounds, type AgentTodosOptions, type TurnCall } from './rounds.js'
+
+export type { AgentTodosOptions } from './rounds.js'
+
+// the client package is built without Node's or the DOM's types; every runtime it targets has it
+declare function setTimeout(callback: () => void, ms: number): unknown
+
+/**
+ * The shape the SDK types a non-strict JSON schema with (its `JsonObjectSchemaNonStrict`, not
+ * exported); the dialect's served schema goes to the model as it is.
+ */
+interface NonStrictParameters {
+  type: 'object'
+  properties: Record<string, never>
+  required: never[]
+  additionalProperties: true
+}
+
+/** What {@link agentTodos} returns. */
+export interface AgentTodos {
+  /** The dialect's todo tools. */
+  tools: FunctionTool<unknown, NonStrictParameters, string>[]
+  /** The agent's instructions: the guidance, and a due reminder (compose with your own). */
+  instructions: () => Promise<string>
+  /** Reports each model turn of `agent` as one round; returns the agent. */
+  attach<TContext, TOutput extends AgentOutputType>(
+    agent: Agent<TContext, TOutput>
+  ): Agent<TContext, TOutput>
+}
+
+/**
+ * The agent-todos session `sessionId`'s todo tool for an OpenAI Agents JS agent.
+ * @param options - server `url`, `key`, `sessionId`, `dialect` (default `s03`)
+ * @throws AgentTodosError when the server refuses the dialect or the key
+ */
+export async function agentTodos(options: AgentTodosOptions): Promise<AgentTodos> {
+  const rounds = await openRounds(options, { dialect: 's03' })
+  let turn: TurnCall[] = []
+  const flush = () => {
+    const calls = turn
+    turn = []
+    rounds.report(calls)
+  }
+
+  const tools = rounds.tools.map((spec) =>
+    tool({
+      name: spec.name,
+      description: spec.description,
+      parameters: spec.parameters as unknown as NonStrictParameters,
+      strict: false,
+      // the result text goes to the model as it is: the Responses API has no error flag
+      execute: async (_input, _context, details) => {
+        const callId = details?.toolCall?.callId
+        if (callId === undefined) throw new Error(`agent-todos: ${spec.name} called without an id`)
+        return (await rounds.result(callId)).content
+      },
+    })
+  )
+
+  return {
+    tools,
+    instructions: async () => {
+      // the last turn's calls are all known once the next turn asks for its instructions
+      if (turn.length > 0) flush()
+      await rounds.settle()
+      const reminder = rounds.takeReminder()
+      return [rounds.systemPrompt, reminder].filter((text) => text !== null).join('\n\n')
+    },
+    attach(agent) {
+      agent.on('agent_tool_start', (_context, _tool, { toolCall }) => {
+        const call =
+          toolCall.type === 'function_call'
+            ? { id: toolCall.callId, name: toolCall.name, input: toolCall.arguments }
+            : { id: toolCall.id ?? `call_${turn.length}`, name: toolCall.type, input: {} }
+        const batch = turn
+        // a later turn's calls are not this timer's: the next turn may have flushed this one
+        if (batch.length === 0) setTimeout(() => batch === turn && batch.length > 0 && flush(), 0)
+        batch.push(call)
+      })
+      agent.on('agent_end', () => {
+        if (turn.length > 0) flush()
+      })
+      return agent
+    },
+  }
+}
