@@ -243,7 +243,9 @@ export async function observeOpencode(options: ObserveOpencodeOptions): Promise<
     try {
       const res = await fetch(stream, { headers: { Accept: 'text/event-stream' }, signal })
       if (!res.ok || !res.body) throw new Error(`GET /global/event answered ${res.status}`)
-      if (connectedOnce) err.write(`agent-todos observe: connected again to ${options.server}\n`)
+      err.write(
+        `agent-todos observe: ${connectedOnce ? 'following again' : 'following'} ${stream.href}\n`
+      )
       connectedOnce = true
       attempt = 0
       warned.delete('server')
