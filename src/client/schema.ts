@@ -616,7 +616,7 @@ export interface components {
         SessionSource: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands" | "opencode" | "kilo";
         /** @description The observed agent waits for a person (not stale) */
         Waiting: {
-            /** @description idle_prompt, permission_prompt (Claude Code), requires_action (Agent SDK), request_user_input (Codex), waiting_for_confirmation (OpenHands) */
+            /** @description idle_prompt, permission_prompt (Claude Code; opencode and Kilo `permission.asked`), requires_action (Agent SDK), request_user_input (Codex), waiting_for_confirmation (OpenHands), question (opencode and Kilo `question.asked`) */
             reason: string;
             message: string | null;
             at: string;
