@@ -9,6 +9,7 @@ import { claudeAgentSdk } from './claude-agent-sdk.js'
 import { claudeCode } from './claude-code.js'
 import { codex } from './codex.js'
 import { geminiCli } from './gemini-cli.js'
+import { opencode, kilo } from './opencode.js'
 import { openhands } from './openhands.js'
 import type { AgentDescriptor } from './types.js'
 
@@ -21,6 +22,8 @@ export const AGENTS: { readonly [S in ObservedSource]: AgentDescriptor<S> } = {
   codex,
   'gemini-cli': geminiCli,
   openhands,
+  opencode,
+  kilo,
 }
 
 /** The agents in the order their routes are registered (and documented). */

@@ -23,6 +23,13 @@ export interface IngestRoute {
   body: IngestRequestBody
   /** Path parameters, validated before `parse` sees them. */
   params?: z.ZodObject
+  /** Query parameters besides `session_id`, validated (and documented) with it. */
+  query?: z.ZodObject
+  /**
+   * The agent a delivery is for, when the route serves more than its descriptor's (opencode's
+   * route takes Kilo's events with `?agent=kilo`): from the validated `query`.
+   */
+  agentOf?(query: Readonly<Record<string, unknown>>): ObservedSource
   /**
    * The body's events (nothing is applied before the whole body parsed).
    * @throws IngestFormatError when the body is not the agent's format

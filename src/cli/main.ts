@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { AGENTS, detectAgent, observe, type AgentKind } from './observe.js'
+import { observeOpencode } from './observe-opencode.js'
 import { watch, WatchError } from './watch.js'
 
 export const USAGE = `Usage: agent-todos watch [session] [options]
@@ -27,6 +28,7 @@ Exit codes: 0 ok, 1 the service is unreachable, refused the key or has no such s
 `
 
 export const OBSERVE_USAGE = `Usage: agent-todos observe [options] -- <command…>
+       agent-todos observe --opencode <server-url> [--agent kilo] [options]
 
 Runs an agent CLI as it is, passes its stdout and stderr through unchanged, and streams every
 JSON line of its stdout to the service, which keeps the agent's todo list as a session:
@@ -38,6 +40,10 @@ sent. When the command exits (a process it left behind holding its output does n
 stream did not end the session, the session is ended with the command's exit status
 (0 completed, a signal cancelled, else error).
 
+With --opencode, no command: it follows a running \`opencode serve\` (or \`kilo serve\`, with
+--agent kilo) at <server-url>/global/event and forwards its sessions' todo lists, status and waits
+to /v1/ingest/opencode until stopped (Ctrl-C), connecting again when the server restarts.
+
 Options:
   --url <url>            service base URL (env AGENT_TODOS_URL, default http://127.0.0.1:8080)
   --key <key>            API key, sent as Authorization: Bearer (env AGENT_TODOS_KEY, which
@@ -45,7 +51,9 @@ Options:
   --pass-key             hand the key on to the command as AGENT_TODOS_KEY, for agent hooks that
                          post with it; the model's shell commands can then read it too
   --session-id <id>      name the session (e.g. a CI job id) instead of the agent's own id
-  --agent <name>         claude, codex or gemini, when the command does not show which
+  --agent <name>         claude, codex or gemini, when the command does not show which;
+                         with --opencode: opencode (default) or kilo
+  --opencode <url>       follow an opencode / Kilo server instead of running a command
   --flush-timeout <s>    how long to keep delivering after the command exited (default 10)
   -h, --help             this help
 
@@ -84,7 +92,14 @@ function observeIndex(argv: string[]): number {
 async function runObserve(argv: string[], io: CliIo): Promise<number> {
   const optionWords: string[] = []
   let command: string[] = []
-  const valued = new Set(['--url', '--key', '--session-id', '--agent', '--flush-timeout'])
+  const valued = new Set([
+    '--url',
+    '--key',
+    '--session-id',
+    '--agent',
+    '--flush-timeout',
+    '--opencode',
+  ])
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]
     if (word === '--') {
@@ -108,6 +123,7 @@ async function runObserve(argv: string[], io: CliIo): Promise<number> {
         'session-id': { type: 'string' },
         agent: { type: 'string' },
         'flush-timeout': { type: 'string' },
+        opencode: { type: 'string' },
         'pass-key': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -120,6 +136,7 @@ async function runObserve(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(OBSERVE_USAGE)
     return 0
   }
+  if (values.opencode !== undefined) return runObserveOpencode(values, command, io)
   if (!command.length) {
     io.stderr.write(`agent-todos: observe needs a command\n\n${OBSERVE_USAGE}`)
     return 2
@@ -167,6 +184,46 @@ async function runObserve(argv: string[], io: CliIo): Promise<number> {
     err: io.stderr,
     flushTimeoutMs,
     signal: io.signal,
+  })
+}
+
+/** `agent-todos observe --opencode <server-url>`: follows a server, runs no command. */
+async function runObserveOpencode(
+  values: {
+    opencode?: string
+    url?: string
+    key?: string
+    agent?: string
+    'flush-timeout'?: string
+  },
+  command: string[],
+  io: CliIo
+): Promise<number> {
+  if (command.length) {
+    io.stderr.write(`agent-todos: observe --opencode runs no command\n\n${OBSERVE_USAGE}`)
+    return 2
+  }
+  const server = serviceUrl(values.opencode!, io)
+  const url = serviceUrl(values.url ?? io.env.AGENT_TODOS_URL ?? DEFAULT_URL, io)
+  if (!server || !url) return 2
+  const agent = values.agent ?? 'opencode'
+  if (agent !== 'opencode' && agent !== 'kilo') {
+    io.stderr.write(`agent-todos: with --opencode, --agent must be opencode or kilo\n`)
+    return 2
+  }
+  const seconds = values['flush-timeout'] === undefined ? 10 : Number(values['flush-timeout'])
+  if (!Number.isFinite(seconds) || seconds < 0) {
+    io.stderr.write(`agent-todos: --flush-timeout must be a number of seconds\n`)
+    return 2
+  }
+  return observeOpencode({
+    url,
+    key: values.key ?? (io.env.AGENT_TODOS_KEY || undefined),
+    server,
+    agent,
+    err: io.stderr,
+    signal: io.signal,
+    flushTimeoutMs: seconds * 1000,
   })
 }
 

@@ -32,6 +32,8 @@ const SOURCE_LABEL: Record<string, readonly [string, string]> = {
   'claude-agent-sdk': ['Claude SDK', 'sdk'],
   codex: ['Codex', 'codex'],
   'gemini-cli': ['Gemini CLI', 'gemini'],
+  opencode: ['opencode', 'opencode'],
+  kilo: ['Kilo CLI', 'kilo'],
   openhands: ['OpenHands', 'ohands'],
 }
 

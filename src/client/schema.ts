@@ -334,6 +334,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ingest/opencode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** opencode or Kilo server events (`{type, properties}`, or `/global/event`’s `{directory, payload}`), or `opencode run --format json` NDJSON; session `opencode:<sessionID>` (`kilo:` with `?agent=kilo`) */
+        post: operations["ingestOpencode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -596,10 +613,10 @@ export interface components {
          * @description What fed the session first: `rounds` (executed here) or the observed agent
          * @enum {string}
          */
-        SessionSource: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands";
+        SessionSource: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands" | "opencode" | "kilo";
         /** @description The observed agent waits for a person (not stale) */
         Waiting: {
-            /** @description idle_prompt, permission_prompt (Claude Code), requires_action (Agent SDK), request_user_input (Codex), waiting_for_confirmation (OpenHands) */
+            /** @description idle_prompt, permission_prompt (Claude Code; opencode and Kilo `permission.asked`), requires_action (Agent SDK), request_user_input (Codex), waiting_for_confirmation (OpenHands), question (opencode and Kilo `question.asked`) */
             reason: string;
             message: string | null;
             at: string;
@@ -783,6 +800,35 @@ export interface components {
         OpenHandsConversationInfo: {
             id: string;
             execution_status?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One opencode / Kilo server event, as `GET /event` and a plugin give it */
+        OpencodeEvent: {
+            /** @description The event id (`evt_…`): dedupes */
+            id?: string;
+            /** @description Read: todo.updated, session.status, session.idle, session.error, permission.asked / replied, question.asked / replied, session.turn.open (Kilo); others count as activity */
+            type: string;
+            properties: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One `GET /global/event` value */
+        OpencodeGlobalEvent: {
+            directory?: string;
+            payload: components["schemas"]["OpencodeEvent"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One line of `opencode run --format json` */
+        OpencodeRunLine: {
+            /** @description step_start, tool_use, text, step_finish, error */
+            type: string;
+            timestamp: number;
+            sessionID: string;
+            part?: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -2882,6 +2928,128 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OpenHandsConversationInfo"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestReply"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists with other methods */
+            405: {
+                headers: {
+                    /** @description the methods it has */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
+                    RateLimit?: string;
+                    /** @description `<limit>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ingestOpencode: {
+        parameters: {
+            query?: {
+                /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
+                session_id?: string;
+                /** @description Which server sent the events: `kilo` feeds `kilo:<sessionID>` sessions (source `kilo`); default `opencode` */
+                agent?: "opencode" | "kilo";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One event, a JSON array, or NDJSON lines */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpencodeEvent"] | components["schemas"]["OpencodeGlobalEvent"] | components["schemas"]["OpencodeRunLine"] | (components["schemas"]["OpencodeEvent"] | components["schemas"]["OpencodeGlobalEvent"] | components["schemas"]["OpencodeRunLine"])[];
+                "application/x-ndjson": string;
             };
         };
         responses: {

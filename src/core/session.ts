@@ -37,6 +37,8 @@ export const OBSERVED_SOURCES = [
   'codex',
   'gemini-cli',
   'openhands',
+  'opencode',
+  'kilo',
 ] as const
 export type ObservedSource = (typeof OBSERVED_SOURCES)[number]
 

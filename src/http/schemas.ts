@@ -154,7 +154,7 @@ export const Waiting = z
   .object({
     reason: z.string().openapi({
       description:
-        'idle_prompt, permission_prompt (Claude Code), requires_action (Agent SDK), request_user_input (Codex), waiting_for_confirmation (OpenHands)',
+        'idle_prompt, permission_prompt (Claude Code; opencode and Kilo `permission.asked`), requires_action (Agent SDK), request_user_input (Codex), waiting_for_confirmation (OpenHands), question (opencode and Kilo `question.asked`)',
     }),
     message: z.string().nullable(),
     at: z.string(),

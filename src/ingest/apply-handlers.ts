@@ -235,7 +235,7 @@ const onWaiting: HandlerOf<'waiting'> = (state, event, ctx) => {
 /** The handler of each event kind. */
 export const HANDLERS: { [K in ObservedKind]: HandlerOf<K> } = {
   ignored: (state) => ignore(state),
-  activity: (state) => ignore(stir(state)),
+  activity: (state, event) => ignore(event.keepsWaiting ? { ...state, alive: true } : stir(state)),
   tool_call: onToolCall,
   tool_result: onToolResult,
   session_start: onSessionStart,

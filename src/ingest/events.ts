@@ -83,6 +83,11 @@ export interface ActivityEvent {
   kind: 'activity'
   target: Target
   what: string
+  /**
+   * It leaves a wait as it is: the agent goes on reporting while it waits for a person (opencode's
+   * `session.status` stays busy while a permission is asked), so only its own answer clears it.
+   */
+  keepsWaiting?: boolean
 }
 
 /** Accepted, and ignored (an unknown event, a replay, a partial frame). */

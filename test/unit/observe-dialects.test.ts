@@ -522,3 +522,54 @@ describe('observe: openhands-tracker', () => {
     )
   })
 })
+
+describe('observe: opencode-todos', () => {
+  const observer = observerOf('opencode-todos')!
+  const todo3 = (content: string, status: string, priority = 'medium') => ({
+    content,
+    status,
+    priority,
+  })
+  const snapshot = (todos: unknown, seq?: string, state = empty) =>
+    observer.observe(
+      { name: 'todowrite', input: { todos } },
+      { ...ok, structured: { todos, seq } },
+      state
+    )
+
+  it('Should map the four statuses, keep any other word pending with it in metadata, and keep items by content', () => {
+    assert.equal(todoDialectOf('opencode', 'todowrite'), 'opencode-todos')
+    const first = applied(
+      snapshot([todo3('A', 'in_progress', 'high'), todo3('B', 'doing', 'urgent')], '236100000001')
+    )
+    assert.deepEqual(rows(first.items), [
+      ['1', 'in_progress', 'A'],
+      ['2', 'pending', 'B'],
+    ])
+    assert.deepEqual(first.items[1].metadata, { priority: 'urgent', status: 'doing' })
+    const second = applied(
+      snapshot([todo3('B', 'completed'), todo3('A', 'cancelled', 'high')], '236100000002', first)
+    )
+    assert.deepEqual(rows(second.items), [
+      ['2', 'completed', 'B'],
+      ['1', 'cancelled', 'A'],
+    ])
+    // an older snapshot (out of order) is not applied over a newer one
+    const older = snapshot([todo3('A', 'pending')], '236100000001', second)
+    assert.equal(older.applied, false)
+    // Kilo takes the list as a JSON text too; a failed call changes nothing
+    const text = applied(
+      observer.observe(
+        { name: 'todowrite', input: { todos: JSON.stringify([todo3('C', 'pending')]) } },
+        ok,
+        empty
+      )
+    )
+    assert.deepEqual(rows(text.items), [['1', 'pending', 'C']])
+    assert.equal(
+      observer.observe({ name: 'todowrite', input: { todos: [] } }, { is_error: true }, first)
+        .applied,
+      false
+    )
+  })
+})

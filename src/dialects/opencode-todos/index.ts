@@ -46,7 +46,7 @@ const KEYS = ['content', 'status', 'priority'] as const
 const KNOWN_STATUSES: readonly string[] = ['pending', 'in_progress', 'completed', 'cancelled']
 
 /** The priority an item gets when a person's list names none. */
-const DEFAULT_PRIORITY = 'medium'
+export const DEFAULT_PRIORITY = 'medium'
 
 const DESCRIPTION = `Create and maintain a structured task list for the current coding session. Tracks progress, organizes multi-step work, and surfaces status to the user.
 
@@ -188,18 +188,33 @@ function metadataOf(todo: OpencodeTodo): Record<string, unknown> {
     : { priority: todo.priority, status: todo.status }
 }
 
-function applyTodoWrite(state: DialectState, params: unknown): CallOutcome {
-  const decoded = decodeTodoWrite(params)
-  if (!decoded.ok) return refused(state, decoded.message)
-  const { todos } = decoded
+/**
+ * The list after a write of these todos (executed here, or observed): stable ids by content, then
+ * position; the four known statuses as they are, any other word pending with the word kept in
+ * `metadata.status`; the priority in `metadata.priority`.
+ * @param state - the dialect state before the write
+ * @param todos - the todos written, in order
+ */
+export function writeTodos(
+  state: DialectState,
+  todos: readonly OpencodeTodo[]
+): { state: DialectState; dropped: Item[] } {
   const next = rewriteList(
     state,
     todos.map((todo) => ({ content: todo.content, status: canonicalStatus(todo.status) }))
   )
   const items = next.state.items.map((item, i) => ({ ...item, metadata: metadataOf(todos[i]) }))
+  return { state: { ...next.state, items }, dropped: next.dropped }
+}
+
+function applyTodoWrite(state: DialectState, params: unknown): CallOutcome {
+  const decoded = decodeTodoWrite(params)
+  if (!decoded.ok) return refused(state, decoded.message)
+  const { todos } = decoded
+  const next = writeTodos(state, todos)
   return {
     result: { is_error: false, content: todosText(todos), structured: { todos } },
-    state: { ...next.state, items },
+    state: next.state,
     dropped: next.dropped,
   }
 }

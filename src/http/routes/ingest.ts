@@ -13,7 +13,7 @@
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import { AGENT_LIST, type AgentDescriptor, type IngestRoute } from '../../agents/index.js'
+import { AGENT_LIST, AGENTS, type AgentDescriptor, type IngestRoute } from '../../agents/index.js'
 import { IngestQuery } from '../../agents/schemas.js'
 import { deliverObserved, type DeliverDeps } from '../../service/deliver-observed.js'
 import { limitsOf, type AppDeps } from '../deps.js'
@@ -35,7 +35,7 @@ const ingestRoute = (agent: AgentDescriptor, route: IngestRoute) =>
     tags: ['ingest'],
     summary: route.summary,
     request: {
-      query: IngestQuery,
+      query: route.query ? IngestQuery.extend(route.query.shape) : IngestQuery,
       ...(route.params ? { params: route.params } : {}),
       body: route.body,
     },
@@ -68,6 +68,28 @@ function routeParams(c: Context<AppEnv>, route: IngestRoute): Record<string, str
   return param.data as Record<string, string>
 }
 
+/**
+ * The agent a delivery is for: the route's, or the one its query names (opencode's route takes
+ * Kilo's events with `?agent=kilo`).
+ * @param c - the request's context
+ * @param agent - the route's agent
+ * @param route - the route
+ */
+function deliveringAgent(
+  c: Context<AppEnv>,
+  agent: AgentDescriptor,
+  route: IngestRoute
+): AgentDescriptor {
+  if (!route.query) return agent
+  const raw = c.req.query()
+  const wanted = Object.fromEntries(
+    Object.keys(route.query.shape).flatMap((name) => (name in raw ? [[name, raw[name]]] : []))
+  )
+  const query = route.query.safeParse(wanted)
+  if (!query.success) throw invalidInput('query', query.error.issues)
+  return route.agentOf ? AGENTS[route.agentOf(query.data)] : agent
+}
+
 /** Registers the ingest routes: every route of every agent (agents/). */
 export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
   // read per delivery, as the app's dependencies are (a test may set its clock or caps)
@@ -77,40 +99,42 @@ export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, me
     limits: limitsOf(deps),
     staleAfterMs: deps.staleAfterMs,
   })
-  const handle = (agent: AgentDescriptor, route: IngestRoute) => async (c: Context<AppEnv>) => {
-    const { source } = agent
-    // most deliveries name no session: the query is validated when there is one
-    let sessionId = c.req.query('session_id')
-    if (sessionId !== undefined) {
-      const query = IngestQuery.safeParse({ session_id: sessionId })
-      if (!query.success) throw invalidInput('query', query.error.issues)
-      sessionId = query.data.session_id
+  const handle =
+    (routeAgent: AgentDescriptor, route: IngestRoute) => async (c: Context<AppEnv>) => {
+      const agent = deliveringAgent(c, routeAgent, route)
+      const { source } = agent
+      // most deliveries name no session: the query is validated when there is one
+      let sessionId = c.req.query('session_id')
+      if (sessionId !== undefined) {
+        const query = IngestQuery.safeParse({ session_id: sessionId })
+        if (!query.success) throw invalidInput('query', query.error.issues)
+        sessionId = query.data.session_id
+      }
+      const params = routeParams(c, route)
+      try {
+        const outcome = await deliverObserved(service(), {
+          tenant: c.get('tenant'),
+          agent,
+          body: await c.req.text(),
+          parse: (body) => route.parse(body, params),
+          sessionId,
+          fallbackId: route.session?.(params),
+          signal: c.req.raw.signal,
+          charge: async (units, refuse) => {
+            const refused = await chargeWrites(c, units, refuse)
+            if (refused) throw new WritesRefused(refused)
+          },
+          onParsed: (events) => {
+            for (const event of events) metrics.ingestEvents.inc({ source, kind: event.kind })
+          },
+        })
+        return c.json(agent.reply.of(outcome), 200)
+      } catch (error) {
+        // the write limiter's own 429 (its problem and RateLimit headers), passed on as it made it
+        if (error instanceof WritesRefused) return error.response as never
+        throw error
+      }
     }
-    const params = routeParams(c, route)
-    try {
-      const outcome = await deliverObserved(service(), {
-        tenant: c.get('tenant'),
-        agent,
-        body: await c.req.text(),
-        parse: (body) => route.parse(body, params),
-        sessionId,
-        fallbackId: route.session?.(params),
-        signal: c.req.raw.signal,
-        charge: async (units, refuse) => {
-          const refused = await chargeWrites(c, units, refuse)
-          if (refused) throw new WritesRefused(refused)
-        },
-        onParsed: (events) => {
-          for (const event of events) metrics.ingestEvents.inc({ source, kind: event.kind })
-        },
-      })
-      return c.json(agent.reply.of(outcome), 200)
-    } catch (error) {
-      // the write limiter's own 429 (its problem and RateLimit headers), passed on as it made it
-      if (error instanceof WritesRefused) return error.response as never
-      throw error
-    }
-  }
 
   for (const agent of AGENT_LIST) {
     for (const route of agent.routes) {

@@ -33,6 +33,8 @@ export const AGENT_LABEL = {
   codex: 'Codex',
   'gemini-cli': 'Gemini CLI',
   openhands: 'OpenHands',
+  opencode: 'opencode',
+  kilo: 'Kilo CLI',
 }
 
 /** Claude Code's switch for its todo tools, off by default on current models. */

@@ -1,0 +1,68 @@
+/**
+ * @module dialects/opencode-todos/observe
+ * opencode's (and Kilo's) `todowrite`, observed: a full snapshot of the list each time, from the
+ * server's `todo.updated {sessionID, todos}` event or a `tool_use` line of `opencode run --format
+ * json` (`state.metadata.todos`, else `state.input.todos`). Todos have no ids: identity is kept by
+ * content, then position. Any status word is taken as opencode stores it (`writeTodos`: the four
+ * known ones as they are, others pending with the word in `metadata.status`).
+ *
+ * Snapshots can arrive out of order (a plugin's retried batch, a stream read again after a
+ * reconnect): each carries `seq`, the time-and-counter part of opencode's ascending event (or part)
+ * id, and a snapshot older than the one the list was built from is not applied. Snapshots without
+ * one (a body that carries no id) apply in the order they come.
+ */
+import { isRecord } from '../json.js'
+import { notApplied, type Observer } from '../observe/types.js'
+import { DEFAULT_PRIORITY, writeTodos, type OpencodeTodo } from './index.js'
+
+/** The key of the dialect state that holds the newest snapshot's `seq`. */
+const SEQ_KEY = 'snapshot_seq'
+
+/**
+ * The todos of a snapshot, leniently: a list (or its JSON text, as Kilo takes it) of objects with a
+ * string `content`; a missing status is pending, a missing priority the default.
+ */
+function todosOf(value: unknown): OpencodeTodo[] | undefined {
+  let list = value
+  if (typeof list === 'string') {
+    try {
+      list = JSON.parse(list)
+    } catch {
+      return undefined
+    }
+  }
+  if (!Array.isArray(list)) return undefined
+  const todos: OpencodeTodo[] = []
+  for (const todo of list as unknown[]) {
+    if (!isRecord(todo) || typeof todo.content !== 'string') return undefined
+    todos.push({
+      content: todo.content,
+      status: typeof todo.status === 'string' ? todo.status : 'pending',
+      priority: typeof todo.priority === 'string' ? todo.priority : DEFAULT_PRIORITY,
+    })
+  }
+  return todos
+}
+
+/** The `opencode-todos` observer. */
+export const opencodeTodosObserver: Observer = {
+  dialect: 'opencode-todos',
+  tools: ['todowrite'],
+  observe(call, result, state) {
+    if (result.is_error) return notApplied('the call failed')
+    const structured = isRecord(result.structured) ? result.structured : undefined
+    const todos =
+      todosOf(structured?.todos) ?? (isRecord(call.input) ? todosOf(call.input.todos) : undefined)
+    if (!todos) return notApplied('no list in the call or its result')
+    const seq = typeof structured?.seq === 'string' ? structured.seq : undefined
+    const last = state.data[SEQ_KEY]
+    if (seq !== undefined && typeof last === 'string' && seq < last) {
+      return notApplied('an older snapshot than the one the list was built from')
+    }
+    const next = writeTodos(state, todos).state
+    return {
+      applied: true,
+      state: seq === undefined ? next : { ...next, data: { ...next.data, [SEQ_KEY]: seq } },
+    }
+  },
+}

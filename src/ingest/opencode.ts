@@ -1,0 +1,238 @@
+/**
+ * @module ingest/opencode
+ * opencode 1.18.33 and Kilo CLI 7.7.7 (an opencode fork with the same events; real runs in
+ * test/fixtures/ingest/opencode/real-* and kilo/real-*, see REAL-CAPTURES.md there). Two formats,
+ * one or many values (a JSON object, an array, NDJSON):
+ *
+ * - the server's event stream: `{id, type, properties}` as `GET /event` and a plugin's `event` hook
+ *   give them, or `GET /global/event`'s `{directory, project, payload: {…}}`. Read:
+ *   `todo.updated {sessionID, todos}` (a full snapshot after each accepted `todowrite`; opencode
+ *   sends none for a write its schema refuses), `session.status` / `session.idle` (activity: the
+ *   server keeps the session, so idle is no end), `session.error` (the turn failed: ended `error`,
+ *   or `cancelled` when aborted, until the list changes or a new turn opens it),
+ *   `permission.asked` / `question.asked` (waiting for a person) until their `…replied` (opencode's
+ *   status stays `busy` meanwhile, so other events of the session leave the wait), Kilo's
+ *   `session.turn.open` / `session.turn.close`. Events name their session in
+ *   `properties.sessionID` (`session.*` also in `properties.info.id`); events of no session
+ *   (`server.*`, `plugin.added`, the durable `sync` records) are dropped.
+ * - `opencode run --format json` NDJSON: `{type, timestamp, sessionID, part}` lines; a `tool_use`
+ *   of `todowrite` carries the completed (or failed) call with `state.input` and, once accepted,
+ *   `state.metadata.todos`.
+ *
+ * Every event carries its own ascending id (`evt_…`; a run's parts `prt_…`, its calls `callID`):
+ * a repeated delivery is recognised by it, and a snapshot older than the list's is not applied
+ * (`dialects/opencode-todos/observe`). A value without an id is identified by its digest.
+ */
+import { isRecord } from '../dialects/json.js'
+import { digest } from './body.js'
+import { IngestFormatError, nonEmpty, type ObservedEvent, type Target } from './events.js'
+
+/** opencode's todo tool. */
+const TODO_TOOL = 'todowrite'
+
+/** The time-and-counter part of an ascending opencode id (`evt_236108b69001…` → `236108b69001`). */
+const SEQ = /^[a-z]+_([0-9a-f]{12})/
+
+const seqOf = (id: string | undefined) => (id === undefined ? undefined : SEQ.exec(id)?.[1])
+
+/**
+ * opencode's session id as the service's session ids take it: `ses_dc9e…` → `ses-dc9e…` (a session
+ * id has no `_`; opencode's ids are a prefix, `_` and base62, so no `-` of theirs is lost).
+ * @param id - opencode's `sessionID`
+ */
+export const serviceSessionOf = (id: string) => id.replace(/_/g, '-')
+
+/** The session an event-stream event names, if any. */
+function sessionOfEvent(type: string, properties: Record<string, unknown>): string | undefined {
+  let named = nonEmpty(properties.sessionID)
+  if (!named && type.startsWith('session.') && isRecord(properties.info)) {
+    named = nonEmpty(properties.info.id)
+  }
+  return named === undefined ? undefined : serviceSessionOf(named)
+}
+
+/** What a failed turn's error says: its outcome and detail. */
+function errorOutcome(error: unknown): { outcome: 'error' | 'cancelled'; detail: string } {
+  const record = isRecord(error) ? error : {}
+  const name = nonEmpty(record.name) ?? 'error'
+  const data = isRecord(record.data) ? record.data : {}
+  const detail = nonEmpty(data.message) ?? name
+  return { outcome: name === 'MessageAbortedError' ? 'cancelled' : 'error', detail }
+}
+
+/** A short text of what a permission asks (`edit health.txt`). */
+function permissionMessage(properties: Record<string, unknown>): string | null {
+  const permission = nonEmpty(properties.permission)
+  const patterns = Array.isArray(properties.patterns)
+    ? properties.patterns.filter((p): p is string => typeof p === 'string')
+    : []
+  if (!permission) return null
+  return patterns.length ? `${permission} ${patterns.join(', ')}`.slice(0, 500) : permission
+}
+
+/** The first question's text. */
+function questionMessage(properties: Record<string, unknown>): string | null {
+  const first: unknown = Array.isArray(properties.questions) ? properties.questions[0] : undefined
+  return isRecord(first) ? (nonEmpty(first.question)?.slice(0, 500) ?? null) : null
+}
+
+/**
+ * Parses one event-stream event (`{id, type, properties}`).
+ * @param event - the event
+ * @param index - its place in the body, for errors
+ */
+function parseStreamEvent(event: Record<string, unknown>, index: number): ObservedEvent[] {
+  const type = event.type as string
+  if (!isRecord(event.properties)) {
+    throw new IngestFormatError(
+      `Value ${index + 1} (${type.slice(0, 100)}) has no properties object.`,
+      `/${index}/properties`
+    )
+  }
+  const { properties } = event
+  const session = sessionOfEvent(type, properties)
+  if (!session) return []
+  const target: Target = { session }
+  const id = nonEmpty(event.id)
+  const key = id ?? digest(event)
+  const hold = (what: string): ObservedEvent => ({
+    kind: 'activity',
+    target,
+    what,
+    keepsWaiting: true,
+  })
+  switch (type) {
+    case 'todo.updated':
+      if (!Array.isArray(properties.todos)) {
+        throw new IngestFormatError(
+          'todo.updated has no todos array.',
+          `/${index}/properties/todos`
+        )
+      }
+      return [
+        {
+          kind: 'tool_result',
+          target,
+          call_id: `todo:${key}`,
+          name: TODO_TOOL,
+          input: { todos: properties.todos },
+          is_error: false,
+          structured: { todos: properties.todos, seq: seqOf(id) },
+        },
+      ]
+    case 'permission.asked':
+      return [
+        {
+          kind: 'waiting',
+          target,
+          id: `ask:${key}`,
+          reason: 'permission_prompt',
+          message: permissionMessage(properties),
+        },
+      ]
+    case 'question.asked':
+      return [
+        {
+          kind: 'waiting',
+          target,
+          id: `ask:${key}`,
+          reason: 'question',
+          message: questionMessage(properties),
+        },
+      ]
+    // answered (or dismissed): the agent goes on
+    case 'permission.replied':
+    case 'question.replied':
+    case 'question.rejected':
+    case 'session.idle':
+    case 'session.turn.close':
+      return [{ kind: 'activity', target, what: type }]
+    case 'session.error':
+      return [
+        {
+          kind: 'session_end',
+          target,
+          id: `error:${key}`,
+          ...errorOutcome(properties.error),
+          specific: true,
+          all: true,
+        },
+      ]
+    case 'session.turn.open':
+      return [{ kind: 'session_start', target, id: `turn:${key}`, run: true }]
+    default:
+      return [hold(type)]
+  }
+}
+
+/**
+ * Parses one line of `opencode run --format json`.
+ * @param line - the line
+ */
+function parseRunLine(line: Record<string, unknown>): ObservedEvent[] {
+  const named = nonEmpty(line.sessionID)
+  if (!named) return []
+  const session = serviceSessionOf(named)
+  const target: Target = { session }
+  const type = line.type as string
+  const part = isRecord(line.part) ? line.part : undefined
+  if (type === 'tool_use' && part?.tool === TODO_TOOL) {
+    const state = isRecord(part.state) ? part.state : {}
+    const callId = nonEmpty(part.callID) ?? nonEmpty(part.id) ?? digest(line)
+    const metadata = isRecord(state.metadata) ? state.metadata : {}
+    return [
+      {
+        kind: 'tool_result',
+        target,
+        call_id: `call:${callId}`,
+        name: TODO_TOOL,
+        input: state.input,
+        is_error: state.status !== 'completed',
+        structured: { todos: metadata.todos, seq: seqOf(nonEmpty(part.id)) },
+        text: nonEmpty(state.output),
+      },
+    ]
+  }
+  if (type === 'error') {
+    return [
+      {
+        kind: 'session_end',
+        target,
+        id: `error:${digest(line)}`,
+        ...errorOutcome(line.error),
+        specific: true,
+        all: true,
+      },
+    ]
+  }
+  return [{ kind: 'activity', target, what: type }]
+}
+
+/**
+ * Parses an opencode or Kilo body: event-stream events (bare, or `/global/event`'s wrappers) or
+ * `opencode run --format json` lines, in order.
+ * @param values - the body's values
+ * @throws IngestFormatError for a value that is neither
+ */
+export function parseOpencode(values: readonly unknown[]): ObservedEvent[] {
+  const events: ObservedEvent[] = []
+  values.forEach((value, index) => {
+    const event = isRecord(value) && isRecord(value.payload) ? value.payload : value
+    if (!isRecord(event) || typeof event.type !== 'string') {
+      throw new IngestFormatError(
+        `Value ${index + 1} is not an opencode event ({type, properties}, or /global/event's {directory, payload}) nor an \`opencode run --format json\` line.`,
+        `/${index}`
+      )
+    }
+    if ('properties' in event) events.push(...parseStreamEvent(event, index))
+    else if ('sessionID' in event && 'timestamp' in event) events.push(...parseRunLine(event))
+    else if (event.type === 'sync' || event.type.startsWith('server.')) return
+    else {
+      throw new IngestFormatError(
+        `Value ${index + 1} (${event.type.slice(0, 100)}) has neither properties nor a sessionID.`,
+        `/${index}`
+      )
+    }
+  })
+  return events
+}
