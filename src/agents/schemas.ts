@@ -12,7 +12,7 @@ import type { IngestRequestBody, ReplyShape } from './types.js'
 export const IngestQuery = z.object({
   session_id: z
     .string()
-    .regex(SESSION_ID_PATTERN, 'session id must match ^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$')
+    .regex(SESSION_ID_PATTERN, `session id must match ${SESSION_ID_PATTERN.source}`)
     .optional()
     .openapi({
       description:

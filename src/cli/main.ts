@@ -62,7 +62,7 @@ Exit code: the command's (128 + n when signal n ended it, 127 when it cannot be 
 `
 
 const DEFAULT_URL = 'http://127.0.0.1:8080'
-const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:_-]{0,127}$/
 
 /** The URL given, checked to be http(s); null (after a message) when it is not. */
 function serviceUrl(url: string, io: CliIo): string | null {

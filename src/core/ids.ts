@@ -3,8 +3,13 @@
  * The formats of the ids the service accepts, one pattern each.
  */
 
-/** A session id, unanchored: for patterns that embed it (the list cursor). */
-export const SESSION_ID_SOURCE = '[A-Za-z0-9][A-Za-z0-9._:-]{0,127}'
+/**
+ * A session id, unanchored: for patterns that embed it (the list cursor). SPEC §1 names
+ * `[A-Za-z0-9._:-]`; `_` is taken too, because the agents' own ids that observed sessions are
+ * named after carry it (opencode's and Kilo's `ses_…`, SPEC's `opencode:<sessionID>`), and it is
+ * safe in a path segment, a header, a Redis key and the cursor.
+ */
+export const SESSION_ID_SOURCE = '[A-Za-z0-9][A-Za-z0-9._:_-]{0,127}'
 
 /** A session id: a path segment, an MCP header, a cursor's second half. */
 export const SESSION_ID_PATTERN = new RegExp(`^${SESSION_ID_SOURCE}$`)

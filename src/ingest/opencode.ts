@@ -35,20 +35,13 @@ const SEQ = /^[a-z]+_([0-9a-f]{12})/
 
 const seqOf = (id: string | undefined) => (id === undefined ? undefined : SEQ.exec(id)?.[1])
 
-/**
- * opencode's session id as the service's session ids take it: `ses_dc9e…` → `ses-dc9e…` (a session
- * id has no `_`; opencode's ids are a prefix, `_` and base62, so no `-` of theirs is lost).
- * @param id - opencode's `sessionID`
- */
-export const serviceSessionOf = (id: string) => id.replace(/_/g, '-')
-
 /** The session an event-stream event names, if any. */
 function sessionOfEvent(type: string, properties: Record<string, unknown>): string | undefined {
   let named = nonEmpty(properties.sessionID)
   if (!named && type.startsWith('session.') && isRecord(properties.info)) {
     named = nonEmpty(properties.info.id)
   }
-  return named === undefined ? undefined : serviceSessionOf(named)
+  return named
 }
 
 /** What a failed turn's error says: its outcome and detail. */
@@ -172,7 +165,7 @@ function parseStreamEvent(event: Record<string, unknown>, index: number): Observ
 function parseRunLine(line: Record<string, unknown>): ObservedEvent[] {
   const named = nonEmpty(line.sessionID)
   if (!named) return []
-  const session = serviceSessionOf(named)
+  const session = named
   const target: Target = { session }
   const type = line.type as string
   const part = isRecord(line.part) ? line.part : undefined

@@ -95,8 +95,7 @@ function startObserve(server: ServerProcess, serve: Serve, agent: OpencodeFlavor
   }
 }
 
-const serviceId = (flavor: OpencodeFlavor, native: string) =>
-  `${flavor}:${native.replace(/_/g, '-')}`
+const serviceId = (flavor: OpencodeFlavor, native: string) => `${flavor}:${native}`
 
 /** The opencode todo an item of the service stands for (`metadata` keeps the word and priority). */
 const asTodo = (item: any) => ({

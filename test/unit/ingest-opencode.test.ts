@@ -24,7 +24,7 @@ const truth = (name: string) =>
     todo: { content: string; status: string; priority: string }[]
   }
 
-const sessionOf = (prefix: string, native: string) => `${prefix}:${native.replace(/_/g, '-')}`
+const sessionOf = (prefix: string, native: string) => `${prefix}:${native}`
 
 /** Posts each batch as the plugin did; every reply must be 200. */
 async function postBatches(t: TestApp, list: { body: any[] }[], query = '') {

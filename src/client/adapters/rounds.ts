@@ -23,7 +23,7 @@ export interface AgentTodosOptions {
   url: string
   /** A key of the server's `AUTH_KEYS`, when it has keys. */
   key?: string
-  /** The conversation's session id (`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`). */
+  /** The conversation's session id (`^[A-Za-z0-9][A-Za-z0-9._:_-]{0,127}$`). */
   sessionId: string
   /** The todo tool's dialect (each adapter has its default). */
   dialect?: DialectName
