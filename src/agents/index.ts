@@ -10,6 +10,7 @@ import { claudeCode } from './claude-code.js'
 import { codex } from './codex.js'
 import { geminiCli } from './gemini-cli.js'
 import { openhands } from './openhands.js'
+import { qwenCode } from './qwen-code.js'
 import type { AgentDescriptor } from './types.js'
 
 export type { AgentDescriptor, IngestRoute, Lifecycle, ReplyShape } from './types.js'
@@ -21,6 +22,7 @@ export const AGENTS: { readonly [S in ObservedSource]: AgentDescriptor<S> } = {
   codex,
   'gemini-cli': geminiCli,
   openhands,
+  'qwen-code': qwenCode,
 }
 
 /** The agents in the order their routes are registered (and documented). */

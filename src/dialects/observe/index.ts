@@ -10,12 +10,13 @@ import { geminiTodosObserver } from '../gemini-todos/observe.js'
 import { getDialect } from '../registry.js'
 import { guardObserved } from './guard.js'
 import { openhandsTrackerObserver } from '../openhands-tracker/observe.js'
+import { qwenTodosObserver } from '../qwen-todos/observe.js'
 import type { Observer } from './types.js'
 
 export type { ObservedCall, ObservedResult, ObserveOutcome, Observer } from './types.js'
 
 /** The agent families whose tool names the service knows. */
-export type AgentFamily = 'claude' | 'codex' | 'gemini' | 'openhands'
+export type AgentFamily = 'claude' | 'codex' | 'gemini' | 'openhands' | 'qwen'
 
 const OBSERVERS: readonly Observer[] = [
   claudeTodoWriteObserver,
@@ -23,6 +24,7 @@ const OBSERVERS: readonly Observer[] = [
   codexPlanObserver,
   geminiTodosObserver,
   openhandsTrackerObserver,
+  qwenTodosObserver,
 ]
 
 // every list an observer makes is held to the list rules before it is stored (observe/guard)
@@ -45,6 +47,7 @@ const FAMILY_DIALECTS: Record<AgentFamily, readonly string[]> = {
   codex: ['codex-plan'],
   gemini: ['gemini-todos'],
   openhands: ['openhands-tracker'],
+  qwen: ['qwen-todos'],
 }
 
 /**
