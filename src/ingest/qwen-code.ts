@@ -96,6 +96,7 @@ function batchEvents(value: Record<string, unknown>, main: Target): ObservedEven
       name: QWEN_TODO_TOOL,
       input: call.tool_input,
       is_error: call.status !== 'success',
+      structured: { timestamp: value.timestamp },
       text: batchText(response),
     })
   }
@@ -123,7 +124,7 @@ function todoHookEvents(
       name: QWEN_TODO_TOOL,
       input: { todos: list },
       is_error: false,
-      structured: { returnDisplay: { type: 'todo_list', todos: list } },
+      structured: { returnDisplay: { type: 'todo_list', todos: list }, timestamp: value.timestamp },
     },
   ]
 }
@@ -153,7 +154,11 @@ export function parseQwenHook(value: Record<string, unknown>): ObservedEvent[] {
           name: QWEN_TODO_TOOL,
           input: value.tool_input,
           is_error: event === 'PostToolUseFailure',
-          structured: isRecord(value.tool_response) ? value.tool_response : undefined,
+          // the hook's time beside what the tool returned: the observer takes no older write
+          structured: {
+            ...(isRecord(value.tool_response) ? value.tool_response : {}),
+            timestamp: value.timestamp,
+          },
           text: typeof value.tool_response === 'string' ? value.tool_response : undefined,
         },
       ]
@@ -282,7 +287,10 @@ function streamLineEvents(line: Record<string, unknown>, main: Target): Observed
  */
 export function parseQwenStream(values: readonly unknown[]): ObservedEvent[] {
   const events: ObservedEvent[] = []
-  let session: string | undefined
+  // lines before the first that names the session (the SDK's initialize reply) are of it too
+  let session = values
+    .map((line) => (isRecord(line) ? nonEmpty(line.session_id) : undefined))
+    .find((id) => id !== undefined)
   values.forEach((line, index) => {
     if (!isRecord(line) || typeof line.type !== 'string') {
       throw new IngestFormatError(

@@ -95,9 +95,40 @@ export const QWEN_PLAIN: Script = {
   turns: [{ text: 'Hello.' }],
 }
 
+/**
+ * A permission prompt (the SDK protocol, `--approval-mode default`): a plan, a shell command the
+ * person denies, the same command allowed, the plan completed.
+ */
+export const QWEN_PERMISSION: Script = {
+  name: 'qwen-permission',
+  prompt: 'Print a greeting with the shell. (script=qwen-permission)',
+  turns: [
+    { calls: write(todo('greet', 'Print a greeting', 'in_progress')) },
+    {
+      calls: [
+        {
+          name: 'run_shell_command',
+          input: { command: 'touch greeting.txt', is_background: false },
+        },
+      ],
+    },
+    {
+      calls: [
+        {
+          name: 'run_shell_command',
+          input: { command: 'touch greeting.txt', is_background: false },
+        },
+      ],
+    },
+    { calls: write(todo('greet', 'Print a greeting', 'completed')) },
+    { text: 'Printed it.' },
+  ],
+}
+
 export const QWEN_SCRIPTS: Record<string, Script> = {
   [QWEN_TODOS.name]: QWEN_TODOS,
   [QWEN_PLAIN.name]: QWEN_PLAIN,
+  [QWEN_PERMISSION.name]: QWEN_PERMISSION,
 }
 
 export interface QwenRunOptions {
@@ -112,6 +143,11 @@ export interface QwenRunOptions {
   /** Run through `agent-todos observe` (needs `service`). */
   observe?: boolean
   observeArgs?: string[]
+  /**
+   * Run the SDK protocol (`--input-format stream-json --approval-mode default`): the prompt and
+   * each permission answer go to stdin; `allow` decides each `can_use_tool` request in turn.
+   */
+  sdk?: { allow: (nth: number) => boolean }
   timeoutMs?: number
   keep?: boolean
 }
@@ -197,7 +233,16 @@ export async function runQwen(options: QwenRunOptions): Promise<QwenRun> {
     env.AGENT_TODOS_URL = options.service.url
     if (options.service.key) env.AGENT_TODOS_KEY = options.service.key
   }
-  const args = ['-p', options.script.prompt, '--output-format', 'stream-json']
+  const args = options.sdk
+    ? [
+        '--input-format',
+        'stream-json',
+        '--output-format',
+        'stream-json',
+        '--approval-mode',
+        'default',
+      ]
+    : ['-p', options.script.prompt, '--output-format', 'stream-json']
   let command = bin
   let argv = args
   if (options.observe) {
@@ -214,11 +259,17 @@ export async function runQwen(options: QwenRunOptions): Promise<QwenRun> {
       ...args,
     ]
   }
-  const child = spawn(command, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  const child = spawn(command, argv, {
+    cwd,
+    env,
+    stdio: [options.sdk ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
   let stdout = ''
   let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  if (options.sdk) sdkSession(child.stdin!, child.stdout!, options.script.prompt, options.sdk.allow)
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
   let timedOut = false
   const group = (signal: NodeJS.Signals) => {
     try {
@@ -254,6 +305,55 @@ export async function runQwen(options: QwenRunOptions): Promise<QwenRun> {
       if (!keep) await rm(root, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * The SDK side of Qwen's stream-json protocol: initialize, the prompt, an answer to each
+ * `can_use_tool` request, and stdin closed once the turn's `result` came.
+ */
+function sdkSession(
+  stdin: NodeJS.WritableStream,
+  stdout: NodeJS.ReadableStream,
+  prompt: string,
+  allow: (nth: number) => boolean
+): void {
+  const send = (value: unknown) => stdin.write(JSON.stringify(value) + '\n')
+  send({ type: 'control_request', request_id: 'init-1', request: { subtype: 'initialize' } })
+  send({
+    type: 'user',
+    session_id: '',
+    parent_tool_use_id: null,
+    message: { role: 'user', content: prompt },
+  })
+  let asked = 0
+  let buffered = ''
+  stdout.on('data', (chunk: string) => {
+    buffered += chunk
+    const lines = buffered.split('\n')
+    buffered = lines.pop() ?? ''
+    for (const line of lines) {
+      let value: { type?: string; request_id?: string; request?: { subtype?: string } }
+      try {
+        value = JSON.parse(line)
+      } catch {
+        continue
+      }
+      if (value.type === 'control_request' && value.request?.subtype === 'can_use_tool') {
+        const allowed = allow(asked++)
+        send({
+          type: 'control_response',
+          response: {
+            subtype: 'success',
+            request_id: value.request_id,
+            response: allowed
+              ? { behavior: 'allow' }
+              : { behavior: 'deny', message: 'The person said no.' },
+          },
+        })
+      }
+      if (value.type === 'result') stdin.end()
+    }
+  })
 }
 
 /** Qwen's session id: the first stream-json line that carries one. */
@@ -320,10 +420,20 @@ async function capture(): Promise<void> {
   const dir = join(ROOT, 'test/fixtures/ingest/qwen-code')
   await mkdir(dir, { recursive: true })
   const save = (file: string, text: string) => writeFile(join(dir, file), text)
-  for (const [name, script, todoWrite] of [
-    ['todos', QWEN_TODOS, true],
-    ['no-todo-tool', QWEN_PLAIN, false],
-  ] as const) {
+  const scenarios: {
+    name: string
+    script: Script
+    todoWrite: boolean
+    sdk?: QwenRunOptions['sdk']
+  }[] = [
+    { name: 'todos', script: QWEN_TODOS, todoWrite: true },
+    { name: 'no-todo-tool', script: QWEN_PLAIN, todoWrite: false },
+    // the first prompt denied, the second allowed
+    { name: 'permission', script: QWEN_PERMISSION, todoWrite: true, sdk: { allow: (n) => n > 0 } },
+  ]
+  const only = process.argv.slice(2)
+  for (const { name, script, todoWrite, sdk } of scenarios) {
+    if (only.length && !only.includes(name)) continue
     const api = await startChatCompletionsApi(QWEN_SCRIPTS)
     const recorder = await startRecorder()
     const run = await runQwen({
@@ -332,6 +442,7 @@ async function capture(): Promise<void> {
       service: { url: recorder.url, key: 'capture-key' },
       hooks: true,
       todoWrite,
+      sdk,
     })
     if (run.code !== 0 || run.timedOut)
       throw new Error(`qwen ${name}: exit ${run.code}\n${run.stdout}\n${run.stderr}`)
@@ -347,7 +458,10 @@ async function capture(): Promise<void> {
       result: e.result ?? null,
       is_error: e.isError ?? null,
     }))
-    await save(`real-${name}.tool-results.json`, scrub(JSON.stringify(results, null, 2), run) + '\n')
+    await save(
+      `real-${name}.tool-results.json`,
+      scrub(JSON.stringify(results, null, 2), run) + '\n'
+    )
     process.stdout.write(`${name}: ${hooks.length} hooks, ${run.stdout.split('\n').length} lines\n`)
     await run.cleanup()
     await recorder.close()

@@ -9,7 +9,18 @@
  *   system-reminder (the stream's tool_result), `Todo list has been cleared.` is `[]`, and
  *   `Todo list is already up to date.` is the call's own list;
  * - a result that says none of these (`Failed to modify todos. …`, an error) changes nothing.
+ *
+ * Which write is newer. A write's todo hooks change the list before its PostToolUse arrives, and a
+ * result that changes nothing leaves no record of its call id, so the PostToolUse (or the
+ * stream's result) of a write could come again later and take the list back. So:
+ * - hooks carry their `timestamp` (the parser passes it as `structured.timestamp`): a write
+ *   older than the last one the hooks showed is not taken;
+ * - a stream result carries no time (a stream comes in order): when hooks feed the session too,
+ *   a list they showed before and no longer show is an old write, not taken
+ *   (`hook_lists`: the last lists the hooks showed, by digest).
  */
+import { createHash } from 'node:crypto'
+import type { Item } from '../../core/items.js'
 import { isRecord } from '../json.js'
 import { canonicalStatus, notApplied, type Observer } from '../observe/types.js'
 import { qwenItems, type QwenTodo } from './index.js'
@@ -66,6 +77,26 @@ function writtenTodos(input: unknown, structured: unknown, text: string | undefi
   return undefined
 }
 
+/** A hook's time as epoch ms, or undefined (stream results carry none: a stream is in order). */
+function timeOf(value: unknown): number | undefined {
+  const at = typeof value === 'string' ? Date.parse(value) : NaN
+  return Number.isNaN(at) ? undefined : at
+}
+
+/** Lists the hooks showed that a session remembers. */
+const HOOK_LISTS = 16
+
+/** A short digest of a list's ids, contents, statuses and dependencies. */
+function listKey(rows: readonly (readonly [string, string, string, readonly string[]])[]): string {
+  return createHash('sha256').update(JSON.stringify(rows)).digest('base64url').slice(0, 16)
+}
+
+const keyOfTodos = (todos: readonly QwenTodo[]) =>
+  listKey(todos.map((todo) => [todo.id, todo.content, todo.status, todo.blockedBy ?? []] as const))
+
+const keyOfItems = (items: readonly Item[]) =>
+  listKey(items.map((item) => [item.id, item.content, item.status, item.blocked_by] as const))
+
 /** The `qwen-todos` observer. */
 export const qwenTodosObserver: Observer = {
   dialect: 'qwen-todos',
@@ -74,6 +105,23 @@ export const qwenTodosObserver: Observer = {
     if (result.is_error) return notApplied('the call failed')
     const todos = writtenTodos(call.input, result.structured, result.text)
     if (!todos) return notApplied('the result does not say the list was written')
-    return { applied: true, state: { items: qwenItems(todos), data: { ...state.data, todos } } }
+    const at = isRecord(result.structured) ? timeOf(result.structured.timestamp) : undefined
+    const shown = timeOf(state.data.written_at)
+    const hookLists = Array.isArray(state.data.hook_lists)
+      ? (state.data.hook_lists as string[])
+      : []
+    const key = keyOfTodos(todos)
+    if (at !== undefined && shown !== undefined && at < shown) {
+      return notApplied('an older write than the list shown')
+    }
+    if (at === undefined && hookLists.includes(key) && key !== keyOfItems(state.items)) {
+      return notApplied('a write the hooks showed before')
+    }
+    const data: Record<string, unknown> = { ...state.data, todos }
+    if (at !== undefined) {
+      data.written_at = new Date(at).toISOString()
+      data.hook_lists = [...hookLists.filter((known) => known !== key), key].slice(-HOOK_LISTS)
+    }
+    return { applied: true, state: { items: qwenItems(todos), data } }
   },
 }
