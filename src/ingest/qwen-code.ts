@@ -280,6 +280,13 @@ function streamLineEvents(line: Record<string, unknown>, main: Target): Observed
   }
 }
 
+/** The session a line names: its `session_id`, or the SDK protocol's initialize reply's. */
+function sessionOfLine(line: unknown): string | undefined {
+  if (!isRecord(line)) return undefined
+  const reply = isRecord(line.response) ? line.response.response : undefined
+  return nonEmpty(line.session_id) ?? (isRecord(reply) ? nonEmpty(reply.session_id) : undefined)
+}
+
 /**
  * Parses `qwen --output-format stream-json` lines, in order.
  * @param values - the lines
@@ -287,10 +294,8 @@ function streamLineEvents(line: Record<string, unknown>, main: Target): Observed
  */
 export function parseQwenStream(values: readonly unknown[]): ObservedEvent[] {
   const events: ObservedEvent[] = []
-  // lines before the first that names the session (the SDK's initialize reply) are of it too
-  let session = values
-    .map((line) => (isRecord(line) ? nonEmpty(line.session_id) : undefined))
-    .find((id) => id !== undefined)
+  // lines before the first that names the session are of it too
+  let session = values.map(sessionOfLine).find((id) => id !== undefined)
   values.forEach((line, index) => {
     if (!isRecord(line) || typeof line.type !== 'string') {
       throw new IngestFormatError(
@@ -298,7 +303,7 @@ export function parseQwenStream(values: readonly unknown[]): ObservedEvent[] {
         `/lines/${index}`
       )
     }
-    session = nonEmpty(line.session_id) ?? session
+    session = sessionOfLine(line) ?? session
     events.push(...streamLineEvents(line, { session }))
   })
   return events

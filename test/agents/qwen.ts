@@ -147,7 +147,7 @@ export interface QwenRunOptions {
    * Run the SDK protocol (`--input-format stream-json --approval-mode default`): the prompt and
    * each permission answer go to stdin; `allow` decides each `can_use_tool` request in turn.
    */
-  sdk?: { allow: (nth: number) => boolean }
+  sdk?: { allow: (nth: number) => boolean | Promise<boolean> }
   timeoutMs?: number
   keep?: boolean
 }
@@ -315,7 +315,7 @@ function sdkSession(
   stdin: NodeJS.WritableStream,
   stdout: NodeJS.ReadableStream,
   prompt: string,
-  allow: (nth: number) => boolean
+  allow: (nth: number) => boolean | Promise<boolean>
 ): void {
   const send = (value: unknown) => stdin.write(JSON.stringify(value) + '\n')
   send({ type: 'control_request', request_id: 'init-1', request: { subtype: 'initialize' } })
@@ -339,17 +339,19 @@ function sdkSession(
         continue
       }
       if (value.type === 'control_request' && value.request?.subtype === 'can_use_tool') {
-        const allowed = allow(asked++)
-        send({
-          type: 'control_response',
-          response: {
-            subtype: 'success',
-            request_id: value.request_id,
-            response: allowed
-              ? { behavior: 'allow' }
-              : { behavior: 'deny', message: 'The person said no.' },
-          },
-        })
+        const requestId = value.request_id
+        void Promise.resolve(allow(asked++)).then((allowed) =>
+          send({
+            type: 'control_response',
+            response: {
+              subtype: 'success',
+              request_id: requestId,
+              response: allowed
+                ? { behavior: 'allow' }
+                : { behavior: 'deny', message: 'The person said no.' },
+            },
+          })
+        )
       }
       if (value.type === 'result') stdin.end()
     }
