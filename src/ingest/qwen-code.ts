@@ -145,7 +145,10 @@ export function parseQwenHook(value: Record<string, unknown>): ObservedEvent[] {
   switch (event) {
     case 'PostToolUse':
     case 'PostToolUseFailure':
-      if (!todo) return [{ kind: 'activity', target: main, what: `${event}:${value.tool_name}` }]
+      if (!todo)
+        return [
+          { kind: 'activity', target: main, what: `${event}:${nonEmpty(value.tool_name) ?? ''}` },
+        ]
       return [
         {
           kind: 'tool_result',
@@ -187,7 +190,13 @@ export function parseQwenHook(value: Record<string, unknown>): ObservedEvent[] {
           },
         ]
       }
-      return [{ kind: 'activity', target: main, what: `Notification:${value.notification_type}` }]
+      return [
+        {
+          kind: 'activity',
+          target: main,
+          what: `Notification:${nonEmpty(value.notification_type) ?? ''}`,
+        },
+      ]
     case 'SessionStart':
       return [{ kind: 'session_start', target: main, id: lifecycleId, run: true }]
     case 'SessionEnd':

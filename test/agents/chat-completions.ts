@@ -135,7 +135,7 @@ export async function startChatCompletionsApi(
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const text = await readBody(req)
-    let body: { messages?: ChatMessage[]; model?: string } | null = null
+    let body: { messages?: ChatMessage[]; model?: string } | null
     try {
       body = text ? JSON.parse(text) : null
     } catch {

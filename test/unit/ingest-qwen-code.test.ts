@@ -4,6 +4,7 @@
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { detectAgent, streamFlagProblem } from '../../src/cli/observe.js'
 import { makeTestApp, type TestApp } from '../helpers.js'
 import {
   fixtureJson,
@@ -336,5 +337,18 @@ describe('Ingest: Qwen Code bodies that are not its format', () => {
     const b = await ingest(t, 'qwen-code', STREAM[0] + '\n{"no":"type"}\n')
     assert.equal(b.status, 400, b.text)
     assert.equal((await t.call('GET', `/v1/sessions/${STREAM_SESSION}`)).status, 404)
+  })
+})
+
+describe('agent-todos observe: Qwen Code', () => {
+  it('Should recognise qwen and its stream flags', () => {
+    const run = ['qwen', '-p', 'hi', '--output-format', 'stream-json']
+    assert.equal(detectAgent(run), 'qwen')
+    assert.equal(detectAgent(['npx', '@qwen-code/qwen-code@0.24.4', '-p', 'hi']), 'qwen')
+    assert.equal(streamFlagProblem('qwen', run), null)
+    assert.equal(
+      streamFlagProblem('qwen', ['qwen', '-p', 'hi']),
+      'qwen needs --output-format stream-json'
+    )
   })
 })
