@@ -130,6 +130,26 @@ function todoHookEvents(
 }
 
 /**
+ * Whether a hook input is Qwen Code's (its hooks look like Claude Code's): its transcript is under
+ * `~/.qwen/`, or it has a `timestamp` (Claude's hooks have none) with a Qwen-only mark: a
+ * `prompt_id` of `<session>########<n>`, a `tool_call_id`, a todo hook.
+ * @param value - a hook input posted to another agent's route
+ */
+export function isQwenHook(value: unknown): boolean {
+  if (!isRecord(value) || typeof value.hook_event_name !== 'string') return false
+  if (typeof value.transcript_path === 'string' && value.transcript_path.includes('/.qwen/')) {
+    return true
+  }
+  return (
+    typeof value.timestamp === 'string' &&
+    ((typeof value.prompt_id === 'string' && value.prompt_id.includes('########')) ||
+      typeof value.tool_call_id === 'string' ||
+      value.hook_event_name === 'TodoCreated' ||
+      value.hook_event_name === 'TodoCompleted')
+  )
+}
+
+/**
  * Parses one Qwen Code hook input.
  * @param value - the hook input
  * @throws IngestFormatError when it names no session
@@ -137,6 +157,13 @@ function todoHookEvents(
 export function parseQwenHook(value: Record<string, unknown>): ObservedEvent[] {
   const session = nonEmpty(value.session_id)
   if (!session) throw new IngestFormatError('session_id is missing.', '/session_id')
+  if (typeof value.timestamp !== 'string') {
+    // every Qwen hook input has one; Claude Code's, which look alike, have none
+    throw new IngestFormatError(
+      'A Qwen Code hook input carries a timestamp; this one looks like a Claude Code hook input: post it to /v1/ingest/claude-code.',
+      '/timestamp'
+    )
+  }
   const event = nonEmpty(value.hook_event_name)!
   const main: Target = { session }
   const todo = value.tool_name === QWEN_TODO_TOOL

@@ -340,6 +340,24 @@ describe('Ingest: Qwen Code bodies that are not its format', () => {
   })
 })
 
+describe('Ingest: Qwen Code and Claude Code hooks told apart', () => {
+  it('Should refuse a Qwen hook on the Claude Code route with 400 naming the Qwen route, and the reverse', async () => {
+    const t = makeTestApp()
+    for (const hook of [HOOKS[0], HOOKS[3], hookNamed('PostToolUse')[0], PERMISSION[0]]) {
+      const res = await ingest(t, 'claude-code', hook)
+      assert.equal(res.status, 400, res.text)
+      assert.match(res.body.detail, /\/v1\/ingest\/qwen-code/)
+    }
+    assert.equal((await t.call('GET', `/v1/sessions/claude:${HOOKS[0].session_id}`)).status, 404)
+    const claude = fixtureJson('claude-code/real-todowrite.json')
+    for (const hook of claude) {
+      const res = await ingest(t, 'qwen-code', hook)
+      assert.equal(res.status, 400, res.text)
+      assert.match(res.body.detail, /\/v1\/ingest\/claude-code/)
+    }
+  })
+})
+
 describe('agent-todos observe: Qwen Code', () => {
   it('Should recognise qwen and its stream flags', () => {
     const run = ['qwen', '-p', 'hi', '--output-format', 'stream-json']
