@@ -5,6 +5,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { detectAgent, streamFlagProblem } from '../../src/cli/observe.js'
+import { sourceLabel, todoToolsNote } from '../../src/cli/render.js'
 import { makeTestApp, type TestApp } from '../helpers.js'
 import {
   fixtureJson,
@@ -359,6 +360,13 @@ describe('Ingest: Qwen Code and Claude Code hooks told apart', () => {
 })
 
 describe('agent-todos observe: Qwen Code', () => {
+  it('Should name the agent and say how to turn its todo tool on', () => {
+    assert.equal(sourceLabel('qwen-code'), 'Qwen Code')
+    assert.equal(sourceLabel('qwen-code', true), 'qwen')
+    assert.equal(todoToolsNote('qwen-code'), 'todo tools off (set tools.todoWrite.enabled)')
+    assert.equal(todoToolsNote('qwen-code', true), 'todo tools off')
+  })
+
   it('Should recognise qwen and its stream flags', () => {
     const run = ['qwen', '-p', 'hi', '--output-format', 'stream-json']
     assert.equal(detectAgent(run), 'qwen')
