@@ -58,6 +58,10 @@ async function lists(t: TestApp, session: string) {
   return out.filter((list) => list.length > 0)
 }
 
+/** A time `seconds` after the run's last hook (a later hook of the same session). */
+const later = (seconds: number) =>
+  new Date(Date.parse(HOOKS.at(-1).timestamp) + seconds * 1000).toISOString()
+
 const hookNamed = (name: string, more: (hook: any) => boolean = () => true) =>
   HOOKS.filter((hook) => hook.hook_event_name === name && more(hook))
 
@@ -184,7 +188,7 @@ describe('Ingest: Qwen Code hooks (real, 0.24.4)', () => {
     const last = hookNamed('PostToolUse').at(-1)
     const clear = {
       ...last,
-      timestamp: '2026-12-02T09:30:00.000Z',
+      timestamp: later(1),
       tool_call_id: 'call_clear',
       tool_use_id: 'toolu_clear',
       tool_input: { todos: [] },
@@ -206,18 +210,18 @@ describe('Ingest: Qwen Code hooks (real, 0.24.4)', () => {
       ...base,
       hook_event_name: 'SessionEnd',
       reason: 'prompt_input_exit',
-      timestamp: '2026-12-02T09:40:00.000Z',
+      timestamp: later(2),
     }
     await postHooks(t, 'qwen-code', [end, end])
     const ended = await view(t, SESSION)
     assert.equal(ended.ended.outcome, 'cancelled')
     assert.equal(ended.ended.detail, 'prompt_input_exit')
     assert.deepEqual(ended.ended.unfinished, ['3', '4'])
-    const start = { ...HOOKS[0], timestamp: '2026-12-02T09:41:00.000Z', source: 'resume' }
+    const start = { ...HOOKS[0], timestamp: later(3), source: 'resume' }
     await postHooks(t, 'qwen-code', [start])
     assert.equal((await view(t, SESSION)).ended, null)
     // the first start again (a replay) does not reopen an ended session
-    await postHooks(t, 'qwen-code', [{ ...end, timestamp: '2026-12-02T09:42:00.000Z' }, HOOKS[0]])
+    await postHooks(t, 'qwen-code', [{ ...end, timestamp: later(4) }, HOOKS[0]])
     assert.notEqual((await view(t, SESSION)).ended, null)
   })
 })
