@@ -202,6 +202,30 @@ describe('Ingest: Qwen Code hooks (real, 0.24.4)', () => {
     assert.deepEqual((await view(t, SESSION)).items, [])
   })
 
+  it('Should apply a change to in_progress from its PostToolUse alone (no todo hook fires for it)', async () => {
+    const t = makeTestApp()
+    await postHooks(t, 'qwen-code', HOOKS)
+    const last = hookNamed('PostToolUse').at(-1)
+    const todos = last.tool_input.todos.map((todo: any) =>
+      todo.id === '4' ? { ...todo, status: 'in_progress' } : todo
+    )
+    const started = {
+      ...last,
+      timestamp: later(1),
+      tool_call_id: 'call_started',
+      tool_use_id: 'toolu_started',
+      tool_input: { todos },
+      tool_response: {
+        ...last.tool_response,
+        returnDisplay: { ...last.tool_response.returnDisplay, todos },
+      },
+    }
+    await postHooks(t, 'qwen-code', [started, started])
+    const v = await view(t, SESSION)
+    assert.deepEqual(rows(v.items).at(-1), ['4', 'in_progress', 'Run the linter'])
+    assert.equal(v.version, 1 + WRITTEN.length + 1)
+  })
+
   it('Should end the session on SessionEnd (cancelled with unfinished items) and open it on SessionStart', async () => {
     const t = makeTestApp()
     await postHooks(t, 'qwen-code', HOOKS)
