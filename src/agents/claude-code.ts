@@ -7,6 +7,7 @@
 import { z } from '@hono/zod-openapi'
 import { IngestFormatError } from '../ingest/events.js'
 import { parseClaudeHook } from '../ingest/claude-code.js'
+import { isQwenHook } from '../ingest/qwen-code.js'
 import type { DeliveryOutcome } from '../ingest/agent.js'
 import { CLAUDE_FAMILY } from './claude.js'
 import { ingestBody } from './schemas.js'
@@ -69,6 +70,12 @@ export const claudeCode: AgentDescriptor<'claude-code'> = {
       parse(body) {
         if (body.kind !== 'json') {
           throw new IngestFormatError('A Claude Code hook input is one JSON object.')
+        }
+        if (isQwenHook(body.value)) {
+          throw new IngestFormatError(
+            'This is a Qwen Code hook input: post it to /v1/ingest/qwen-code.',
+            '/hook_event_name'
+          )
         }
         const hook = parseClaudeHook(body.value)
         return { events: hook.events, replyTarget: hook.replyTarget }

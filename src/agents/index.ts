@@ -11,6 +11,7 @@ import { codex } from './codex.js'
 import { geminiCli } from './gemini-cli.js'
 import { opencode, kilo } from './opencode.js'
 import { openhands } from './openhands.js'
+import { qwenCode } from './qwen-code.js'
 import type { AgentDescriptor } from './types.js'
 
 export type { AgentDescriptor, IngestRoute, Lifecycle, ReplyShape } from './types.js'
@@ -22,6 +23,7 @@ export const AGENTS: { readonly [S in ObservedSource]: AgentDescriptor<S> } = {
   codex,
   'gemini-cli': geminiCli,
   openhands,
+  'qwen-code': qwenCode,
   opencode,
   kilo,
 }

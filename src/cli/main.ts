@@ -35,6 +35,7 @@ JSON line of its stdout to the service, which keeps the agent's todo list as a s
   codex exec --json …                                  → /v1/ingest/codex
   claude -p … --output-format stream-json --verbose    → /v1/ingest/claude-agent-sdk
   gemini -p … --output-format stream-json              → /v1/ingest/gemini-cli
+  qwen -p … --output-format stream-json                → /v1/ingest/qwen-code
 A stdout line longer than the service takes (1 MiB with its newline) is passed through, not
 sent. When the command exits (a process it left behind holding its output does not count) and its
 stream did not end the session, the session is ended with the command's exit status
@@ -51,7 +52,7 @@ Options:
   --pass-key             hand the key on to the command as AGENT_TODOS_KEY, for agent hooks that
                          post with it; the model's shell commands can then read it too
   --session-id <id>      name the session (e.g. a CI job id) instead of the agent's own id
-  --agent <name>         claude, codex or gemini, when the command does not show which;
+  --agent <name>         claude, codex, gemini or qwen, when the command does not show which;
                          with --opencode: opencode (default) or kilo
   --opencode <url>       follow an opencode / Kilo server instead of running a command
   --flush-timeout <s>    how long to keep delivering after the command exited (default 10)
@@ -153,14 +154,14 @@ async function runObserve(argv: string[], io: CliIo): Promise<number> {
   let agent: AgentKind | null
   if (values.agent !== undefined) {
     if (!(values.agent in AGENTS)) {
-      io.stderr.write(`agent-todos: --agent must be claude, codex or gemini\n`)
+      io.stderr.write(`agent-todos: --agent must be claude, codex, gemini or qwen\n`)
       return 2
     }
     agent = values.agent as AgentKind
   } else agent = detectAgent(command)
   if (!agent) {
     io.stderr.write(
-      `agent-todos: cannot tell which agent '${command[0]}' runs; pass --agent claude|codex|gemini\n`
+      `agent-todos: cannot tell which agent '${command[0]}' runs; pass --agent claude|codex|gemini|qwen\n`
     )
     return 2
   }

@@ -1,7 +1,8 @@
 /**
  * @module cli/observe
  * `agent-todos observe -- <command…>`: runs an agent CLI as it is (`codex exec --json …`,
- * `claude -p … --output-format stream-json --verbose`, `gemini … --output-format stream-json`),
+ * `claude -p … --output-format stream-json --verbose`, `gemini … --output-format stream-json`,
+ * `qwen -p … --output-format stream-json`),
  * passes its output through unchanged and streams every JSON line of its stdout to the service's
  * ingest route for that agent, in order, in batches, retrying with backoff on its own schedule so the
  * agent's output never waits for the service. When the run is over and the stream did not end the
@@ -19,6 +20,7 @@ export const AGENTS = {
   claude: { route: '/v1/ingest/claude-agent-sdk', prefix: 'claude' },
   codex: { route: '/v1/ingest/codex', prefix: 'codex' },
   gemini: { route: '/v1/ingest/gemini-cli', prefix: 'gemini' },
+  qwen: { route: '/v1/ingest/qwen-code', prefix: 'qwen' },
 } as const
 
 export type AgentKind = keyof typeof AGENTS
@@ -98,6 +100,9 @@ const NAMES: Record<string, AgentKind> = {
   gemini: 'gemini',
   'gemini-cli': 'gemini',
   '@google/gemini-cli': 'gemini',
+  qwen: 'qwen',
+  'qwen-code': 'qwen',
+  '@qwen-code/qwen-code': 'qwen',
 }
 
 /**
@@ -138,7 +143,7 @@ export function streamFlagProblem(agent: AgentKind, command: string[]): string |
   } else if (agent === 'codex') {
     if (!has('exec') || !(has('--json') || has('--experimental-json')))
       return 'codex needs exec --json'
-  } else if (format() !== 'stream-json') return 'gemini needs --output-format stream-json'
+  } else if (format() !== 'stream-json') return `${agent} needs --output-format stream-json`
   return null
 }
 
@@ -152,6 +157,12 @@ function sessionOfLine(agent: AgentKind, value: Record<string, unknown>): string
     return value.type === 'init' && typeof value.session_id === 'string'
       ? `gemini:${value.session_id}`
       : null
+  if (agent === 'qwen') {
+    // every line names it, but the SDK protocol's first (the initialize reply) only inside
+    const reply = value.response as { response?: { session_id?: unknown } } | undefined
+    const id = value.session_id ?? reply?.response?.session_id
+    return typeof id === 'string' && id ? `qwen:${id}` : null
+  }
   return typeof value.session_id === 'string' && value.session_id
     ? `claude:${value.session_id}`
     : null

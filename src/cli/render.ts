@@ -35,6 +35,7 @@ const SOURCE_LABEL: Record<string, readonly [string, string]> = {
   opencode: ['opencode', 'opencode'],
   kilo: ['Kilo CLI', 'kilo'],
   openhands: ['OpenHands', 'ohands'],
+  'qwen-code': ['Qwen Code', 'qwen'],
 }
 
 /**
@@ -54,9 +55,11 @@ const isClaude = (source: string) => source === 'claude-code' || source === 'cla
 
 /** The note for a session whose agent has no todo tools (`todo_tools: false`). */
 export function todoToolsNote(source: string, short = false): string {
-  return isClaude(source) && !short
-    ? `todo tools off (set ${CLAUDE_TODO_TOOLS_ENV}=1)`
-    : 'todo tools off'
+  if (short) return 'todo tools off'
+  if (isClaude(source)) return `todo tools off (set ${CLAUDE_TODO_TOOLS_ENV}=1)`
+  // Qwen Code's todo_write is off unless its settings turn it on
+  if (source === 'qwen-code') return 'todo tools off (set tools.todoWrite.enabled)'
+  return 'todo tools off'
 }
 
 const OUTCOME_LABEL: Record<string, string> = {

@@ -334,6 +334,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ingest/qwen-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Qwen Code HTTP hook input, or `qwen -p … --output-format stream-json` NDJSON; session `qwen:<session_id>` */
+        post: operations["ingestQwenCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ingest/opencode": {
         parameters: {
             query?: never;
@@ -613,7 +630,7 @@ export interface components {
          * @description What fed the session first: `rounds` (executed here) or the observed agent
          * @enum {string}
          */
-        SessionSource: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands" | "opencode" | "kilo";
+        SessionSource: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands" | "qwen-code" | "opencode" | "kilo";
         /** @description The observed agent waits for a person (not stale) */
         Waiting: {
             /** @description idle_prompt, permission_prompt (Claude Code; opencode and Kilo `permission.asked`), requires_action (Agent SDK), request_user_input (Codex), waiting_for_confirmation (OpenHands), question (opencode and Kilo `question.asked`) */
@@ -800,6 +817,32 @@ export interface components {
         OpenHandsConversationInfo: {
             id: string;
             execution_status?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One Qwen Code HTTP hook input */
+        QwenHookInput: {
+            session_id: string;
+            hook_event_name: string;
+            timestamp?: string;
+            prompt_id?: string;
+            tool_name?: string;
+            tool_input?: unknown;
+            tool_response?: unknown;
+            tool_call_id?: string;
+            tool_use_id?: string;
+            tool_calls?: unknown[];
+            phase?: string;
+            all_todos?: unknown[];
+            notification_type?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One line of `qwen -p … --output-format stream-json` */
+        QwenStreamEvent: {
+            /** @description system (init), assistant, user, result, stream_event, control_request, … */
+            type: string;
+            session_id?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2928,6 +2971,126 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OpenHandsConversationInfo"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestReply"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists with other methods */
+            405: {
+                headers: {
+                    /** @description the methods it has */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
+                    RateLimit?: string;
+                    /** @description `<limit>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ingestQwenCode: {
+        parameters: {
+            query?: {
+                /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
+                session_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One hook input, or NDJSON lines */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QwenHookInput"] | components["schemas"]["QwenStreamEvent"] | components["schemas"]["QwenStreamEvent"][];
+                "application/x-ndjson": string;
             };
         };
         responses: {

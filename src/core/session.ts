@@ -37,6 +37,7 @@ export const OBSERVED_SOURCES = [
   'codex',
   'gemini-cli',
   'openhands',
+  'qwen-code',
   'opencode',
   'kilo',
 ] as const

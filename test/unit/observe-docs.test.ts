@@ -28,6 +28,7 @@ describe('docs/observe.md', () => {
       'examples/observe/codex/hooks.json',
       'examples/observe/gemini-cli/settings.json',
       'examples/observe/openhands/agent-server-config.json',
+      'examples/observe/qwen-code/settings.json',
       'examples/observe/opencode-plugin.js',
     ])
     for (const [, path, block] of shown) {

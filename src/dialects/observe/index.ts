@@ -11,12 +11,13 @@ import { opencodeTodosObserver } from '../opencode-todos/observe.js'
 import { getDialect } from '../registry.js'
 import { guardObserved } from './guard.js'
 import { openhandsTrackerObserver } from '../openhands-tracker/observe.js'
+import { qwenTodosObserver } from '../qwen-todos/observe.js'
 import type { Observer } from './types.js'
 
 export type { ObservedCall, ObservedResult, ObserveOutcome, Observer } from './types.js'
 
 /** The agent families whose tool names the service knows. */
-export type AgentFamily = 'claude' | 'codex' | 'gemini' | 'openhands' | 'opencode'
+export type AgentFamily = 'claude' | 'codex' | 'gemini' | 'openhands' | 'qwen' | 'opencode'
 
 const OBSERVERS: readonly Observer[] = [
   claudeTodoWriteObserver,
@@ -24,6 +25,7 @@ const OBSERVERS: readonly Observer[] = [
   codexPlanObserver,
   geminiTodosObserver,
   openhandsTrackerObserver,
+  qwenTodosObserver,
   opencodeTodosObserver,
 ]
 
@@ -47,6 +49,7 @@ const FAMILY_DIALECTS: Record<AgentFamily, readonly string[]> = {
   codex: ['codex-plan'],
   gemini: ['gemini-todos'],
   openhands: ['openhands-tracker'],
+  qwen: ['qwen-todos'],
   opencode: ['opencode-todos'],
 }
 

@@ -47,7 +47,7 @@ import type { CallOutcome, Dialect, DialectState, ListCheck } from '../types.js'
 const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
 
 /** A todo as Qwen stores it: the model's object, whatever keys it carried. */
-type QwenTodo = Record<string, unknown> & {
+export type QwenTodo = Record<string, unknown> & {
   id: string
   content: string
   status: (typeof TODO_STATUSES)[number]
@@ -209,8 +209,11 @@ export function storedTodos(state: DialectState): QwenTodo[] {
   return state.items.map(todoOf)
 }
 
-/** Canonical items from Qwen todos: the model's ids, `blocks` the inverse of `blockedBy`. */
-function itemsOf(todos: readonly QwenTodo[]): Item[] {
+/**
+ * Canonical items from Qwen todos: the model's ids, `blocks` the inverse of `blockedBy`.
+ * @param todos - a list as Qwen's tool stores it (its observer reads it from the agent's events)
+ */
+export function qwenItems(todos: readonly QwenTodo[]): Item[] {
   const blocks = new Map<string, string[]>()
   for (const todo of todos) {
     for (const dependency of todo.blockedBy ?? []) {
@@ -337,7 +340,7 @@ function applyTodoWrite(state: DialectState, input: unknown): CallOutcome {
     }
     return { result: { is_error: false, content: UNCHANGED_TEXT, structured }, state, dropped: [] }
   }
-  const items = itemsOf(finalTodos)
+  const items = qwenItems(finalTodos)
   const structured = { type: 'todo_list', todos: finalTodos, changes: changesOf(old, finalTodos) }
   return {
     result: { is_error: false, content: modifiedText(finalTodos), structured },
@@ -358,7 +361,7 @@ function checkList(items: readonly Item[]): ListCheck {
   const todos = items.map(todoOf)
   const message = validateQwenTodos(todos)
   if (message !== null) return { ok: false, message }
-  return { ok: true, items: itemsOf(todos).map((item, i) => ({ ...items[i], ...item })) }
+  return { ok: true, items: qwenItems(todos).map((item, i) => ({ ...items[i], ...item })) }
 }
 
 /** The `qwen-todos` dialect. */

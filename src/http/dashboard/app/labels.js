@@ -33,6 +33,7 @@ export const AGENT_LABEL = {
   codex: 'Codex',
   'gemini-cli': 'Gemini CLI',
   openhands: 'OpenHands',
+  'qwen-code': 'Qwen Code',
   opencode: 'opencode',
   kilo: 'Kilo CLI',
 }
