@@ -39,6 +39,10 @@ export const AcpTapLine = z
       description:
         'The session the message belongs to, when the tap knows it (a response whose request named it)',
     }),
+    request: z.string().optional().openapi({
+      description:
+        'For a response: the method of the request it answers (`session/prompt`, `session/request_permission`), when the tap saw it',
+    }),
     connection: z.string().optional().openapi({
       description:
         'The tap’s id of the connection; with `seq`, the message’s id (replays apply once)',

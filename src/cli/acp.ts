@@ -5,7 +5,7 @@
  * both ways unchanged — the editor's stdin to the agent, the agent's stdout to the editor, its
  * stderr as it is — and, off that path, cuts both directions into their newline-delimited
  * JSON-RPC messages and posts them, in wire order and wrapped with their direction
- * (`{from, connection, seq, session?, message}`), to `POST /v1/ingest/acp`. The service being slow
+ * (`{from, connection, seq, session?, request?, message}`), to `POST /v1/ingest/acp`. The service being slow
  * or down never holds the editor: the lines wait in a bounded queue, the oldest dropped (counted,
  * with a warning) past it. The exit code is the agent's (128 + n for signal n); SIGINT, SIGTERM and
  * SIGHUP sent to the tap are forwarded to the agent.
@@ -85,26 +85,30 @@ type Side = 'client' | 'agent'
  * answers (a response names none), as the tap tracks requests by side and id.
  */
 class SessionTracker {
-  private readonly requests = new Map<string, string | null>()
+  private readonly requests = new Map<string, { session?: string; method: string }>()
   readonly sessions = new Set<string>()
 
-  sessionOf(from: Side, message: Record<string, unknown>): string | undefined {
+  /** The message's session, and for a response the method of the request it answers. */
+  attribute(from: Side, message: Record<string, unknown>): { session?: string; request?: string } {
     const params = record(message.params)
     const result = record(message.result)
     const own = str(params?.sessionId) ?? str(result?.sessionId)
     const id = message.id
     const hasId = typeof id === 'string' || typeof id === 'number'
     let session = own
+    let request: string | undefined
     if (typeof message.method === 'string') {
-      if (hasId) this.requests.set(`${from}:${id}`, own ?? null)
+      if (hasId) this.requests.set(`${from}:${id}`, { session: own, method: message.method })
     } else if (hasId) {
       // a response travels the other way from its request
       const key = `${from === 'client' ? 'agent' : 'client'}:${id}`
-      session = own ?? this.requests.get(key) ?? undefined
+      const asked = this.requests.get(key)
+      session = own ?? asked?.session
+      request = asked?.method
       this.requests.delete(key)
     }
     if (session) this.sessions.add(session)
-    return session
+    return { session, request }
   }
 }
 
@@ -334,8 +338,8 @@ export async function acpTap(options: AcpTapOptions): Promise<AcpTapStats> {
       return
     }
     teed++
-    const session = sessions.sessionOf(from, message)
-    const wrapped = `{"from":"${from}","connection":"${connection}","seq":${seq++}${session ? `,"session":${JSON.stringify(session)}` : ''},"message":${text}}`
+    const { session, request } = sessions.attribute(from, message)
+    const wrapped = `{"from":"${from}","connection":"${connection}","seq":${seq++}${session ? `,"session":${JSON.stringify(session)}` : ''}${request ? `,"request":${JSON.stringify(request)}` : ''},"message":${text}}`
     if (held) {
       held.push(wrapped)
       if (!session) return

@@ -813,6 +813,8 @@ export interface components {
             message?: components["schemas"]["AcpMessage"];
             /** @description The session the message belongs to, when the tap knows it (a response whose request named it) */
             session?: string;
+            /** @description For a response: the method of the request it answers (`session/prompt`, `session/request_permission`), when the tap saw it */
+            request?: string;
             /** @description The tap’s id of the connection; with `seq`, the message’s id (replays apply once) */
             connection?: string;
             /** @description The message’s place on the connection */

@@ -4,9 +4,9 @@
  * JSON-RPC messages of one connection in wire order, both directions interleaved, as
  * `agent-todos acp` tees them (real runs: test/fixtures/ingest/acp/, REAL-CAPTURES.md there).
  * Each value is a JSON-RPC message, or the tap's wrapper of one:
- * `{from: "client"|"agent", message, session?, connection?, seq?}` (`from` tells a response's
- * request apart when both sides use the same ids; `session` names the session of a response whose
- * request came in an earlier delivery; `connection` and `seq` give every message an id, so a
+ * `{from: "client"|"agent", message, session?, request?, connection?, seq?}` (`from` tells a
+ * response's request apart when both sides use the same ids; `session` and `request` name the
+ * session and the method of a response whose request came in an earlier delivery; `connection` and `seq` give every message an id, so a
  * replayed delivery applies once), or the tap's `{from: "tap", session, exit: {code, signal}}`
  * when the agent exited.
  *
@@ -45,6 +45,8 @@ interface WireMessage {
   session?: string
   /** The tap's id of the message (`<connection>:<seq>`). */
   key?: string
+  /** For a response: the method of the request it answers, when the tap saw it. */
+  request?: string
 }
 
 /** A request seen in the body, waiting for its response. */
@@ -93,6 +95,7 @@ function wireMessage(value: unknown, index: number): WireMessage | 'exit' {
       message: value.message,
       from: value.from,
       session: nonEmpty(value.session),
+      request: nonEmpty(value.request),
       key: connection !== undefined && seq !== undefined ? `${connection}:${seq}` : undefined,
     }
   }
@@ -180,7 +183,7 @@ export function parseAcp(values: readonly unknown[]): ObservedEvent[] {
     const session = nonEmpty(result?.sessionId) ?? request?.session ?? wire.session
     if (session === undefined) return
     const target: Target = { session }
-    const answers = request?.method ?? answeredMethod(message.result)
+    const answers = request?.method ?? wire.request ?? answeredMethod(message.result)
     switch (answers) {
       case 'session/new':
       case 'session/load':

@@ -110,7 +110,7 @@ export async function runAcpClient(options: AcpRunOptions): Promise<AcpRun> {
   } catch (error) {
     kill()
     await exited
-    throw new Error(`${(error as Error).message}\n--- stderr ---\n${stderr}`)
+    throw new Error(`${(error as Error).message}\n--- stderr ---\n${stderr}`, { cause: error })
   } finally {
     clearTimeout(timer)
   }
