@@ -143,6 +143,8 @@ describe('real ACP agents behind agent-todos acp, against the service', () => {
     env: Record<string, string>
     cwd: string
     prompt: string
+    /** `session/set_mode` (default "default": writes ask); null: the agent's own default. */
+    mode?: string | null
   }): Promise<{ run: AcpRun; bodies: string[]; waitingSeen: any }> {
     const recorder = await startRecorder(server.url)
     cleanups.push(async () => {
@@ -171,7 +173,7 @@ describe('real ACP agents behind agent-todos acp, against the service', () => {
         ...options.env,
       },
       prompt: options.prompt,
-      mode: 'default',
+      mode: options.mode === null ? undefined : (options.mode ?? 'default'),
       onPermission: async ({ sessionId }) => {
         // the agent waits for the person: so must the session, until the answer
         waitingSeen = await sessionWhen(server, `acp:${sessionId}`, (view) => view.waiting !== null)
@@ -380,6 +382,167 @@ describe('real ACP agents behind agent-todos acp, against the service', () => {
       ])
       assert.equal(session.items[2].active_form, 'Updating the README')
       assert.equal(session.waiting, null)
+      assert.equal(session.ended.outcome, 'completed')
+    }
+  )
+
+  it(
+    'Should mirror opencode acp: its todowrite list from the tool call’s rawInput',
+    { timeout: TEST_TIMEOUT },
+    async (t) => {
+      const opencode = requireCli(t, 'opencode')
+      if (!opencode) return
+      const { root, home, cwd } = await workspace()
+      const config = join(home, '.config')
+      const todos = (statuses: string[]) => ({
+        todos: [H, T, R].map((content, i) => ({
+          content,
+          status: statuses[i],
+          priority: 'medium',
+        })),
+      })
+      const api = await startChatCompletionsApi('script=acp-opencode', [
+        {
+          text: 'Planning.',
+          calls: [{ name: 'todowrite', input: todos(['in_progress', 'pending', 'pending']) }],
+        },
+        { calls: [{ name: 'todowrite', input: todos(['completed', 'in_progress', 'pending']) }] },
+        { text: 'Done.' },
+      ])
+      cleanups.push(() => api.close())
+      await mkdir(join(config, 'opencode'), { recursive: true })
+      await writeFile(
+        join(config, 'opencode/opencode.json'),
+        JSON.stringify({
+          model: 'fake/fake-model',
+          small_model: 'fake/fake-model',
+          autoupdate: false,
+          share: 'disabled',
+          provider: {
+            fake: {
+              npm: '@ai-sdk/openai-compatible',
+              options: { baseURL: `${api.url}/v1`, apiKey: 'sk-dummy-opencode' },
+              models: {
+                'fake-model': { tool_call: true, limit: { context: 200000, output: 8192 } },
+              },
+            },
+          },
+        })
+      )
+      const { run, bodies } = await runThroughTap({
+        agent: [opencode, 'acp'],
+        cwd,
+        mode: null,
+        env: {
+          HOME: home,
+          XDG_CONFIG_HOME: config,
+          XDG_DATA_HOME: join(home, '.local/share'),
+          XDG_CACHE_HOME: join(home, '.cache'),
+          XDG_STATE_HOME: join(home, '.local/state'),
+          OPENCODE_DISABLE_MODELS_FETCH: '1',
+          OPENCODE_DISABLE_AUTOUPDATE: '1',
+          OPENCODE_DISABLE_SHARE: '1',
+          OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+          OPENCODE_DISABLE_CLAUDE_CODE: '1',
+        },
+        prompt: 'Add a /health endpoint with a test (script=acp-opencode)',
+      })
+      if (RECORD)
+        await writeFile(
+          join(ROOT, 'test/fixtures/ingest/acp/opencode-wire.ndjson'),
+          wireFixture(bodies, root)
+        )
+      assert.equal(run.stopReason, 'end_turn', run.stderr)
+      assert.equal(run.updates.filter((u) => u.sessionUpdate === 'plan').length, 0)
+      const written = api
+        .exchanges()
+        .filter((e) => e.name === 'todowrite' && e.result?.startsWith('['))
+      assert.equal(written.length, 2)
+      const last = written.at(-1)!.input.todos as { content: string; status: string }[]
+      const session = await sessionWhen(
+        server,
+        `acp:${run.sessionId}`,
+        (view) => view.ended !== null
+      )
+      assert.deepEqual(
+        session.items.map((item: any) => [item.status, item.content]),
+        last.map((todo) => [todo.status, todo.content])
+      )
+      assert.deepEqual(
+        session.items.map((item: any) => item.id),
+        ['1', '2', '3']
+      )
+      assert.equal(session.ended.outcome, 'completed')
+    }
+  )
+
+  it(
+    'Should keep no list for copilot --acp, whose one plan is empty (its todos are SQL rows)',
+    { timeout: TEST_TIMEOUT },
+    async (t) => {
+      const copilot = requireCli(t, 'copilot')
+      if (!copilot) return
+      const { root, home, cwd } = await workspace()
+      const api = await startChatCompletionsApi('script=acp-copilot', [
+        {
+          text: 'Planning.',
+          calls: [
+            {
+              name: 'sql',
+              input: {
+                description: 'Add todos',
+                query: `INSERT INTO todos (id, title, status) VALUES ('health', '${H}', 'in_progress'), ('test', '${T}', 'pending');`,
+              },
+            },
+          ],
+        },
+        {
+          calls: [
+            {
+              name: 'sql',
+              input: {
+                description: 'Update',
+                query: "UPDATE todos SET status = 'done' WHERE id = 'health';",
+              },
+            },
+          ],
+        },
+        { text: 'Done.' },
+      ])
+      cleanups.push(() => api.close())
+      const { run, bodies } = await runThroughTap({
+        agent: [copilot, '--acp', '--disable-client-telemetry', '--no-auto-update'],
+        cwd,
+        mode: null,
+        env: {
+          HOME: home,
+          COPILOT_PROVIDER_BASE_URL: `${api.url}/v1`,
+          COPILOT_PROVIDER_TYPE: 'openai',
+          COPILOT_PROVIDER_API_KEY: 'sk-dummy-copilot',
+          COPILOT_MODEL: 'gpt-4.1',
+          COPILOT_OFFLINE: '1',
+          COPILOT_AUTO_UPDATE: 'false',
+          COPILOT_PKG_CACHE_HOME: join(home, '.copilot-pkg'),
+        },
+        prompt: 'Add a /health endpoint with a test (script=acp-copilot)',
+      })
+      if (RECORD)
+        await writeFile(
+          join(ROOT, 'test/fixtures/ingest/acp/copilot-wire.ndjson'),
+          wireFixture(bodies, root)
+        )
+      assert.equal(run.stopReason, 'end_turn', run.stderr)
+      assert.deepEqual(
+        run.updates.filter((u) => u.sessionUpdate === 'plan').map((u) => u.entries),
+        [[]]
+      )
+      assert.ok(api.exchanges().some((e) => e.name === 'sql' && e.result?.includes('inserted')))
+      const session = await sessionWhen(
+        server,
+        `acp:${run.sessionId}`,
+        (view) => view.ended !== null
+      )
+      assert.deepEqual(session.items, [])
       assert.equal(session.ended.outcome, 'completed')
     }
   )

@@ -11,10 +11,10 @@ const H = 'Write the /health handler'
 const T = 'Add a test for /health'
 const R = 'Update the README'
 
-const QWEN = 'acp:9c1b7aee-2d7b-4ca2-bf5d-822c37fed5cf'
-const CLAUDE = 'acp:c7cda5b7-4453-42d3-b68d-d4bb3883c124'
-const OPENCODE = 'acp:ses_dc9e50424ffehwvlTRrpy3ghl4'
-const COPILOT = 'acp:ca89cc90-76da-462e-b7eb-2554128c52b3'
+const QWEN = 'acp:43ca8073-0a26-43ec-9040-62212b2250c0'
+const CLAUDE = 'acp:f77cb35b-128a-48bf-8a84-6a874264a914'
+const OPENCODE = 'acp:ses_dc9de3e65ffeXztEApBmcIuuGQ'
+const COPILOT = 'acp:732135c4-b64e-42d9-a707-dd804fb560b8'
 
 const post = (t: TestApp, lines: string[], query = '') => ingest(t, 'acp', lines.join('\n'), query)
 
