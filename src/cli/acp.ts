@@ -53,7 +53,8 @@ export interface AcpTuning {
 }
 
 const DEFAULT_TUNING: AcpTuning = {
-  lingerMs: 20,
+  // an agent streams its answer in many small updates: a batch every 100 ms at most
+  lingerMs: 100,
   maxBatchLines: 200,
   maxBatchBytes: 512 * 1024,
   maxQueueBytes: 16 * 1024 * 1024,
@@ -64,6 +65,9 @@ const DEFAULT_TUNING: AcpTuning = {
 }
 
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
+
+/** Lines kept before the first session is known (the handshake takes a few). */
+const MAX_HELD_LINES = 256
 
 /** Variables of the tap's credentials, never handed to the agent. */
 const CREDENTIAL_ENV = ['AGENT_TODOS_KEY'] as const
@@ -321,6 +325,7 @@ export async function acpTap(options: AcpTapOptions): Promise<AcpTapStats> {
   let teed = 0
   let skipped = 0
   let overlong = 0
+  let heldDropped = 0
   /** Lines before any session is known: held so every delivery names one. */
   let held: string[] | null = []
 
@@ -342,7 +347,14 @@ export async function acpTap(options: AcpTapOptions): Promise<AcpTapStats> {
     const wrapped = `{"from":"${from}","connection":"${connection}","seq":${seq++}${session ? `,"session":${JSON.stringify(session)}` : ''}${request ? `,"request":${JSON.stringify(request)}` : ''},"message":${text}}`
     if (held) {
       held.push(wrapped)
-      if (!session) return
+      if (!session) {
+        // a connection that never opens a session has nothing to report: keep its last lines only
+        if (held.length > MAX_HELD_LINES) {
+          held.shift()
+          heldDropped++
+        }
+        return
+      }
       for (const line of held) sender.push(line)
       held = null
     } else sender.push(wrapped)
@@ -430,6 +442,10 @@ export async function acpTap(options: AcpTapOptions): Promise<AcpTapStats> {
   if (skipped)
     options.stderr.write(`agent-todos acp: ${skipped} line(s) were not JSON and were not sent\n`)
   if (overlong) options.stderr.write(`agent-todos acp: ${overlong} line(s) were too long to send\n`)
+  if (held?.length || heldDropped)
+    options.stderr.write(
+      `agent-todos acp: ${(held?.length ?? 0) + heldDropped} message(s) named no session and were not sent\n`
+    )
   if (sender.dropped)
     options.stderr.write(
       `agent-todos acp: ${sender.dropped} message(s) did not reach the service\n`
