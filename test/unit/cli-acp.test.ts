@@ -10,6 +10,8 @@ import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { PassThrough, Writable } from 'node:stream'
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { acpTap, type AcpTapOptions } from '../../src/cli/acp.js'
 import { freePort } from '../e2e/server-process.js'
 
@@ -190,5 +192,44 @@ describe('agent-todos acp (the stdio tap)', () => {
     })
     assert.equal(missing.exitCode, 127)
     service.server.close()
+  })
+
+  it('Should forward SIGTERM to the agent and exit with its code (the CLI)', async () => {
+    const service = await recorder()
+    const agent = `
+process.on('SIGTERM', () => { process.stdout.write('bye\\n'); process.exit(7) })
+process.stdout.write('ready\\n')
+setInterval(() => {}, 1000)
+`
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        import.meta.resolve('tsx'),
+        fileURLToPath(new URL('../../src/cli.ts', import.meta.url)),
+        'acp',
+        '--url',
+        service.url,
+        '--',
+        process.execPath,
+        '-e',
+        agent,
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] }
+    )
+    let out = ''
+    child.stdout.setEncoding('utf8')
+    const ready = new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk: string) => {
+        out += chunk
+        if (out.includes('ready')) resolve()
+      })
+    )
+    await ready
+    child.kill('SIGTERM')
+    const [code] = (await once(child, 'close')) as [number | null]
+    service.server.close()
+    assert.equal(code, 7)
+    assert.equal(out, 'ready\nbye\n')
   })
 })
