@@ -10,14 +10,19 @@
  * with a warning) past it. The exit code is the agent's (128 + n for signal n); SIGINT, SIGTERM and
  * SIGHUP sent to the tap are forwarded to the agent.
  *
- * The tap's own sender (not observe's): its lines are wrapped and attributed to sessions here, and
- * a line is never worth retrying at the cost of the ones after it (a dropped batch is counted).
+ * The passthrough thread only moves bytes and hands a copy of each chunk to a worker thread (this
+ * same module, `runTee`), which cuts the lines, parses, wraps and posts them: measured on 72 MB of
+ * NDJSON through `cat`, the bytes took 0.35 s through the tap against 0.26 s without it, where
+ * parsing in the same thread took 5.3 s. The tap's own sender (not observe's): its lines are
+ * wrapped and attributed to sessions here, and a line is never worth retrying at the cost of the
+ * ones after it (a dropped batch is counted).
  */
 import { spawn } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { randomUUID } from 'node:crypto'
 import { constants as osConstants } from 'node:os'
 import type { Readable, Writable } from 'node:stream'
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import { LineSplitter } from './lines.js'
 
 export interface AcpTapOptions {
@@ -124,10 +129,67 @@ const record = (value: unknown): Record<string, unknown> | undefined =>
 const str = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined
 
+/**
+ * A FIFO of lines and their sizes with O(1) push and shift (an array's `shift` moves every element
+ * left: a full queue dropping its oldest line per new one would cost the editor's throughput).
+ */
+class LineQueue {
+  private lines: string[] = []
+  private sizes: number[] = []
+  private head = 0
+  /** The lines' bytes, a newline each. */
+  bytes = 0
+
+  get length(): number {
+    return this.lines.length - this.head
+  }
+
+  push(line: string): void {
+    const size = Buffer.byteLength(line) + 1
+    this.lines.push(line)
+    this.sizes.push(size)
+    this.bytes += size
+  }
+
+  /** The size of the oldest line (the queue is not empty). */
+  firstSize(): number {
+    return this.sizes[this.head]
+  }
+
+  shift(): string {
+    const line = this.lines[this.head]
+    this.bytes -= this.sizes[this.head]
+    this.lines[this.head] = ''
+    this.head++
+    if (this.head >= 4096 && this.head * 2 >= this.lines.length) {
+      this.lines = this.lines.slice(this.head)
+      this.sizes = this.sizes.slice(this.head)
+      this.head = 0
+    }
+    return line
+  }
+
+  /** Puts lines back in front (a batch not delivered before the deadline). */
+  restore(batch: readonly string[]): void {
+    const rest = this.lines.slice(this.head)
+    this.lines = []
+    this.sizes = []
+    this.head = 0
+    this.bytes = 0
+    for (const line of [...batch, ...rest]) this.push(line)
+  }
+
+  clear(): void {
+    this.lines = []
+    this.sizes = []
+    this.head = 0
+    this.bytes = 0
+  }
+}
+
 /** Posts the wrapped lines in order, one batch at a time, never holding the caller. */
 class TapSender {
-  private queue: string[] = []
-  private queueBytes = 0
+  private readonly queue = new LineQueue()
   private wake: (() => void) | null = null
   private closing = false
   private stopped = false
@@ -138,8 +200,9 @@ class TapSender {
   dropped = 0
 
   constructor(
-    private readonly options: AcpTapOptions,
-    private readonly tuning: AcpTuning
+    private readonly options: { url: string; key?: string },
+    private readonly tuning: AcpTuning,
+    private readonly warn: (message: string) => void
   ) {
     this.loop = this.run()
   }
@@ -147,9 +210,8 @@ class TapSender {
   push(line: string): void {
     if (this.stopped) return
     this.queue.push(line)
-    this.queueBytes += Buffer.byteLength(line) + 1
-    while (this.queueBytes > this.tuning.maxQueueBytes && this.queue.length > 1) {
-      this.queueBytes -= Buffer.byteLength(this.queue.shift()!) + 1
+    while (this.queue.bytes > this.tuning.maxQueueBytes && this.queue.length > 1) {
+      this.queue.shift()
       this.drop(1, 'the service is behind; dropping the oldest messages')
     }
     this.wake?.()
@@ -173,18 +235,17 @@ class TapSender {
   private warnOnce(key: string, message: string) {
     if (this.warned.has(key)) return
     this.warned.add(key)
-    this.options.stderr.write(`agent-todos acp: ${message}\n`)
+    this.warn(message)
   }
 
   private take(): string[] {
     const batch: string[] = []
     let bytes = 0
     while (this.queue.length && batch.length < this.tuning.maxBatchLines) {
-      const size = Buffer.byteLength(this.queue[0]) + 1
+      const size = this.queue.firstSize()
       if (batch.length && bytes + size > this.tuning.maxBatchBytes) break
-      batch.push(this.queue.shift()!)
+      batch.push(this.queue.shift())
       bytes += size
-      this.queueBytes -= size
     }
     return batch
   }
@@ -201,7 +262,7 @@ class TapSender {
       }
       const batch = this.take()
       if (!(await this.deliver(batch))) {
-        this.queue.unshift(...batch)
+        this.queue.restore(batch)
         return
       }
     }
@@ -237,8 +298,7 @@ class TapSender {
         )
         this.stopped = true
         this.drop(batch.length + this.queue.length, 'messages not delivered')
-        this.queue = []
-        this.queueBytes = 0
+        this.queue.clear()
         return true
       }
       const retryable = status === 0 || status === 408 || status === 429 || status >= 500
@@ -311,14 +371,33 @@ export function agentEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return copy
 }
 
+/** What the tee thread is started with (`workerData`). */
+interface TeeConfig {
+  url: string
+  key?: string
+  tuning: AcpTuning
+}
+
+/** Messages of the passthrough thread to the tee thread, in the order the bytes passed. */
+type ToTee =
+  | { from: Side; chunk: Uint8Array }
+  | { exit: { code: number | null; signal: NodeJS.Signals | null } }
+
+/** Messages of the tee thread back. */
+type FromTee = { warn: string } | { done: Omit<AcpTapStats, 'exitCode'> }
+
+/** Marks this module's tee thread (the module is its own worker entry, in both builds). */
+const TEE_MARK = 'agent-todos-acp-tee'
+
 /**
- * Runs the agent behind the tap until it exits.
- * @param options - the service, the agent command, the editor's streams
- * @returns the agent's exit code (128 + n for signal n, 127 when it cannot be started) and counts
+ * The tee thread: cuts both directions' bytes into lines, wraps the JSON-RPC ones and posts them.
+ * It runs beside the passthrough, never in its way: the bytes are passed on before they get here.
+ * @param config - the service and the tuning
  */
-export async function acpTap(options: AcpTapOptions): Promise<AcpTapStats> {
-  const tuning = { ...DEFAULT_TUNING, ...options.tuning }
-  const sender = new TapSender(options, tuning)
+function runTee(config: TeeConfig): void {
+  const port = parentPort!
+  const warn = (text: string) => port.postMessage({ warn: text } satisfies FromTee)
+  const sender = new TapSender(config, config.tuning, warn)
   const sessions = new SessionTracker()
   const connection = randomUUID()
   let seq = 0
@@ -359,29 +438,83 @@ export async function acpTap(options: AcpTapOptions): Promise<AcpTapStats> {
       held = null
     } else sender.push(wrapped)
   }
-  // the JSON work runs after the bytes were passed on, never in their way
-  const tee = (from: Side) => {
-    const lines = new LineSplitter(tuning.maxLineBytes, onLine(from), () => overlong++)
-    const chunks: Buffer[] = []
-    let scheduled = false
-    return {
-      push(chunk: Buffer) {
-        chunks.push(chunk)
-        if (scheduled) return
-        scheduled = true
-        setImmediate(() => {
-          scheduled = false
-          for (const part of chunks.splice(0)) lines.push(part)
-        })
-      },
-      end() {
-        for (const part of chunks.splice(0)) lines.push(part)
-        lines.end()
-      },
-    }
+  const splitters: Record<Side, LineSplitter> = {
+    client: new LineSplitter(config.tuning.maxLineBytes, onLine('client'), () => overlong++),
+    agent: new LineSplitter(config.tuning.maxLineBytes, onLine('agent'), () => overlong++),
   }
-  const fromClient = tee('client')
-  const fromAgent = tee('agent')
+
+  port.on('message', (message: ToTee) => {
+    if ('chunk' in message) {
+      splitters[message.from].push(
+        Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength)
+      )
+      return
+    }
+    splitters.client.end()
+    splitters.agent.end()
+    if (!held) {
+      for (const session of sessions.sessions) {
+        sender.push(
+          JSON.stringify({ from: 'tap', connection, seq: seq++, session, exit: message.exit })
+        )
+      }
+    }
+    void sender.close().then(() => {
+      if (skipped) warn(`${skipped} line(s) were not JSON and were not sent`)
+      if (overlong) warn(`${overlong} line(s) were too long to send`)
+      if (held?.length || heldDropped)
+        warn(`${(held?.length ?? 0) + heldDropped} message(s) named no session and were not sent`)
+      if (sender.dropped) warn(`${sender.dropped} message(s) did not reach the service`)
+      const done = { teed, delivered: sender.delivered, dropped: sender.dropped, skipped }
+      port.postMessage({ done } satisfies FromTee)
+      port.close()
+    })
+  })
+}
+
+if (!isMainThread && (workerData as { mark?: string } | null)?.mark === TEE_MARK) {
+  runTee((workerData as { config: TeeConfig }).config)
+}
+
+/**
+ * This module as the tee thread's entry. Run from its TypeScript source (tsx, the tests), the
+ * thread registers tsx first: a worker does not inherit the loader hooks of `--import tsx`.
+ */
+function teeWorker(data: { mark: string; config: TeeConfig }): Worker {
+  const self = import.meta.url
+  if (!self.endsWith('.ts')) return new Worker(new URL(self), { workerData: data })
+  const tsx = import.meta.resolve('tsx/esm/api')
+  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(self)}) })`
+  return new Worker(boot, { eval: true, workerData: data })
+}
+
+/**
+ * Runs the agent behind the tap until it exits.
+ * @param options - the service, the agent command, the editor's streams
+ * @returns the agent's exit code (128 + n for signal n, 127 when it cannot be started) and counts
+ */
+export async function acpTap(options: AcpTapOptions): Promise<AcpTapStats> {
+  const tuning = { ...DEFAULT_TUNING, ...options.tuning }
+  const config: TeeConfig = { url: options.url, key: options.key, tuning }
+  // the tee's JSON work runs in its own thread: a long line parsed, a batch posted, a service
+  // that hangs, none of it waits in front of the editor's bytes
+  const tee = teeWorker({ mark: TEE_MARK, config })
+  let teeBroken = false
+  const finished = new Promise<Omit<AcpTapStats, 'exitCode'> | null>((resolve) => {
+    tee.on('message', (message: FromTee) => {
+      if ('warn' in message) options.stderr.write(`agent-todos acp: ${message.warn}\n`)
+      else resolve(message.done)
+    })
+    tee.once('error', (error) => {
+      teeBroken = true
+      options.stderr.write(`agent-todos acp: not reporting to the service: ${error.message}\n`)
+      resolve(null)
+    })
+    tee.once('exit', () => resolve(null))
+  })
+  const send = (from: Side) => (chunk: Buffer) => {
+    if (!teeBroken) tee.postMessage({ from, chunk } satisfies ToTee)
+  }
 
   const [program, ...args] = options.command
   const child = spawn(program, args, {
@@ -391,18 +524,8 @@ export async function acpTap(options: AcpTapOptions): Promise<AcpTapStats> {
   let spawnError: NodeJS.ErrnoException | null = null
   // the agent going away first must not crash the tap on a write to its closed stdin
   child.stdin.on('error', () => {})
-  pipeThrough(
-    options.stdin,
-    child.stdin,
-    (chunk) => fromClient.push(chunk),
-    () => child.stdin.end()
-  )
-  pipeThrough(
-    child.stdout,
-    options.stdout,
-    (chunk) => fromAgent.push(chunk),
-    () => {}
-  )
+  pipeThrough(options.stdin, child.stdin, send('client'), () => child.stdin.end())
+  pipeThrough(child.stdout, options.stdout, send('agent'), () => {})
   child.stderr.pipe(options.stderr, { end: false })
 
   const forward = (signal: NodeJS.Signals) => child.kill(signal)
@@ -419,8 +542,6 @@ export async function acpTap(options: AcpTapOptions): Promise<AcpTapStats> {
   })
   if (options.forwardSignals) for (const s of FORWARDED) process.off(s, forward)
   options.stdin.pause()
-  fromClient.end()
-  fromAgent.end()
 
   let exitCode: number
   if (spawnError) {
@@ -431,26 +552,10 @@ export async function acpTap(options: AcpTapOptions): Promise<AcpTapStats> {
     exitCode = error.code === 'ENOENT' ? 127 : 126
   } else exitCode = signal ? signalExitCode(signal) : (code ?? 1)
 
-  if (!held) {
-    for (const session of sessions.sessions) {
-      sender.push(
-        JSON.stringify({ from: 'tap', connection, seq: seq++, session, exit: { code, signal } })
-      )
-    }
-  }
-  await sender.close()
-  if (skipped)
-    options.stderr.write(`agent-todos acp: ${skipped} line(s) were not JSON and were not sent\n`)
-  if (overlong) options.stderr.write(`agent-todos acp: ${overlong} line(s) were too long to send\n`)
-  if (held?.length || heldDropped)
-    options.stderr.write(
-      `agent-todos acp: ${(held?.length ?? 0) + heldDropped} message(s) named no session and were not sent\n`
-    )
-  if (sender.dropped)
-    options.stderr.write(
-      `agent-todos acp: ${sender.dropped} message(s) did not reach the service\n`
-    )
-  return { exitCode, teed, delivered: sender.delivered, dropped: sender.dropped, skipped }
+  if (!teeBroken) tee.postMessage({ exit: { code, signal } } satisfies ToTee)
+  const stats = await finished
+  await tee.terminate()
+  return { exitCode, ...(stats ?? { teed: 0, delivered: 0, dropped: 0, skipped: 0 }) }
 }
 
 export const ACP_USAGE = `Usage: agent-todos acp [options] -- <agent command…>
