@@ -5,6 +5,7 @@
  * person's edit of an observed list is allowed or refused by it.
  */
 import type { ObservedSource, Session } from '../core/session.js'
+import { acp } from './acp.js'
 import { claudeAgentSdk } from './claude-agent-sdk.js'
 import { claudeCode } from './claude-code.js'
 import { codex } from './codex.js'
@@ -26,6 +27,7 @@ export const AGENTS: { readonly [S in ObservedSource]: AgentDescriptor<S> } = {
   'qwen-code': qwenCode,
   opencode,
   kilo,
+  acp,
 }
 
 /** The agents in the order their routes are registered (and documented). */

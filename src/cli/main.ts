@@ -5,16 +5,19 @@
  */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { runAcpCli } from './acp.js'
 import { AGENTS, detectAgent, observe, type AgentKind } from './observe.js'
 import { observeOpencode } from './observe-opencode.js'
 import { watch, WatchError } from './watch.js'
 
 export const USAGE = `Usage: agent-todos watch [session] [options]
        agent-todos observe [options] -- <command…>
+       agent-todos acp [options] -- <agent command…>
 
 watch: live progress of one session, or of every session of the key's tenant.
 observe: run an agent CLI, pass its output through and report its todo list to the service
   (see agent-todos observe --help).
+acp: a stdio tap an editor runs in place of an ACP agent (see agent-todos acp --help).
 
 Options:
   --url <url>   service base URL (env AGENT_TODOS_URL, default http://127.0.0.1:8080)
@@ -259,6 +262,7 @@ function version(): string {
  * ```
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'acp') return runAcpCli(argv.slice(1), io)
   const at = observeIndex(argv)
   if (at >= 0) return runObserve([...argv.slice(0, at), ...argv.slice(at + 1)], io)
   let parsed

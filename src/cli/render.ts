@@ -36,6 +36,7 @@ const SOURCE_LABEL: Record<string, readonly [string, string]> = {
   kilo: ['Kilo CLI', 'kilo'],
   openhands: ['OpenHands', 'ohands'],
   'qwen-code': ['Qwen Code', 'qwen'],
+  acp: ['ACP agent', 'acp'],
 }
 
 /**

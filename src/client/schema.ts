@@ -368,6 +368,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ingest/acp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The JSON-RPC messages of one ACP connection in wire order, both directions, as `agent-todos acp` tees them; session `acp:<sessionId>` */
+        post: operations["ingestAcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -630,7 +647,7 @@ export interface components {
          * @description What fed the session first: `rounds` (executed here) or the observed agent
          * @enum {string}
          */
-        SessionSource: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands" | "qwen-code" | "opencode" | "kilo";
+        SessionSource: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands" | "qwen-code" | "opencode" | "kilo" | "acp";
         /** @description The observed agent waits for a person (not stale) */
         Waiting: {
             /** @description idle_prompt, permission_prompt (Claude Code; opencode and Kilo `permission.asked`), requires_action (Agent SDK), request_user_input (Codex), waiting_for_confirmation (OpenHands), question (opencode and Kilo `question.asked`) */
@@ -872,6 +889,45 @@ export interface components {
             timestamp: number;
             sessionID: string;
             part?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One line as `agent-todos acp` tees it: a message and the direction it travelled */
+        AcpTapLine: {
+            /**
+             * @description Who sent the message: `client` (the editor), `agent`; `tap` for the tap’s own `exit` line
+             * @enum {string}
+             */
+            from: "client" | "agent" | "tap";
+            message?: components["schemas"]["AcpMessage"];
+            /** @description The session the message belongs to, when the tap knows it (a response whose request named it) */
+            session?: string;
+            /** @description For a response: the method of the request it answers (`session/prompt`, `session/request_permission`), when the tap saw it */
+            request?: string;
+            /** @description The tap’s id of the connection; with `seq`, the message’s id (replays apply once) */
+            connection?: string;
+            /** @description The message’s place on the connection */
+            seq?: number;
+            /** @description With `from: "tap"`: the agent exited (ends a run it left open) */
+            exit?: {
+                code: number | null;
+                signal: string | null;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One ACP JSON-RPC 2.0 message (a request, a notification or a response) */
+        AcpMessage: {
+            /** @enum {string} */
+            jsonrpc?: "2.0";
+            id?: string | number | null;
+            /** @description session/update (plan, tool_call, tool_call_update), session/request_permission, session/prompt, session/new, … */
+            method?: string;
+            params?: unknown;
+            result?: unknown;
+            error?: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -3212,6 +3268,126 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OpencodeEvent"] | components["schemas"]["OpencodeGlobalEvent"] | components["schemas"]["OpencodeRunLine"] | (components["schemas"]["OpencodeEvent"] | components["schemas"]["OpencodeGlobalEvent"] | components["schemas"]["OpencodeRunLine"])[];
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestReply"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists with other methods */
+            405: {
+                headers: {
+                    /** @description the methods it has */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
+                    RateLimit?: string;
+                    /** @description `<limit>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ingestAcp: {
+        parameters: {
+            query?: {
+                /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
+                session_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One message or tap line, an array of them, or NDJSON lines */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcpTapLine"] | components["schemas"]["AcpMessage"] | (components["schemas"]["AcpTapLine"] | components["schemas"]["AcpMessage"])[];
                 "application/x-ndjson": string;
             };
         };

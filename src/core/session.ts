@@ -40,6 +40,7 @@ export const OBSERVED_SOURCES = [
   'qwen-code',
   'opencode',
   'kilo',
+  'acp',
 ] as const
 export type ObservedSource = (typeof OBSERVED_SOURCES)[number]
 

@@ -34,6 +34,7 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /v1/ingest/openhands/conversations': 'ingestOpenhandsConversations',
   'POST /v1/ingest/qwen-code': 'ingestQwenCode',
   'POST /v1/ingest/opencode': 'ingestOpencode',
+  'POST /v1/ingest/acp': 'ingestAcp',
 }
 
 /**

@@ -12,12 +12,13 @@ import { getDialect } from '../registry.js'
 import { guardObserved } from './guard.js'
 import { openhandsTrackerObserver } from '../openhands-tracker/observe.js'
 import { qwenTodosObserver } from '../qwen-todos/observe.js'
+import { acpPlanObserver } from '../opencode-todos/observe-acp.js'
 import type { Observer } from './types.js'
 
 export type { ObservedCall, ObservedResult, ObserveOutcome, Observer } from './types.js'
 
 /** The agent families whose tool names the service knows. */
-export type AgentFamily = 'claude' | 'codex' | 'gemini' | 'openhands' | 'qwen' | 'opencode'
+export type AgentFamily = 'claude' | 'codex' | 'gemini' | 'openhands' | 'qwen' | 'opencode' | 'acp'
 
 const OBSERVERS: readonly Observer[] = [
   claudeTodoWriteObserver,
@@ -27,14 +28,35 @@ const OBSERVERS: readonly Observer[] = [
   openhandsTrackerObserver,
   qwenTodosObserver,
   opencodeTodosObserver,
+  acpPlanObserver,
 ]
+
+/**
+ * The observers of one dialect as one: several agents' tools may write the same list shape (an
+ * ACP plan and opencode's own `todowrite`), each observed by its own observer of its own tools.
+ */
+function merged(dialect: string, observers: readonly Observer[]): Observer {
+  if (observers.length === 1) return observers[0]
+  return {
+    dialect,
+    tools: observers.flatMap((observer) => observer.tools),
+    observe: (call, result, state) =>
+      observers
+        .find((observer) => observer.tools.includes(call.name))!
+        .observe(call, result, state),
+  }
+}
 
 // every list an observer makes is held to the list rules before it is stored (observe/guard)
 const BY_DIALECT = new Map(
-  OBSERVERS.map((observer): [string, Observer] => {
-    const dialect = getDialect(observer.dialect)!
+  [...new Set(OBSERVERS.map((observer) => observer.dialect))].map((name): [string, Observer] => {
+    const dialect = getDialect(name)!
+    const observer = merged(
+      name,
+      OBSERVERS.filter((one) => one.dialect === name)
+    )
     return [
-      observer.dialect,
+      name,
       {
         ...observer,
         observe: (call, result, state) =>
@@ -51,6 +73,7 @@ const FAMILY_DIALECTS: Record<AgentFamily, readonly string[]> = {
   openhands: ['openhands-tracker'],
   qwen: ['qwen-todos'],
   opencode: ['opencode-todos'],
+  acp: ['opencode-todos'],
 }
 
 /**

@@ -36,6 +36,7 @@ export const AGENT_LABEL = {
   'qwen-code': 'Qwen Code',
   opencode: 'opencode',
   kilo: 'Kilo CLI',
+  acp: 'ACP agent',
 }
 
 /** Claude Code's switch for its todo tools, off by default on current models. */

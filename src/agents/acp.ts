@@ -1,0 +1,91 @@
+/**
+ * @module agents/acp
+ * Any ACP (Agent Client Protocol) agent — Qwen Code, the Claude adapter, opencode, Kilo, Copilot,
+ * Gemini — through `agent-todos acp`, the stdio tap an editor runs in the agent's place: the
+ * JSON-RPC messages of one connection, both directions in wire order. Session `acp:<sessionId>`;
+ * its lists (`plan` snapshots, opencode's `todowrite` in a tool call's `rawInput`) write the
+ * `opencode-todos` dialect, whose item is ACP's `PlanEntry {content, priority, status}`.
+ */
+import { z } from '@hono/zod-openapi'
+import { parseAcp } from '../ingest/acp.js'
+import { valuesOf } from '../ingest/body.js'
+import { COUNTS_REPLY, ingestBody } from './schemas.js'
+import type { AgentDescriptor } from './types.js'
+
+export const AcpMessage = z
+  .looseObject({
+    jsonrpc: z.literal('2.0').optional(),
+    id: z.union([z.string(), z.number(), z.null()]).optional(),
+    method: z.string().optional().openapi({
+      description:
+        'session/update (plan, tool_call, tool_call_update), session/request_permission, session/prompt, session/new, …',
+    }),
+    params: z.unknown().optional(),
+    result: z.unknown().optional(),
+    error: z.unknown().optional(),
+  })
+  .openapi('AcpMessage', {
+    description: 'One ACP JSON-RPC 2.0 message (a request, a notification or a response)',
+  })
+
+export const AcpTapLine = z
+  .looseObject({
+    from: z.enum(['client', 'agent', 'tap']).openapi({
+      description:
+        'Who sent the message: `client` (the editor), `agent`; `tap` for the tap’s own `exit` line',
+    }),
+    message: AcpMessage.optional(),
+    session: z.string().optional().openapi({
+      description:
+        'The session the message belongs to, when the tap knows it (a response whose request named it)',
+    }),
+    request: z.string().optional().openapi({
+      description:
+        'For a response: the method of the request it answers (`session/prompt`, `session/request_permission`), when the tap saw it',
+    }),
+    connection: z.string().optional().openapi({
+      description:
+        'The tap’s id of the connection; with `seq`, the message’s id (replays apply once)',
+    }),
+    seq: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'The message’s place on the connection' }),
+    exit: z
+      .looseObject({ code: z.number().int().nullable(), signal: z.string().nullable() })
+      .optional()
+      .openapi({ description: 'With `from: "tap"`: the agent exited (ends a run it left open)' }),
+  })
+  .openapi('AcpTapLine', {
+    description: 'One line as `agent-todos acp` tees it: a message and the direction it travelled',
+  })
+
+const AcpValue = z.union([AcpTapLine, AcpMessage])
+
+export const acp: AgentDescriptor<'acp'> = {
+  source: 'acp',
+  name: 'ACP agent',
+  prefix: 'acp',
+  family: 'acp',
+  defaultDialect: 'opencode-todos',
+  edits: 'never',
+  routes: [
+    {
+      path: '/v1/ingest/acp',
+      summary:
+        'The JSON-RPC messages of one ACP connection in wire order, both directions, as `agent-todos acp` tees them; session `acp:<sessionId>`',
+      body: ingestBody(
+        z.union([AcpValue, z.array(AcpValue)]),
+        'One message or tap line, an array of them, or NDJSON lines'
+      ),
+      parse: (body) => ({ events: parseAcp(valuesOf(body)) }),
+    },
+  ],
+  lifecycle: {
+    starts: ['session/new', 'session/prompt'],
+    ends: ['session/prompt result', 'tap exit'],
+    waits: ['session/request_permission'],
+  },
+  reply: COUNTS_REPLY,
+}

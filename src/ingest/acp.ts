@@ -1,0 +1,318 @@
+/**
+ * @module ingest/acp
+ * Any ACP (Agent Client Protocol, `@agentclientprotocol/sdk` 2.4.0 schema) agent, from the
+ * JSON-RPC messages of one connection in wire order, both directions interleaved, as
+ * `agent-todos acp` tees them (real runs: test/fixtures/ingest/acp/, REAL-CAPTURES.md there).
+ * Each value is a JSON-RPC message, or the tap's wrapper of one:
+ * `{from: "client"|"agent", message, session?, request?, connection?, seq?}` (`from` tells a
+ * response's request apart when both sides use the same ids; `session` and `request` name the
+ * session and the method of a response whose request came in an earlier delivery; `connection` and `seq` give every message an id, so a
+ * replayed delivery applies once), or the tap's `{from: "tap", session, exit: {code, signal}}`
+ * when the agent exited.
+ *
+ * - `session/new`'s result (its `sessionId`) starts a session `acp:<sessionId>`; every
+ *   `session/prompt` request starts a run (an ended session opens again), and its result ends
+ *   the run: ACP's prompt turn is the run, the session lives on in the editor for the next
+ *   prompt. `stopReason` `end_turn` → completed, `max_tokens` / `max_turn_requests` → max_turns,
+ *   `refusal` → error, `cancelled` → cancelled; an error response → error.
+ * - `session/update` `plan` is a whole-list snapshot (`acp:plan`); a `tool_call` /
+ *   `tool_call_update` whose `rawInput` is an opencode / Kilo `todowrite` input (`{todos}`) is a
+ *   todo call (`acp:todowrite`), applied once it is `completed`. Other updates are activity.
+ * - `session/request_permission` marks the session waiting until its answer (the response with
+ *   its JSON-RPC id) or any later event of the session; updates between the two in the same body
+ *   do not clear it.
+ * - `initialize`, `authenticate` and other messages that name no session feed none.
+ */
+import type { EndedOutcome } from '../core/session.js'
+import { isRecord } from '../dialects/json.js'
+import { ACP_PLAN_TOOL, ACP_TODOWRITE_TOOL } from '../dialects/opencode-todos/observe-acp.js'
+import { digest } from './body.js'
+import {
+  exitEvent,
+  IngestFormatError,
+  nonEmpty,
+  type ObservedEvent,
+  type Target,
+} from './events.js'
+
+type Side = 'client' | 'agent'
+
+/** One message, unwrapped, with what the wrapper said of it. */
+interface WireMessage {
+  message: Record<string, unknown>
+  from?: Side
+  /** The session the tap knew the message belongs to. */
+  session?: string
+  /** The tap's id of the message (`<connection>:<seq>`). */
+  key?: string
+  /** For a response: the method of the request it answers, when the tap saw it. */
+  request?: string
+}
+
+/** A request seen in the body, waiting for its response. */
+interface Pending {
+  method: string
+  session?: string
+  from?: Side
+  key: string
+}
+
+/** The ACP stop reasons, as the run's end. */
+const STOP_OUTCOMES: Record<string, EndedOutcome> = {
+  end_turn: 'completed',
+  max_tokens: 'max_turns',
+  max_turn_requests: 'max_turns',
+  refusal: 'error',
+  cancelled: 'cancelled',
+}
+
+/** What a response's result says it answers: a request of this method. */
+function answeredMethod(result: unknown): string | undefined {
+  if (!isRecord(result)) return undefined
+  if (isRecord(result.outcome)) return 'session/request_permission'
+  if (typeof result.stopReason === 'string') return 'session/prompt'
+  if (typeof result.sessionId === 'string') return 'session/new'
+  return undefined
+}
+
+const isJsonRpc = (value: Record<string, unknown>) =>
+  typeof value.method === 'string' || ('id' in value && ('result' in value || 'error' in value))
+
+/** A body value as a message: the tap's wrapper unwrapped, or a JSON-RPC message as it is. */
+function wireMessage(value: unknown, index: number): WireMessage | 'exit' {
+  const fail = () =>
+    new IngestFormatError(
+      `Value ${index + 1} is not an ACP JSON-RPC message (an object with a method, or an id and a result or error) nor the tap's wrapper of one.`,
+      `/lines/${index}`
+    )
+  if (!isRecord(value)) throw fail()
+  if (value.from === 'tap' && isRecord(value.exit)) return 'exit'
+  if (value.from === 'client' || value.from === 'agent') {
+    if (!isRecord(value.message) || !isJsonRpc(value.message)) throw fail()
+    const connection = nonEmpty(value.connection)
+    const seq = typeof value.seq === 'number' && Number.isInteger(value.seq) ? value.seq : undefined
+    return {
+      message: value.message,
+      from: value.from,
+      session: nonEmpty(value.session),
+      request: nonEmpty(value.request),
+      key: connection !== undefined && seq !== undefined ? `${connection}:${seq}` : undefined,
+    }
+  }
+  if (!isJsonRpc(value)) throw fail()
+  return { message: value }
+}
+
+/** The JSON-RPC id as a map key (ids are strings or numbers). */
+const idKey = (id: unknown) => (typeof id === 'string' || typeof id === 'number' ? `${id}` : null)
+
+/** A todo list in a tool call's `rawInput` or `rawOutput.metadata` (opencode / Kilo todowrite). */
+function hasTodos(value: unknown): boolean {
+  return isRecord(value) && Array.isArray(value.todos)
+}
+
+/**
+ * Parses the messages of one ACP connection, in wire order.
+ * @param values - the body's values (messages, or the tap's wrappers)
+ * @throws IngestFormatError when a value is not a JSON-RPC message nor a wrapper of one
+ */
+export function parseAcp(values: readonly unknown[]): ObservedEvent[] {
+  const events: ObservedEvent[] = []
+  const pending = new Map<string, Pending[]>()
+  /** Sessions with a permission request not answered yet in this body. */
+  const asking = new Set<string>()
+
+  /** The request a response answers: by id (and side, when known), the latest that fits. */
+  const answered = (wire: WireMessage): Pending | undefined => {
+    const id = idKey(wire.message.id)
+    const list = id === null ? undefined : pending.get(id)
+    if (!list?.length) return undefined
+    const method = answeredMethod(wire.message.result)
+    for (let i = list.length - 1; i >= 0; i--) {
+      const request = list[i]
+      // a response travels the other way from its request
+      if (wire.from && request.from && wire.from === request.from) continue
+      if (
+        method &&
+        request.method !== method &&
+        !(method === 'session/new' && request.method.startsWith('session/'))
+      )
+        continue
+      list.splice(i, 1)
+      return request
+    }
+    return undefined
+  }
+
+  values.forEach((value, index) => {
+    const wire = wireMessage(value, index)
+    if (wire === 'exit') {
+      const exit = value as Record<string, unknown>
+      const session = nonEmpty(exit.session)
+      const status = exit.exit as Record<string, unknown>
+      if (session) {
+        const signal = nonEmpty(status.signal)
+        const code = typeof status.code === 'number' ? status.code : null
+        events.push(exitEvent({ session }, signal ? `signal ${signal}` : `exit code ${code}`))
+      }
+      return
+    }
+    const { message } = wire
+    const key = wire.key ?? digest({ index, message })
+    const method = nonEmpty(message.method)
+    const params = isRecord(message.params) ? message.params : {}
+    if (method !== undefined) {
+      const session = nonEmpty(params.sessionId) ?? wire.session
+      const id = idKey(message.id)
+      if (id !== null) {
+        const list = pending.get(id) ?? []
+        list.push({
+          method,
+          session,
+          from: wire.from,
+          key: wire.key ?? digest({ session, message }),
+        })
+        pending.set(id, list)
+      }
+      if (session === undefined) return
+      events.push(...requestEvents(method, params, { session }, wire, asking))
+      return
+    }
+    const request = answered(wire)
+    const result = isRecord(message.result) ? message.result : undefined
+    const session = nonEmpty(result?.sessionId) ?? request?.session ?? wire.session
+    if (session === undefined) return
+    const target: Target = { session }
+    const answers = request?.method ?? wire.request ?? answeredMethod(message.result)
+    switch (answers) {
+      case 'session/new':
+      case 'session/load':
+      case 'session/resume':
+      case 'session/fork':
+        if (nonEmpty(result?.sessionId)) {
+          events.push({ kind: 'session_start', target, run: true, id: `acp:new:${session}` })
+        } else events.push({ kind: 'activity', target, what: `${answers} result` })
+        break
+      case 'session/prompt': {
+        const error = isRecord(message.error) ? message.error : undefined
+        const stop = nonEmpty(result?.stopReason)
+        const outcome: EndedOutcome = error ? 'error' : (STOP_OUTCOMES[stop ?? ''] ?? 'completed')
+        events.push({
+          kind: 'session_end',
+          target,
+          id: `acp:end:${request?.key ?? key}`,
+          outcome,
+          detail: error ? (nonEmpty(error.message) ?? 'error') : (stop ?? null),
+          specific: true,
+        })
+        break
+      }
+      case 'session/request_permission':
+        asking.delete(session)
+        events.push({ kind: 'activity', target, what: 'permission answered' })
+        break
+      default:
+        events.push({ kind: 'activity', target, what: `${answers ?? 'response'}` })
+    }
+  })
+  return events
+}
+
+/** What a request or notification that names its session does. */
+function requestEvents(
+  method: string,
+  params: Record<string, unknown>,
+  target: Target & { session: string },
+  wire: WireMessage,
+  asking: Set<string>
+): ObservedEvent[] {
+  const key = wire.key ?? digest({ method, params, id: wire.message.id })
+  switch (method) {
+    case 'session/prompt':
+      return [{ kind: 'session_start', target, run: true, id: `acp:prompt:${key}` }]
+    case 'session/request_permission': {
+      asking.add(target.session)
+      const call = isRecord(params.toolCall) ? params.toolCall : {}
+      return [
+        {
+          kind: 'waiting',
+          target,
+          id: `acp:permission:${wire.key ?? digest(params)}`,
+          reason: 'permission_prompt',
+          message: nonEmpty(call.title) ?? null,
+        },
+      ]
+    }
+    case 'session/update':
+      return updateEvents(params, target, wire, asking)
+    default:
+      return [aliveUnlessAsking(target, method, asking)]
+  }
+}
+
+/** Activity, or ignored while the session waits for a person's answer in this body. */
+function aliveUnlessAsking(
+  target: Target & { session: string },
+  what: string,
+  asking: ReadonlySet<string>
+): ObservedEvent {
+  return asking.has(target.session)
+    ? { kind: 'ignored', target, what }
+    : { kind: 'activity', target, what }
+}
+
+/** A `session/update`: a plan, a todo tool call, or activity. */
+function updateEvents(
+  params: Record<string, unknown>,
+  target: Target & { session: string },
+  wire: WireMessage,
+  asking: Set<string>
+): ObservedEvent[] {
+  const update = isRecord(params.update) ? params.update : {}
+  const kind = nonEmpty(update.sessionUpdate) ?? 'update'
+  if (kind === 'plan' && Array.isArray(update.entries)) {
+    const id = `acp:plan:${wire.key ?? digest({ session: target.session, entries: update.entries })}`
+    return [
+      {
+        kind: 'tool_result',
+        target,
+        call_id: id,
+        name: ACP_PLAN_TOOL,
+        input: { entries: update.entries },
+        is_error: false,
+      },
+    ]
+  }
+  const callId = nonEmpty(update.toolCallId)
+  if ((kind === 'tool_call' || kind === 'tool_call_update') && callId) {
+    const id = `acp:tool:${callId}`
+    const status = nonEmpty(update.status)
+    const todos = hasTodos(update.rawInput)
+    const output = isRecord(update.rawOutput) ? update.rawOutput : undefined
+    const events: ObservedEvent[] = []
+    if (todos) {
+      events.push({
+        kind: 'tool_call',
+        target,
+        call_id: id,
+        name: ACP_TODOWRITE_TOOL,
+        input: update.rawInput,
+        stage: true,
+      })
+    }
+    if (status === 'completed' || status === 'failed') {
+      events.push({
+        kind: 'tool_result',
+        target,
+        call_id: id,
+        // the call staged earlier names its tool; a result that shows the list names it too
+        name: todos || hasTodos(output?.metadata) ? ACP_TODOWRITE_TOOL : undefined,
+        input: todos ? update.rawInput : undefined,
+        is_error: status === 'failed',
+        structured: output,
+      })
+    }
+    if (events.length) return events
+  }
+  return [aliveUnlessAsking(target, kind, asking)]
+}
