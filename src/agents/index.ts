@@ -8,6 +8,7 @@ import type { ObservedSource, Session } from '../core/session.js'
 import { claudeAgentSdk } from './claude-agent-sdk.js'
 import { claudeCode } from './claude-code.js'
 import { codex } from './codex.js'
+import { copilot } from './copilot.js'
 import { geminiCli } from './gemini-cli.js'
 import { openhands } from './openhands.js'
 import type { AgentDescriptor } from './types.js'
@@ -21,6 +22,7 @@ export const AGENTS: { readonly [S in ObservedSource]: AgentDescriptor<S> } = {
   codex,
   'gemini-cli': geminiCli,
   openhands,
+  copilot,
 }
 
 /** The agents in the order their routes are registered (and documented). */

@@ -37,6 +37,7 @@ export const OBSERVED_SOURCES = [
   'codex',
   'gemini-cli',
   'openhands',
+  'copilot',
 ] as const
 export type ObservedSource = (typeof OBSERVED_SOURCES)[number]
 

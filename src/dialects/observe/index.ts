@@ -6,6 +6,7 @@
 import { claudeTasksObserver } from '../claude-tasks/observe.js'
 import { claudeTodoWriteObserver } from '../claude-todowrite/observe.js'
 import { codexPlanObserver } from '../codex-plan/observe.js'
+import { copilotTodosObserver } from '../copilot-todos/observe.js'
 import { geminiTodosObserver } from '../gemini-todos/observe.js'
 import { getDialect } from '../registry.js'
 import { guardObserved } from './guard.js'
@@ -15,7 +16,7 @@ import type { Observer } from './types.js'
 export type { ObservedCall, ObservedResult, ObserveOutcome, Observer } from './types.js'
 
 /** The agent families whose tool names the service knows. */
-export type AgentFamily = 'claude' | 'codex' | 'gemini' | 'openhands'
+export type AgentFamily = 'claude' | 'codex' | 'gemini' | 'openhands' | 'copilot'
 
 const OBSERVERS: readonly Observer[] = [
   claudeTodoWriteObserver,
@@ -23,6 +24,7 @@ const OBSERVERS: readonly Observer[] = [
   codexPlanObserver,
   geminiTodosObserver,
   openhandsTrackerObserver,
+  copilotTodosObserver,
 ]
 
 // every list an observer makes is held to the list rules before it is stored (observe/guard)
@@ -45,6 +47,7 @@ const FAMILY_DIALECTS: Record<AgentFamily, readonly string[]> = {
   codex: ['codex-plan'],
   gemini: ['gemini-todos'],
   openhands: ['openhands-tracker'],
+  copilot: ['copilot-todos'],
 }
 
 /**
