@@ -5,7 +5,9 @@
  * (`edits: 'reply'`): `{}`, or the edit as `additionalContext`, once.
  */
 import { z } from '@hono/zod-openapi'
-import { IngestFormatError } from '../ingest/events.js'
+import { isRecord } from '../dialects/json.js'
+import { isCopilotHook } from '../ingest/copilot.js'
+import { IngestFormatError, IngestWrongAgentError } from '../ingest/events.js'
 import { parseClaudeHook } from '../ingest/claude-code.js'
 import type { DeliveryOutcome } from '../ingest/agent.js'
 import { CLAUDE_FAMILY } from './claude.js'
@@ -69,6 +71,13 @@ export const claudeCode: AgentDescriptor<'claude-code'> = {
       parse(body) {
         if (body.kind !== 'json') {
           throw new IngestFormatError('A Claude Code hook input is one JSON object.')
+        }
+        // Copilot CLI's PascalCase hooks mimic Claude Code's: told apart before anything is read
+        if (isRecord(body.value) && isCopilotHook(body.value)) {
+          throw new IngestWrongAgentError(
+            "This is a GitHub Copilot CLI hook input, not Claude Code's: post it to /v1/ingest/copilot.",
+            '/v1/ingest/copilot'
+          )
         }
         const hook = parseClaudeHook(body.value)
         return { events: hook.events, replyTarget: hook.replyTarget }

@@ -32,6 +32,7 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /v1/ingest/gemini-cli': 'ingestGeminiCli',
   'POST /v1/ingest/openhands/events/{conversation_id}': 'ingestOpenhandsEvents',
   'POST /v1/ingest/openhands/conversations': 'ingestOpenhandsConversations',
+  'POST /v1/ingest/copilot': 'ingestCopilot',
 }
 
 /**

@@ -117,7 +117,10 @@ export function parseCopilotHook(value: Record<string, unknown>): ObservedEvent[
   if (!session) throw new IngestFormatError('sessionId is missing.', '/sessionId')
   const main: Target = { session }
   const event = hookEvent(value)
-  const stamp = String(value.timestamp ?? '')
+  const stamp =
+    typeof value.timestamp === 'string' || typeof value.timestamp === 'number'
+      ? String(value.timestamp)
+      : ''
   switch (event) {
     case 'postToolUse': {
       const tool = nonEmpty(field(value, 'toolName', 'tool_name'))

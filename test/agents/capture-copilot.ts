@@ -57,7 +57,16 @@ for (const casing of ['camel', 'pascal'] as const) {
     casing,
     keep: true,
   })
-  console.log(casing, 'exit', run.code, run.signal, 'timedOut', run.timedOut, 'hooks', hooks.bodies.length)
+  console.log(
+    casing,
+    'exit',
+    run.code,
+    run.signal,
+    'timedOut',
+    run.timedOut,
+    'hooks',
+    hooks.bodies.length
+  )
   if (run.stderr) console.log(run.stderr.slice(0, 2000))
   await writeFile(join(OUT, `real-hooks-${casing}.ndjson`), scrub(ndjson(hooks.bodies), run))
   if (casing === 'camel') {
@@ -70,12 +79,17 @@ for (const casing of ['camel', 'pascal'] as const) {
       try {
         const db = new Database(path, { readonly: true, fileMustExist: true })
         const dump = {
-          schema: db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name").all(),
+          schema: db
+            .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .all(),
           todos: db.prepare('SELECT rowid, * FROM todos ORDER BY rowid').all(),
           todo_deps: db.prepare('SELECT rowid, * FROM todo_deps ORDER BY rowid').all(),
         }
         db.close()
-        await writeFile(join(OUT, 'real-session-db-todos.json'), JSON.stringify(dump, null, 2) + '\n')
+        await writeFile(
+          join(OUT, 'real-session-db-todos.json'),
+          JSON.stringify(dump, null, 2) + '\n'
+        )
       } catch (error) {
         console.log('no session.db in', id, (error as Error).message)
       }

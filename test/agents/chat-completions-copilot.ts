@@ -46,7 +46,9 @@ const textOf = (content: unknown): string => {
   if (Array.isArray(content)) {
     return content
       .map((part: unknown) =>
-        typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string'
+        typeof part === 'object' &&
+        part !== null &&
+        typeof (part as { text?: unknown }).text === 'string'
           ? (part as { text: string }).text
           : ''
       )
@@ -105,9 +107,7 @@ function completion(text: string, model: string, seq: number) {
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [
-      { index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' },
-    ],
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   }
 }

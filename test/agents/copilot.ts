@@ -58,14 +58,13 @@ export const COPILOT_TODOS: Script = {
     },
     {
       calls: [
-        sql(
-          'Start the first',
-          "UPDATE todos SET status = 'in_progress' WHERE id = 'read-server';"
-        ),
+        sql('Start the first', "UPDATE todos SET status = 'in_progress' WHERE id = 'read-server';"),
       ],
     },
     {
-      calls: [sql('A refused statement', "UPDATE todos SET priority = 'high' WHERE id = 'add-health';")],
+      calls: [
+        sql('A refused statement', "UPDATE todos SET priority = 'high' WHERE id = 'add-health';"),
+      ],
     },
     {
       calls: [
@@ -115,7 +114,14 @@ export const COPILOT_SCRIPTS: Record<string, Script> = { [COPILOT_TODOS.name]: C
 
 /** The events whose hooks the runs install, camelCase and PascalCase. */
 const HTTP_EVENTS = {
-  camel: ['sessionStart', 'userPromptSubmitted', 'postToolUse', 'agentStop', 'sessionEnd', 'errorOccurred'],
+  camel: [
+    'sessionStart',
+    'userPromptSubmitted',
+    'postToolUse',
+    'agentStop',
+    'sessionEnd',
+    'errorOccurred',
+  ],
   pascal: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd', 'Notification'],
 }
 /** Events an HTTP hook may not take on localhost (https only): forwarded by a command hook. */
@@ -205,7 +211,8 @@ export async function runCopilot(options: CopilotRunOptions): Promise<CopilotRun
     COPILOT_AUTO_UPDATE: 'false',
     COPILOT_HOOK_ALLOW_LOCALHOST: '1',
     // the binary unpacks its JS on first start: one cache for every run
-    COPILOT_PKG_CACHE_HOME: process.env.COPILOT_PKG_CACHE_HOME ?? join(tmpdir(), 'copilot-pkg-cache'),
+    COPILOT_PKG_CACHE_HOME:
+      process.env.COPILOT_PKG_CACHE_HOME ?? join(tmpdir(), 'copilot-pkg-cache'),
   }
   const argv = [
     '-p',
@@ -216,7 +223,12 @@ export async function runCopilot(options: CopilotRunOptions): Promise<CopilotRun
     '--disable-client-telemetry',
     '--no-auto-update',
   ]
-  const child = spawn(command, argv, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(command, argv, {
+    cwd,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (data: Buffer) => (stdout += data.toString('utf8')))

@@ -240,15 +240,18 @@ function refusal(statement: Statement, rows: ReadonlyMap<string, number>): strin
 function text(value: unknown): string | null {
   if (value === null || value === undefined) return null
   if (Buffer.isBuffer(value)) return value.toString('utf8')
-  return String(value)
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value)
+  return JSON.stringify(value)
 }
 
 /** The tables' contents and their size in bytes. */
 function readBack(db: Database.Database): { tables: TodoTables; bytes: number } {
   const todos = (
-    db
-      .prepare('SELECT id, title, description, status FROM todos ORDER BY rowid')
-      .all() as Record<string, unknown>[]
+    db.prepare('SELECT id, title, description, status FROM todos ORDER BY rowid').all() as Record<
+      string,
+      unknown
+    >[]
   ).map((row) => ({
     id: text(row.id) ?? '',
     title: text(row.title) ?? '',
@@ -305,7 +308,9 @@ export function replayTodoQuery(tables: TodoTables, query: string): ReplayOutcom
     const insertTodo = db.prepare(
       'INSERT INTO todos (id, title, description, status) VALUES (?, ?, ?, ?)'
     )
-    const insertDep = db.prepare('INSERT OR IGNORE INTO todo_deps (todo_id, depends_on) VALUES (?, ?)')
+    const insertDep = db.prepare(
+      'INSERT OR IGNORE INTO todo_deps (todo_id, depends_on) VALUES (?, ?)'
+    )
     db.transaction(() => {
       for (const row of tables.todos) insertTodo.run(row.id, row.title, row.description, row.status)
       for (const [todo, dependsOn] of tables.deps) insertDep.run(todo, dependsOn)
