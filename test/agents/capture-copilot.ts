@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { startChatCompletions } from './chat-completions-copilot.js'
-import { COPILOT_SCRIPTS, COPILOT_TODOS, runCopilot } from './copilot.js'
+import { COPILOT_PERMISSION, COPILOT_SCRIPTS, COPILOT_TODOS, runCopilot } from './copilot.js'
 
 const OUT = fileURLToPath(new URL('../fixtures/ingest/copilot/', import.meta.url))
 
@@ -47,7 +47,35 @@ const scrub = (text: string, run: { home: string; cwd: string }) => {
 const ndjson = (values: unknown[]) => values.map((v) => JSON.stringify(v)).join('\n') + '\n'
 
 await mkdir(OUT, { recursive: true })
-for (const casing of ['camel', 'pascal'] as const) {
+const only = process.argv[2]
+// the permission prompt: only sql is allowed, so `create` asks (camelCase and PascalCase hooks)
+for (const casing of only === 'todos' ? [] : (['camel', 'pascal'] as const)) {
+  const api = await startChatCompletions(COPILOT_SCRIPTS)
+  const hooks = await recorder()
+  const run = await runCopilot({
+    script: COPILOT_PERMISSION,
+    api,
+    hookUrl: hooks.url,
+    casing,
+    allow: ['--allow-tool', 'sql'],
+  })
+  console.log('permission', casing, 'exit', run.code, 'hooks', hooks.bodies.length)
+  await writeFile(
+    join(OUT, `real-permission-hooks-${casing}.ndjson`),
+    scrub(ndjson(hooks.bodies), run)
+  )
+  const exchanges = api.exchanges(COPILOT_PERMISSION.name)
+  if (casing === 'camel') {
+    await writeFile(
+      join(OUT, 'real-permission-tool-results.json'),
+      JSON.stringify(exchanges, null, 2) + '\n'
+    )
+  }
+  await run.cleanup()
+  hooks.server.close()
+  await api.close()
+}
+for (const casing of only === 'permission' ? [] : (['camel', 'pascal'] as const)) {
   const api = await startChatCompletions(COPILOT_SCRIPTS)
   const hooks = await recorder()
   const run = await runCopilot({

@@ -110,7 +110,31 @@ export const COPILOT_TODOS: Script = {
   ],
 }
 
-export const COPILOT_SCRIPTS: Record<string, Script> = { [COPILOT_TODOS.name]: COPILOT_TODOS }
+/**
+ * A permission prompt: run with only `--allow-tool sql`, the `create` call asks (permissionRequest
+ * and Notification(permission_prompt) hooks), and `-p` refuses it at once.
+ */
+export const COPILOT_PERMISSION: Script = {
+  name: 'copilot-permission',
+  prompt: 'Write the health check file. (script=copilot-permission)',
+  turns: [
+    {
+      calls: [
+        sql(
+          'Plan',
+          "INSERT INTO todos (id, title, status) VALUES ('write-file', 'Write health.txt', 'in_progress');"
+        ),
+      ],
+    },
+    { calls: [{ name: 'create', input: { path: 'health.txt', file_text: 'ok\n' } }] },
+    { text: 'I could not write the file.' },
+  ],
+}
+
+export const COPILOT_SCRIPTS: Record<string, Script> = {
+  [COPILOT_TODOS.name]: COPILOT_TODOS,
+  [COPILOT_PERMISSION.name]: COPILOT_PERMISSION,
+}
 
 /** The events whose hooks the runs install, camelCase and PascalCase. */
 const HTTP_EVENTS = {

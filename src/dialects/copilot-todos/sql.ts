@@ -51,7 +51,7 @@ CREATE TABLE todo_deps (
 /** The longest query replayed (the agent's todo statements are a few kilobytes). */
 export const MAX_QUERY_LENGTH = 65_536
 /** The most row combinations one statement may visit: product over table references of rows + 1. */
-export const MAX_ROW_PRODUCT = 1_000_000
+export const MAX_ROW_PRODUCT = 20_000
 /** The most `||` in one query (each can double a value). */
 export const MAX_CONCATS = 32
 /** The floor of the bytes the two tables may hold after a statement (or twice what they held). */
