@@ -33,6 +33,7 @@ const SOURCE_LABEL: Record<string, readonly [string, string]> = {
   codex: ['Codex', 'codex'],
   'gemini-cli': ['Gemini CLI', 'gemini'],
   openhands: ['OpenHands', 'ohands'],
+  copilot: ['Copilot CLI', 'copilot'],
 }
 
 /**

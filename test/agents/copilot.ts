@@ -2,25 +2,28 @@
  * Runs GitHub Copilot CLI (test/agents/node_modules/.bin/copilot, 1.0.102) offline in BYOK mode
  * against the chat-completions stand-in (chat-completions-copilot.ts): a fresh HOME, an
  * environment built from scratch (nothing inherited but PATH), its hooks in
- * `~/.copilot/hooks/agent-todos.json` posting to the service (`COPILOT_HOOK_ALLOW_LOCALHOST=1`).
- * HTTP hooks of `preToolUse` / `permissionRequest` must be https, so those events are forwarded
- * by a command hook (`forward-hook.mjs`, written beside the hooks file). Every run is bounded:
+ * `~/.copilot/hooks/agent-todos.json`: examples/observe/copilot/agent-todos.json pointed at the
+ * service (`COPILOT_HOOK_ALLOW_LOCALHOST=1`), or, for captures, hooks of every event in one
+ * casing posting to a recorder. HTTP hooks of `preToolUse` / `permissionRequest` must be https,
+ * so those events are forwarded by a command hook (examples/observe/forward-hook.sh, or for
+ * captures `forward-hook.mjs` written beside the hooks file). Every run is bounded:
  * SIGTERM at the timeout, SIGKILL 2 s later, the whole process group.
  */
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { EXAMPLE_SERVICE_URL, ROOT } from './agents.js'
 import type { ChatCompletionsApi } from './chat-completions-copilot.js'
 import type { Script } from './scripts.js'
 
-const AGENTS = fileURLToPath(new URL('.', import.meta.url))
+const HERE = fileURLToPath(new URL('.', import.meta.url))
 
 /** The CLI's executable, or null when it is not installed. */
 export function copilotPath(): string | null {
-  const path = join(AGENTS, 'node_modules/.bin/copilot')
+  const path = join(HERE, 'node_modules/.bin/copilot')
   return existsSync(path) ? path : null
 }
 
@@ -195,7 +198,12 @@ export interface CopilotRun {
 export interface CopilotRunOptions {
   script: Script
   api: ChatCompletionsApi
-  /** Where the hooks post; no hooks without it. */
+  /**
+   * The service: installs examples/observe/copilot/agent-todos.json pointed at it (and
+   * forward-hook.sh in ~/.agent-todos for the command hook), `AGENT_TODOS_KEY` set to `key`.
+   */
+  service?: { url: string; key?: string }
+  /** Captures: hooks of every event in one casing posting to this URL instead. */
   hookUrl?: string
   casing?: 'camel' | 'pascal'
   /** Extra CLI arguments (default `--allow-all-tools`). */
@@ -216,7 +224,19 @@ export async function runCopilot(options: CopilotRunOptions): Promise<CopilotRun
   const cwd = join(root, 'project')
   await mkdir(join(home, '.copilot/hooks'), { recursive: true })
   await mkdir(cwd, { recursive: true })
-  if (options.hookUrl) {
+  if (options.service) {
+    const example = await readFile(join(ROOT, 'examples/observe/copilot/agent-todos.json'), 'utf8')
+    await writeFile(
+      join(home, '.copilot/hooks/agent-todos.json'),
+      example.split(EXAMPLE_SERVICE_URL).join(options.service.url)
+    )
+    await mkdir(join(home, '.agent-todos'), { recursive: true })
+    await copyFile(
+      join(ROOT, 'examples/observe/forward-hook.sh'),
+      join(home, '.agent-todos/forward-hook.sh')
+    )
+    await chmod(join(home, '.agent-todos/forward-hook.sh'), 0o755)
+  } else if (options.hookUrl) {
     const forwarder = join(home, '.copilot/hooks/forward-hook.mjs')
     await writeFile(forwarder, FORWARDER)
     await writeFile(
@@ -234,6 +254,12 @@ export async function runCopilot(options: CopilotRunOptions): Promise<CopilotRun
     COPILOT_OFFLINE: '1',
     COPILOT_AUTO_UPDATE: 'false',
     COPILOT_HOOK_ALLOW_LOCALHOST: '1',
+    ...(options.service
+      ? {
+          AGENT_TODOS_URL: options.service.url,
+          ...(options.service.key ? { AGENT_TODOS_KEY: options.service.key } : {}),
+        }
+      : {}),
     // the binary unpacks its JS on first start: one cache for every run
     COPILOT_PKG_CACHE_HOME:
       process.env.COPILOT_PKG_CACHE_HOME ?? join(tmpdir(), 'copilot-pkg-cache'),
