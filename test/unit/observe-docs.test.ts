@@ -28,6 +28,7 @@ describe('docs/observe.md', () => {
       'examples/observe/codex/hooks.json',
       'examples/observe/gemini-cli/settings.json',
       'examples/observe/openhands/agent-server-config.json',
+      'examples/observe/copilot/agent-todos.json',
     ])
     for (const [, path, block] of shown) {
       assert.equal(block, readFileSync(new URL(path, root), 'utf8').replace(/\n$/, ''), path)
