@@ -33,6 +33,7 @@ export const AGENT_LABEL = {
   codex: 'Codex',
   'gemini-cli': 'Gemini CLI',
   openhands: 'OpenHands',
+  copilot: 'Copilot CLI',
 }
 
 /** Claude Code's switch for its todo tools, off by default on current models. */
