@@ -11,7 +11,8 @@
  * - Todo writes are the `sql` tool's statements on the built-in `todos` / `todo_deps` tables
  *   (dialect `copilot-todos`, which replays them on a private copy). Hooks carry no call id: a
  *   repeat of the same query at the same `timestamp` is the same call. Only a successful result
- *   (`resultType: "success"`) counts; a failed call fires no postToolUse hook at all.
+ *   (`resultType: "success"`) counts; a failed call fires no postToolUse hook at all. A query that
+ *   failed after completing its first statements (its text says how many) counts for those.
  * - Waiting: `permissionRequest` and `Notification` of `permission_prompt`, until the next event.
  *   `agentStop` / `Stop` end a turn (activity); `sessionEnd` / `SessionEnd` end the session.
  * - The stream: `tool.execution_start {toolCallId, toolName: "sql", arguments}` is the call (kept
@@ -104,6 +105,27 @@ export function isCopilotHook(value: Record<string, unknown>): boolean {
   return !('transcript_path' in value) || 'stop_reason' in value
 }
 
+/**
+ * How many statements a failed `sql` query completed before the one that failed, from its result
+ * text (`SQL Error after statement 2 (INSERT): … Completed 1 statement(s) before failure:`): Copilot
+ * keeps those, so they are a successful write of their own. Undefined when none completed.
+ * @param text - the result text
+ */
+export function completedBeforeFailure(text: string | undefined): number | undefined {
+  const match =
+    text === undefined ? null : /Completed (\d+) statement\(s\) before failure/.exec(text)
+  const count = match ? Number(match[1]) : 0
+  return count > 0 ? count : undefined
+}
+
+/** A `sql` result: failed, succeeded, or failed after completing its first statements. */
+function sqlOutcome(failed: boolean, text: string | undefined) {
+  const completed = failed ? completedBeforeFailure(text) : undefined
+  return completed
+    ? { is_error: false, structured: { completed_statements: completed }, text }
+    : { is_error: failed, text }
+}
+
 /** The hook's field under either spelling. */
 const field = (value: Record<string, unknown>, camel: string, snake: string): unknown =>
   value[camel] !== undefined ? value[camel] : value[snake]
@@ -136,8 +158,10 @@ export function parseCopilotHook(value: Record<string, unknown>): ObservedEvent[
           call_id: `hook:${stamp}:${digest(query ?? input)}`,
           name: TODO_TOOL,
           input,
-          is_error: field(outcome, 'resultType', 'result_type') !== 'success',
-          text: nonEmpty(field(outcome, 'textResultForLlm', 'text_result_for_llm')),
+          ...sqlOutcome(
+            field(outcome, 'resultType', 'result_type') !== 'success',
+            nonEmpty(field(outcome, 'textResultForLlm', 'text_result_for_llm'))
+          ),
         },
       ]
     }
@@ -213,12 +237,12 @@ export function parseCopilotStream(values: readonly unknown[]): ObservedEvent[] 
       otherTools.add(callId)
     } else if (type === 'tool.execution_complete' && callId && !otherTools.has(callId)) {
       const result = isRecord(data.result) ? data.result : {}
+      const error = isRecord(data.error) ? data.error : {}
       events.push({
         kind: 'tool_result',
         target: main,
         call_id: callId,
-        is_error: data.success !== true,
-        text: nonEmpty(result.content),
+        ...sqlOutcome(data.success !== true, nonEmpty(result.content) ?? nonEmpty(error.message)),
       })
       continue
     } else if (type === 'result') {

@@ -1,6 +1,6 @@
 /**
  * Captures GitHub Copilot CLI's real output into test/fixtures/ingest/copilot/ (REAL-CAPTURES.md):
- * `node --import tsx test/agents/capture-copilot.ts`. Two runs of the todo script: one with
+ * `node --import tsx test/agents/capture-copilot.ts [todos|permission|failures]`. Two runs of the todo script: one with
  * camelCase hooks, one with PascalCase hooks, each posting to a recorder; the `--output-format
  * json` stream of the first; the tool results the model stand-in got; the session DB's todos.
  * Temp paths are replaced by `/tmp/copilot-run` so the fixtures are stable.
@@ -13,7 +13,13 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { startChatCompletions } from './chat-completions-copilot.js'
-import { COPILOT_PERMISSION, COPILOT_SCRIPTS, COPILOT_TODOS, runCopilot } from './copilot.js'
+import {
+  COPILOT_FAILURES,
+  COPILOT_PERMISSION,
+  COPILOT_SCRIPTS,
+  COPILOT_TODOS,
+  runCopilot,
+} from './copilot.js'
 
 const OUT = fileURLToPath(new URL('../fixtures/ingest/copilot/', import.meta.url))
 
@@ -48,8 +54,23 @@ const ndjson = (values: unknown[]) => values.map((v) => JSON.stringify(v)).join(
 
 await mkdir(OUT, { recursive: true })
 const only = process.argv[2]
+// failures Copilot's own database reports: the stream only (no hook fires for a failed call)
+if (only === undefined || only === 'failures') {
+  const api = await startChatCompletions(COPILOT_SCRIPTS)
+  const run = await runCopilot({ script: COPILOT_FAILURES, api })
+  console.log('failures exit', run.code)
+  await writeFile(join(OUT, 'real-failures-stream.jsonl'), scrub(run.stdout, run))
+  await writeFile(
+    join(OUT, 'real-failures-tool-results.json'),
+    JSON.stringify(api.exchanges(COPILOT_FAILURES.name), null, 2) + '\n'
+  )
+  await run.cleanup()
+  await api.close()
+}
 // the permission prompt: only sql is allowed, so `create` asks (camelCase and PascalCase hooks)
-for (const casing of only === 'todos' ? [] : (['camel', 'pascal'] as const)) {
+for (const casing of only === 'todos' || only === 'failures'
+  ? []
+  : (['camel', 'pascal'] as const)) {
   const api = await startChatCompletions(COPILOT_SCRIPTS)
   const hooks = await recorder()
   const run = await runCopilot({
@@ -75,7 +96,9 @@ for (const casing of only === 'todos' ? [] : (['camel', 'pascal'] as const)) {
   hooks.server.close()
   await api.close()
 }
-for (const casing of only === 'permission' ? [] : (['camel', 'pascal'] as const)) {
+for (const casing of only === 'permission' || only === 'failures'
+  ? []
+  : (['camel', 'pascal'] as const)) {
   const api = await startChatCompletions(COPILOT_SCRIPTS)
   const hooks = await recorder()
   const run = await runCopilot({

@@ -134,7 +134,37 @@ export const COPILOT_PERMISSION: Script = {
   ],
 }
 
+/**
+ * What Copilot's own database refuses: a dependency on no todo (its foreign keys are on), and a
+ * query that fails at its second statement after the first ran (Copilot keeps the first).
+ */
+export const COPILOT_FAILURES: Script = {
+  name: 'copilot-failures',
+  prompt: 'Plan the release. (script=copilot-failures)',
+  turns: [
+    {
+      calls: [
+        sql(
+          'A dependency on nothing',
+          "INSERT INTO todo_deps (todo_id, depends_on) VALUES ('nope', 'nada');"
+        ),
+      ],
+    },
+    {
+      calls: [
+        sql(
+          'Half a query',
+          "INSERT INTO todos (id, title) VALUES ('tag', 'Tag the release'); INSERT INTO todos (id) VALUES ('notes');"
+        ),
+      ],
+    },
+    { calls: [sql('Read back', 'SELECT id, title, status FROM todos ORDER BY rowid;')] },
+    { text: 'Tagging is planned.' },
+  ],
+}
+
 export const COPILOT_SCRIPTS: Record<string, Script> = {
+  [COPILOT_FAILURES.name]: COPILOT_FAILURES,
   [COPILOT_TODOS.name]: COPILOT_TODOS,
   [COPILOT_PERMISSION.name]: COPILOT_PERMISSION,
 }

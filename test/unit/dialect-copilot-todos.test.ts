@@ -61,7 +61,7 @@ describe('copilot-todos', () => {
   it('Should read rows back as items: text ids, title, description, statuses, deps both ways', () => {
     const state = applied(
       sql(
-        "INSERT INTO todos (id, title, description, status) VALUES (1, 'One', 'first', 'done'), ('two', 'Two', NULL, 'blocked'), ('three', 'Three', NULL, NULL); INSERT INTO todo_deps VALUES ('two', '1'), ('two', 'gone')"
+        "INSERT INTO todos (id, title, description, status) VALUES (1, 'One', 'first', 'done'), ('two', 'Two', NULL, 'blocked'), ('three', 'Three', NULL, NULL); INSERT INTO todo_deps VALUES ('two', '1')"
       )
     )
     assert.deepEqual(
@@ -79,13 +79,26 @@ describe('copilot-todos', () => {
         ['three', 'Three', 'pending', undefined, [], []],
       ]
     )
-    // the dependency on a todo that is not there is kept for the next replay, not shown
-    assert.deepEqual(state.data.todo_deps, [
-      ['two', '1'],
-      ['two', 'gone'],
-    ])
-    const next = applied(sql("INSERT INTO todos (id, title) VALUES ('gone', 'Back')", state))
-    assert.deepEqual(next.items.find((item) => item.id === 'two')?.blocked_by, ['1', 'gone'])
+    assert.deepEqual(state.data.todo_deps, [['two', '1']])
+  })
+
+  it("Should refuse a dependency on no todo, as Copilot's foreign keys do (the statement only)", () => {
+    const state = applied(sql("INSERT INTO todos (id, title) VALUES ('a', 'A')"))
+    const outcome = sql("INSERT INTO todo_deps VALUES ('a', 'gone')", state)
+    assert.equal(outcome.applied, false)
+    const next = applied(
+      sql(
+        "INSERT INTO todo_deps VALUES ('a', 'gone'); INSERT INTO todos (id, title) VALUES ('b', 'B')",
+        state
+      )
+    )
+    assert.deepEqual(
+      next.items.map((item) => [item.id, item.blocked_by]),
+      [
+        ['a', []],
+        ['b', []],
+      ]
+    )
   })
 
   it('Should start from the list it is given (status completed reads as done)', () => {

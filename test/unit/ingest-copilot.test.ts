@@ -292,6 +292,20 @@ describe('POST /v1/ingest/copilot', () => {
     }
   })
 
+  it('Should keep what a failed query completed before failing, as Copilot does (real stream), and nothing of a refused one', async () => {
+    const t = makeTestApp()
+    const res = await ingest(t, 'copilot', fixtureText('copilot/real-failures-stream.jsonl'))
+    assert.equal(res.status, 200)
+    const session = await view(t, res.body.session_id)
+    // the agent's read-back: | tag | Tag the release | pending |
+    const readBack = fixtureJson('copilot/real-failures-tool-results.json').find(
+      (e: any) => e.input.description === 'Read back'
+    )
+    assert.match(readBack.result, /\| tag \| Tag the release \| pending \|/)
+    assert.deepEqual(rows(session.items), [['tag', 'pending', 'Tag the release']])
+    assert.deepEqual(session.items[0].blocked_by, [])
+  })
+
   it('Should end the run with a stream result of exitCode 1 as error', async () => {
     const t = makeTestApp()
     const body = [
@@ -407,20 +421,20 @@ describe('copilot-todos replay (the private copy)', () => {
         "INSERT INTO todos (id, title) VALUES ('a', 'A2') ON CONFLICT(id) DO UPDATE SET title = excluded.title",
         "UPDATE todos SET status = 'done' WHERE id IN (SELECT depends_on FROM todo_deps WHERE todo_id = 'b') RETURNING id",
         "INSERT INTO todo_deps (todo_id, depends_on) SELECT 'c', id FROM todos WHERE status = 'done'",
+        // the foreign keys hold, as in Copilot's database: the dependency goes first
+        "DELETE FROM todos WHERE id = 'b'",
+        "DELETE FROM todo_deps WHERE todo_id = 'b'",
         "DELETE FROM todos WHERE id = 'b'",
         "-- a comment; then a string holding a ; and a quote\nINSERT INTO todos (id, title, description) VALUES ('d', 'semi; colon', 'it''s')",
       ].join(';\n')
     )
-    assert.equal(out.ran, 5)
+    assert.equal(out.ran, 6)
+    assert.match(out.skipped[0].reason, /FOREIGN KEY constraint failed/)
     assert.deepEqual(out.tables.todos, [
       { id: 'a', title: 'A2', description: null, status: 'done' },
       { id: 'c', title: 'C', description: null, status: 'pending' },
       { id: 'd', title: 'semi; colon', description: "it's", status: 'pending' },
     ])
-    // a dependency of a deleted todo stays in the tables (Copilot keeps it too)
-    assert.deepEqual(out.tables.deps, [
-      ['b', 'a'],
-      ['c', 'a'],
-    ])
+    assert.deepEqual(out.tables.deps, [['c', 'a']])
   })
 })

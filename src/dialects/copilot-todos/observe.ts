@@ -3,8 +3,10 @@
  * GitHub Copilot CLI's todo writes, observed: its `sql` tool's statements on the built-in `todos`
  * and `todo_deps` tables (real-agents.md, Turn 3; captures in test/fixtures/ingest/copilot/).
  * A successful call's query is replayed on a private in-memory copy of the two tables built from
- * the session's list (`sql.ts`), and the list is read back from it; a failed call, or one whose
- * statements wrote neither table, changes nothing.
+ * the session's list (`sql.ts`), and the list is read back from it. A failed call, or one whose
+ * statements wrote neither table, changes nothing. A query that failed after completing its first
+ * statements (Copilot keeps those) comes as a result with `structured.completed_statements`: only
+ * those are replayed.
  */
 import { isRecord } from '../json.js'
 import { notApplied, type Observer } from '../observe/types.js'
@@ -17,10 +19,15 @@ export const copilotTodosObserver: Observer = {
   tools: ['sql'],
   observe(call, result, state) {
     if (result.is_error) return notApplied('the call failed')
+    // a failed query that completed its first statements (ingest/copilot reads its result)
+    const completed =
+      isRecord(result.structured) && typeof result.structured.completed_statements === 'number'
+        ? result.structured.completed_statements
+        : undefined
     const query = isRecord(call.input) ? call.input.query : undefined
     if (typeof query !== 'string') return notApplied('no query in the call')
     if (!mayWriteTodos(query)) return notApplied('no statement writes the todo tables')
-    const replay = replayTodoQuery(tablesOf(state), query)
+    const replay = replayTodoQuery(tablesOf(state), query, completed)
     if (replay.ran === 0) {
       const why = replay.skipped.map((s) => `statement ${s.statement + 1}: ${s.reason}`)
       return notApplied(`no statement wrote the todo tables (${why.join('; ')})`)

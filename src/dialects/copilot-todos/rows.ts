@@ -3,9 +3,9 @@
  * The session's list and Copilot CLI's `todos` / `todo_deps` rows, each from the other: an item
  * per row in rowid order, its id the row's `id` (text), `content` its `title`, `description` its
  * own, Copilot's four statuses as the canonical ones (`done` → completed; `blocked` stays
- * blocked, visible as Gemini's is), `blocked_by` the ids it `depends_on` that are in the list and
- * `blocks` their inverse. Every dependency row, also one naming a todo no longer there, is kept in
- * the dialect's data (`todo_deps`), so the next replay starts from the agent's own tables.
+ * blocked, visible as Gemini's is), `blocked_by` the ids it `depends_on` and `blocks` their
+ * inverse. The dependency rows are also kept in the dialect's data (`todo_deps`, in rowid order),
+ * so the next replay starts from the agent's own tables.
  */
 import { makeItem, type Item, type Status } from '../../core/items.js'
 import type { DialectState } from '../types.js'

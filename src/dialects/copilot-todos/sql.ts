@@ -27,7 +27,9 @@
  *   query; the tables' bytes are checked after every statement and the rest refused past
  *   `MAX_MIRROR_BYTES`; a query longer than `MAX_QUERY_LENGTH` is not replayed.
  * A statement that is refused, or that SQLite refuses on the copy, changes nothing; the others
- * of the same query still apply (Copilot runs them one by one).
+ * of the same query still apply (Copilot runs them one by one, and keeps those that ran before
+ * one that failed: `SQL Error after statement 2 (INSERT): … Completed 1 statement(s) before
+ * failure`, a failed call whose first statement stays).
  */
 import Database from 'better-sqlite3'
 
@@ -286,13 +288,18 @@ export function mayWriteTodos(query: string): boolean {
  * Replays one `sql` tool query on a private in-memory copy of the two todo tables.
  * @param tables - the tables as the session's list holds them
  * @param query - the agent's query (one or more statements)
+ * @param statementLimit - replay only the first statements (those a failed query completed)
  * @returns the tables after the statements that may run, and what was skipped
  */
-export function replayTodoQuery(tables: TodoTables, query: string): ReplayOutcome {
+export function replayTodoQuery(
+  tables: TodoTables,
+  query: string,
+  statementLimit = Number.POSITIVE_INFINITY
+): ReplayOutcome {
   if (query.length > MAX_QUERY_LENGTH) {
     return { tables, ran: 0, skipped: [{ statement: 0, reason: 'the query is too long' }] }
   }
-  const statements = splitStatements(query)
+  const statements = splitStatements(query).slice(0, statementLimit)
   const concats = statements.reduce(
     (n, s) => n + s.tokens.filter((t) => t.kind === 'other' && t.value === '||').length,
     0
@@ -302,8 +309,9 @@ export function replayTodoQuery(tables: TodoTables, query: string): ReplayOutcom
   }
   const db = new Database(':memory:')
   try {
-    // Copilot's own database does not check the foreign keys; a success there must succeed here
-    db.pragma('foreign_keys = OFF')
+    // Copilot's database checks the foreign keys (a dependency on no todo fails there:
+    // `FOREIGN KEY constraint failed`), as better-sqlite3 does by default; said here anyway
+    db.pragma('foreign_keys = ON')
     db.exec(SCHEMA)
     const insertTodo = db.prepare(
       'INSERT INTO todos (id, title, description, status) VALUES (?, ?, ?, ?)'
@@ -311,9 +319,13 @@ export function replayTodoQuery(tables: TodoTables, query: string): ReplayOutcom
     const insertDep = db.prepare(
       'INSERT OR IGNORE INTO todo_deps (todo_id, depends_on) VALUES (?, ?)'
     )
+    const ids = new Set(tables.todos.map((row) => row.id))
     db.transaction(() => {
       for (const row of tables.todos) insertTodo.run(row.id, row.title, row.description, row.status)
-      for (const [todo, dependsOn] of tables.deps) insertDep.run(todo, dependsOn)
+      // the keys hold in the agent's tables, so a pair naming no todo cannot be the agent's
+      for (const [todo, dependsOn] of tables.deps) {
+        if (ids.has(todo) && ids.has(dependsOn)) insertDep.run(todo, dependsOn)
+      }
     })()
     const cap = Math.max(MAX_MIRROR_BYTES, 2 * byteSize(db))
     const skipped: ReplayOutcome['skipped'] = []
