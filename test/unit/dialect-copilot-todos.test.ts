@@ -128,6 +128,18 @@ describe('copilot-todos', () => {
     assert.equal(sql("INSERT INTO todos (id, title) VALUES ('a', NULL)").applied, false)
   })
 
+  it("Should take only the session's database (the sql tool's database: session_store is another)", () => {
+    const insert = "INSERT INTO todos (id, title) VALUES ('a', 'A')"
+    const on = (database: string) =>
+      observer.observe(
+        { name: 'sql', input: { description: 'd', query: insert, database } },
+        { is_error: false },
+        empty
+      )
+    assert.equal(on('session_store').applied, false)
+    assert.equal(on('session').applied, true)
+  })
+
   it('Should hold the list to the list rules (the guard): an id longer than 128 characters is not taken', () => {
     const outcome = sql(`INSERT INTO todos (id, title) VALUES ('${'x'.repeat(129)}', 'Long')`)
     assert.equal(outcome.applied, false)

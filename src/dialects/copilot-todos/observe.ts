@@ -26,6 +26,11 @@ export const copilotTodosObserver: Observer = {
         : undefined
     const query = isRecord(call.input) ? call.input.query : undefined
     if (typeof query !== 'string') return notApplied('no query in the call')
+    // `database: "session_store"` queries Copilot's store of past sessions, not this session's
+    const database = isRecord(call.input) ? call.input.database : undefined
+    if (database !== undefined && database !== 'session') {
+      return notApplied("not the session's database")
+    }
     if (!mayWriteTodos(query)) return notApplied('no statement writes the todo tables')
     const replay = replayTodoQuery(tablesOf(state), query, completed)
     if (replay.ran === 0) {
