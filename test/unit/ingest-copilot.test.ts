@@ -402,6 +402,12 @@ describe('copilot-todos replay (the private copy)', () => {
         assert.equal(out.ran, 0, query.slice(0, 80))
         assert.deepEqual(out.tables, many)
       }
+      // pattern matching is SQLite's own, bounded for any pattern: it runs
+      const like = replayTodoQuery(
+        many,
+        `UPDATE todos SET status = 'done' WHERE title LIKE '${'%x'.repeat(5000)}%y' OR title GLOB '${'*x'.repeat(5000)}*y'`
+      )
+      assert.equal(like.ran, 1)
       // growth past the bytes cap, one doubling at a time, stops and undoes the query
       const doubling = Array.from(
         { length: 12 },

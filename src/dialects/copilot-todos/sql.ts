@@ -356,7 +356,7 @@ export function replayTodoQuery(
       }
     })
     const read = readBack(db)
-    // a statement that grew the tables past the cap is undone with everything after it
+    // a query that grew the tables past the cap is not taken at all
     if (read.bytes > cap) return { tables, ran: 0, skipped }
     return { tables: read.tables, ran, skipped }
   } finally {
