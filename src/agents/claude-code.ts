@@ -5,7 +5,9 @@
  * (`edits: 'reply'`): `{}`, or the edit as `additionalContext`, once.
  */
 import { z } from '@hono/zod-openapi'
-import { IngestFormatError } from '../ingest/events.js'
+import { isRecord } from '../dialects/json.js'
+import { isCopilotHook } from '../ingest/copilot.js'
+import { IngestFormatError, IngestWrongAgentError } from '../ingest/events.js'
 import { parseClaudeHook } from '../ingest/claude-code.js'
 import { isQwenHook } from '../ingest/qwen-code.js'
 import type { DeliveryOutcome } from '../ingest/agent.js'
@@ -71,10 +73,17 @@ export const claudeCode: AgentDescriptor<'claude-code'> = {
         if (body.kind !== 'json') {
           throw new IngestFormatError('A Claude Code hook input is one JSON object.')
         }
+        // Copilot CLI's PascalCase hooks mimic Claude Code's: told apart before anything is read
+        if (isRecord(body.value) && isCopilotHook(body.value)) {
+          throw new IngestWrongAgentError(
+            "This is a GitHub Copilot CLI hook input, not Claude Code's: post it to /v1/ingest/copilot.",
+            '/v1/ingest/copilot'
+          )
+        }
         if (isQwenHook(body.value)) {
-          throw new IngestFormatError(
-            'This is a Qwen Code hook input: post it to /v1/ingest/qwen-code.',
-            '/hook_event_name'
+          throw new IngestWrongAgentError(
+            "This is a Qwen Code hook input, not Claude Code's: post it to /v1/ingest/qwen-code.",
+            '/v1/ingest/qwen-code'
           )
         }
         const hook = parseClaudeHook(body.value)

@@ -9,6 +9,7 @@ import { acp } from './acp.js'
 import { claudeAgentSdk } from './claude-agent-sdk.js'
 import { claudeCode } from './claude-code.js'
 import { codex } from './codex.js'
+import { copilot } from './copilot.js'
 import { geminiCli } from './gemini-cli.js'
 import { opencode, kilo } from './opencode.js'
 import { openhands } from './openhands.js'
@@ -28,6 +29,7 @@ export const AGENTS: { readonly [S in ObservedSource]: AgentDescriptor<S> } = {
   opencode,
   kilo,
   acp,
+  copilot,
 }
 
 /** The agents in the order their routes are registered (and documented). */

@@ -37,6 +37,7 @@ const SOURCE_LABEL: Record<string, readonly [string, string]> = {
   openhands: ['OpenHands', 'ohands'],
   'qwen-code': ['Qwen Code', 'qwen'],
   acp: ['ACP agent', 'acp'],
+  copilot: ['Copilot CLI', 'copilot'],
 }
 
 /**

@@ -385,6 +385,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ingest/copilot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A GitHub Copilot CLI hook input (camelCase or PascalCase), or `copilot -p … --output-format json` JSONL; session `copilot:<sessionId>` */
+        post: operations["ingestCopilot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -397,7 +414,7 @@ export interface components {
             }[];
         };
         /** @enum {string} */
-        DialectName: "s03" | "claude-todowrite" | "claude-tasks" | "codex-plan" | "gemini-todos" | "langchain-todos" | "openhands-tracker" | "qwen-todos" | "opencode-todos";
+        DialectName: "s03" | "claude-todowrite" | "claude-tasks" | "codex-plan" | "gemini-todos" | "langchain-todos" | "openhands-tracker" | "qwen-todos" | "opencode-todos" | "copilot-todos";
         ProblemDetails: {
             type: string;
             title: string;
@@ -647,7 +664,7 @@ export interface components {
          * @description What fed the session first: `rounds` (executed here) or the observed agent
          * @enum {string}
          */
-        SessionSource: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands" | "qwen-code" | "opencode" | "kilo" | "acp";
+        SessionSource: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands" | "qwen-code" | "opencode" | "kilo" | "acp" | "copilot";
         /** @description The observed agent waits for a person (not stale) */
         Waiting: {
             /** @description idle_prompt, permission_prompt (Claude Code; opencode and Kilo `permission.asked`), requires_action (Agent SDK), request_user_input (Codex), waiting_for_confirmation (OpenHands), question (opencode and Kilo `question.asked`) */
@@ -928,6 +945,43 @@ export interface components {
             params?: unknown;
             result?: unknown;
             error?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One GitHub Copilot CLI hook input: camelCase (`sessionId`, `timestamp` in ms, `toolName`, `toolArgs`, `toolResult`), or PascalCase (`hook_event_name`, `session_id`, ISO `timestamp`, `tool_name`, `tool_input`, `tool_result`) */
+        CopilotHookInput: {
+            sessionId?: string;
+            timestamp?: number | string;
+            cwd?: string;
+            toolName?: string;
+            toolArgs?: unknown;
+            toolResult?: {
+                resultType?: string;
+                textResultForLlm?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            hookName?: string;
+            hook_event_name?: string;
+            session_id?: string;
+            tool_name?: string;
+            tool_input?: unknown;
+            tool_result?: {
+                result_type?: string;
+                text_result_for_llm?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One line of `copilot -p … --output-format json` */
+        CopilotStreamEvent: {
+            /** @description tool.execution_start, tool.execution_complete, assistant.turn_end, result, … */
+            type: string;
+            data?: unknown;
+            sessionId?: string;
+            exitCode?: number;
         } & {
             [key: string]: unknown;
         };
@@ -3388,6 +3442,126 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AcpTapLine"] | components["schemas"]["AcpMessage"] | (components["schemas"]["AcpTapLine"] | components["schemas"]["AcpMessage"])[];
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestReply"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists with other methods */
+            405: {
+                headers: {
+                    /** @description the methods it has */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
+                    RateLimit?: string;
+                    /** @description `<limit>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    ingestCopilot: {
+        parameters: {
+            query?: {
+                /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
+                session_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One hook input, or JSONL lines */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotHookInput"] | components["schemas"]["CopilotStreamEvent"] | components["schemas"]["CopilotStreamEvent"][];
                 "application/x-ndjson": string;
             };
         };

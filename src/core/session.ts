@@ -41,6 +41,7 @@ export const OBSERVED_SOURCES = [
   'opencode',
   'kilo',
   'acp',
+  'copilot',
 ] as const
 export type ObservedSource = (typeof OBSERVED_SOURCES)[number]
 

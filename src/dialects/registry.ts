@@ -5,6 +5,7 @@
 import { claudeTasks } from './claude-tasks/index.js'
 import { claudeTodoWrite } from './claude-todowrite/index.js'
 import { codexPlan } from './codex-plan/index.js'
+import { copilotTodos } from './copilot-todos/index.js'
 import { geminiTodos } from './gemini-todos/index.js'
 import { langchainTodos } from './langchain-todos.js'
 import { opencodeTodos } from './opencode-todos/index.js'
@@ -26,6 +27,7 @@ const ALL: readonly Dialect[] = [
   openhandsTracker,
   qwenTodos,
   opencodeTodos,
+  copilotTodos,
 ]
 
 export const DIALECTS: ReadonlyMap<string, Dialect> = new Map(ALL.map((d) => [d.name, d]))

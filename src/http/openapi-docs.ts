@@ -35,6 +35,7 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /v1/ingest/qwen-code': 'ingestQwenCode',
   'POST /v1/ingest/opencode': 'ingestOpencode',
   'POST /v1/ingest/acp': 'ingestAcp',
+  'POST /v1/ingest/copilot': 'ingestCopilot',
 }
 
 /**

@@ -114,6 +114,21 @@ export class IngestFormatError extends Error {
 }
 
 /**
+ * A body of another agent posted to this agent's route (a Copilot CLI PascalCase hook, which
+ * looks like Claude Code's, sent to `/v1/ingest/claude-code`): refused, naming the right route,
+ * never misread.
+ */
+export class IngestWrongAgentError extends IngestFormatError {
+  constructor(
+    message: string,
+    readonly route: string
+  ) {
+    super(message)
+    this.name = 'IngestWrongAgentError'
+  }
+}
+
+/**
  * A string field of an agent's event, or undefined when it is absent, empty or not a string.
  * @param value - the field
  */

@@ -27,6 +27,7 @@ import {
   aliveOrIgnored,
   exitEvent,
   IngestFormatError,
+  IngestWrongAgentError,
   nonEmpty,
   type ObservedEvent,
   type Target,
@@ -159,9 +160,9 @@ export function parseQwenHook(value: Record<string, unknown>): ObservedEvent[] {
   if (!session) throw new IngestFormatError('session_id is missing.', '/session_id')
   if (typeof value.timestamp !== 'string') {
     // every Qwen hook input has one; Claude Code's, which look alike, have none
-    throw new IngestFormatError(
+    throw new IngestWrongAgentError(
       'A Qwen Code hook input carries a timestamp; this one looks like a Claude Code hook input: post it to /v1/ingest/claude-code.',
-      '/timestamp'
+      '/v1/ingest/claude-code'
     )
   }
   const event = nonEmpty(value.hook_event_name)!

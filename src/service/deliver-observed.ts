@@ -28,7 +28,7 @@ import {
   TooManySessionsError,
   type SessionEvents,
 } from '../ingest/delivery.js'
-import { IngestFormatError, type ObservedEvent } from '../ingest/events.js'
+import { IngestFormatError, IngestWrongAgentError, type ObservedEvent } from '../ingest/events.js'
 import type { SessionStore } from '../store/types.js'
 import { ServiceError } from './errors.js'
 
@@ -270,7 +270,7 @@ async function applyDelivery(
  * @param deps - store, clock, caps, the stale window
  * @param request - the agent, its body and parser, the caller's session id, the budget
  * @returns the main session fed, its version, the counts, and a person's edit to hand the model
- * @throws ServiceError `invalid-ingest-body` (nothing applied), `session-unknown`,
+ * @throws ServiceError `invalid-ingest-body` and `ingest-wrong-agent` (nothing applied), `session-unknown`,
  *   `invalid-session-id`, `too-many-sessions` (nothing applied), `not-observed` (a session fed by
  *   rounds), `delivery-aborted` (the client left; what was applied stays), and the store's
  */
@@ -283,6 +283,11 @@ export async function deliverObserved(
   try {
     delivery = request.parse(parseBody(request.body))
   } catch (error) {
+    if (error instanceof IngestWrongAgentError) {
+      throw new ServiceError('ingest-wrong-agent', error.message, {
+        errors: [{ pointer: error.pointer, detail: `post it to ${error.route}` }],
+      })
+    }
     if (!(error instanceof IngestFormatError)) throw error
     throw new ServiceError('invalid-ingest-body', `Not a ${agent.source} body: ${error.message}`, {
       errors: [{ pointer: error.pointer, detail: error.message }],

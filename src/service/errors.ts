@@ -50,6 +50,7 @@ export const ERROR_CATALOG = {
   'invalid-cursor': entry(400),
   'too-many-tool-calls': entry(400),
   'invalid-ingest-body': entry(400),
+  'ingest-wrong-agent': entry(400),
   'session-unknown': entry(400),
   'too-many-sessions': entry(400),
   'delivery-aborted': entry(400),

@@ -376,6 +376,7 @@ describe('Ingest: Qwen Code and Claude Code hooks told apart', () => {
       const res = await ingest(t, 'claude-code', hook)
       assert.equal(res.status, 400, res.text)
       assert.match(res.body.detail, /\/v1\/ingest\/qwen-code/)
+      assert.ok(res.body.type.endsWith('/ingest-wrong-agent'), res.body.type)
     }
     assert.equal((await t.call('GET', `/v1/sessions/claude:${HOOKS[0].session_id}`)).status, 404)
     const claude = fixtureJson('claude-code/real-todowrite.json')
@@ -383,6 +384,7 @@ describe('Ingest: Qwen Code and Claude Code hooks told apart', () => {
       const res = await ingest(t, 'qwen-code', hook)
       assert.equal(res.status, 400, res.text)
       assert.match(res.body.detail, /\/v1\/ingest\/claude-code/)
+      assert.ok(res.body.type.endsWith('/ingest-wrong-agent'), res.body.type)
     }
   })
 })

@@ -30,6 +30,7 @@ describe('docs/observe.md', () => {
       'examples/observe/openhands/agent-server-config.json',
       'examples/observe/qwen-code/settings.json',
       'examples/observe/opencode-plugin.js',
+      'examples/observe/copilot/agent-todos.json',
     ])
     for (const [, path, block] of shown) {
       assert.equal(block, readFileSync(new URL(path, root), 'utf8').replace(/\n$/, ''), path)

@@ -6,6 +6,7 @@
 import { claudeTasksObserver } from '../claude-tasks/observe.js'
 import { claudeTodoWriteObserver } from '../claude-todowrite/observe.js'
 import { codexPlanObserver } from '../codex-plan/observe.js'
+import { copilotTodosObserver } from '../copilot-todos/observe.js'
 import { geminiTodosObserver } from '../gemini-todos/observe.js'
 import { opencodeTodosObserver } from '../opencode-todos/observe.js'
 import { getDialect } from '../registry.js'
@@ -18,7 +19,15 @@ import type { Observer } from './types.js'
 export type { ObservedCall, ObservedResult, ObserveOutcome, Observer } from './types.js'
 
 /** The agent families whose tool names the service knows. */
-export type AgentFamily = 'claude' | 'codex' | 'gemini' | 'openhands' | 'qwen' | 'opencode' | 'acp'
+export type AgentFamily =
+  | 'claude'
+  | 'codex'
+  | 'gemini'
+  | 'openhands'
+  | 'qwen'
+  | 'opencode'
+  | 'copilot'
+  | 'acp'
 
 const OBSERVERS: readonly Observer[] = [
   claudeTodoWriteObserver,
@@ -29,6 +38,7 @@ const OBSERVERS: readonly Observer[] = [
   qwenTodosObserver,
   opencodeTodosObserver,
   acpPlanObserver,
+  copilotTodosObserver,
 ]
 
 /**
@@ -74,6 +84,7 @@ const FAMILY_DIALECTS: Record<AgentFamily, readonly string[]> = {
   qwen: ['qwen-todos'],
   opencode: ['opencode-todos'],
   acp: ['opencode-todos'],
+  copilot: ['copilot-todos'],
 }
 
 /**

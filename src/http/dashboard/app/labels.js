@@ -37,6 +37,7 @@ export const AGENT_LABEL = {
   opencode: 'opencode',
   kilo: 'Kilo CLI',
   acp: 'ACP agent',
+  copilot: 'Copilot CLI',
 }
 
 /** Claude Code's switch for its todo tools, off by default on current models. */
