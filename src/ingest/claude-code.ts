@@ -14,6 +14,8 @@ import {
   exitEvent,
   IngestFormatError,
   nonEmpty,
+  originHintsOf,
+  withOrigin,
   type ObservedEvent,
   type Target,
 } from './events.js'
@@ -148,5 +150,7 @@ export function parseClaudeHook(value: unknown): ClaudeHook {
     default:
       events.push(aliveOrIgnored(ACTIVITY_HOOKS, event, main))
   }
-  return { event, events, replyTarget }
+  // every hook input says where the agent runs (`cwd`; `model` on SessionStart)
+  const hints = originHintsOf(value, { cwd: 'cwd', model: 'model' })
+  return { event, events: withOrigin(events, hints), replyTarget }
 }

@@ -14,6 +14,8 @@ import {
   exitEvent,
   IngestFormatError,
   nonEmpty,
+  originHintsOf,
+  withOrigin,
   type ObservedEvent,
   type Target,
 } from './events.js'
@@ -42,6 +44,11 @@ const ACTIVITY_EVENTS: ReadonlySet<string> = new Set(['turn.started', 'error', '
  * @param value - the hook input
  */
 export function parseCodexHook(value: Record<string, unknown>): ObservedEvent[] {
+  // every hook input says where the agent runs and on which model
+  return withOrigin(codexHookEvents(value), originHintsOf(value, { cwd: 'cwd', model: 'model' }))
+}
+
+function codexHookEvents(value: Record<string, unknown>): ObservedEvent[] {
   const session = nonEmpty(value.session_id)
   if (!session) throw new IngestFormatError('session_id is missing.', '/session_id')
   const event = nonEmpty(value.hook_event_name)!

@@ -3,6 +3,14 @@
  * `GET /v1/sessions`: the tenant's sessions, newest change first, in pages.
  */
 import { createRoute, type z } from '@hono/zod-openapi'
+import {
+  LABEL_NAME_PATTERN,
+  MAX_LABEL_VALUE,
+  MAX_LABELS,
+  withoutCredentials,
+  type Labels,
+} from '../../../core/origin.js'
+import { ServiceError } from '../../../service/errors.js'
 import { cursorAfter, decodeCursor, encodeCursor } from '../../../store/cursor.js'
 import { jsonArrayWithin, PAGE_BYTES } from '../../json-parts.js'
 import { problemResponses } from '../../problem.js'
@@ -29,6 +37,44 @@ export const listSessionsRoute = createRoute({
   },
 })
 
+/**
+ * The listing's label conditions: each `label.<name>=<value>` of the query (exact match; a name
+ * twice must match both values, which no session does). Not in the zod query schema, whose keys
+ * are fixed; checked here as the schema would (400 naming the parameter).
+ * @param url - the request URL
+ * @throws ServiceError `invalid-request` for a name that no label can have, or too many
+ */
+export function labelFilters(url: string): Labels | undefined {
+  let labels: Labels | undefined
+  let count = 0
+  for (const [param, value] of new URL(url).searchParams) {
+    if (!param.startsWith('label.')) continue
+    const name = param.slice('label.'.length)
+    const problem =
+      ++count > MAX_LABELS
+        ? `at most ${MAX_LABELS} label filters`
+        : !LABEL_NAME_PATTERN.test(name)
+          ? `label name must match ${LABEL_NAME_PATTERN.source}`
+          : value.length > MAX_LABEL_VALUE
+            ? `a label value has at most ${MAX_LABEL_VALUE} characters`
+            : null
+    if (problem) {
+      throw new ServiceError(
+        'invalid-request',
+        `Invalid query parameter '${param.slice(0, 80)}': ${problem}.`,
+        {
+          errors: [{ pointer: `/query/${param.slice(0, 80)}`, detail: problem }],
+        }
+      )
+    }
+    labels ??= {}
+    // the same name twice asks for two values at once: nothing matches
+    if (Object.hasOwn(labels, name) && labels[name] !== value) labels[name] = '\u0000'
+    else labels[name] = value
+  }
+  return labels
+}
+
 /** The handler of `GET /v1/sessions`. */
 export const listSessions =
   (deps: SessionRoutesDeps): AppRouteHandler<typeof listSessionsRoute> =>
@@ -44,6 +90,11 @@ export const listSessions =
       staleBefore: before,
       dialect: query.dialect,
       source: query.source,
+      user: query.user,
+      host: query.host,
+      repo: query.repo === undefined ? undefined : withoutCredentials(query.repo),
+      agent: query.agent,
+      labels: labelFilters(c.req.url),
       updatedSince: query.updated_since === undefined ? undefined : Date.parse(query.updated_since),
     })
     const { json, taken } = await jsonArrayWithin(
