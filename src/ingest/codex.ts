@@ -9,6 +9,7 @@
  */
 import { isRecord } from '../dialects/json.js'
 import { digest } from './body.js'
+import { permissionWait } from './claude-code.js'
 import {
   aliveOrIgnored,
   exitEvent,
@@ -23,7 +24,6 @@ import {
 /** Hook events that only say the agent is alive. */
 const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
   'PreToolUse',
-  'PermissionRequest',
   'UserPromptSubmit',
   'Stop',
   'StopFailure',
@@ -84,6 +84,9 @@ function codexHookEvents(value: Record<string, unknown>): ObservedEvent[] {
       return [{ kind: 'session_start', target: main, run: true }]
     case 'SessionEnd':
       return [exitEvent(main, value.reason)]
+    case 'PermissionRequest':
+      // an approval prompt: Codex waits for a person to allow the call
+      return [permissionWait(main, nonEmpty(value.tool_name))]
     default:
       return [aliveOrIgnored(ACTIVITY_HOOKS, event, main)]
   }

@@ -60,6 +60,17 @@ const summary = (id: string, fields: Partial<SessionSummary> = {}): SessionSumma
   parent: null,
   waiting: null,
   todo_tools: null,
+  origin: {
+    user: null,
+    host: null,
+    cwd: null,
+    repo: null,
+    branch: null,
+    agent: null,
+    agent_version: null,
+    model: null,
+  },
+  labels: {},
   updated_at: new Date(NOW - 5000).toISOString(),
   ...fields,
 })
