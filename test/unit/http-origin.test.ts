@@ -211,6 +211,32 @@ describe('Origin and labels of rounds sessions', () => {
   })
 })
 
+describe('Origin of sessions fed through MCP', () => {
+  it('Should take the X-Agent-* headers of a tools/call', async () => {
+    const t = makeTestApp()
+    const res = await t.call(
+      'POST',
+      '/mcp',
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'todo', arguments: { items: five } },
+      },
+      {
+        Accept: 'application/json, text/event-stream',
+        'X-Session-Id': 'm1',
+        'X-Agent-User': 'ada',
+        'X-Agent-Host': 'laptop-1',
+      }
+    )
+    assert.equal(res.status, 200, res.text)
+    const session = await view(t, 'm1')
+    assert.equal(session.origin.user, 'ada')
+    assert.equal(session.origin.host, 'laptop-1')
+  })
+})
+
 describe('Listing filters by origin and labels', () => {
   it('Should filter by user, host, repo, agent and label, combined with state and source', async () => {
     const t = makeTestApp()
