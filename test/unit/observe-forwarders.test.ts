@@ -45,6 +45,9 @@ describe('examples/observe/claude-agent-sdk/forward.ts', () => {
     assert.ok(posted.every((url) => url === 'http://127.0.0.1:8080/v1/ingest/claude-agent-sdk'))
     const sessionId = 'claude:c1a2b3c4-d5e6-4f70-8192-a3b4c5d6e7f8'
     const forwarded = await view(t, sessionId)
+    // who and where: this machine's user and host
+    assert.equal(forwarded.origin.host, hostname())
+    assert.ok(forwarded.origin.user, 'the login name')
 
     const whole = makeTestApp()
     await ingest(whole, 'claude-agent-sdk', fixtureText('claude-agent-sdk/todowrite.ndjson'))
