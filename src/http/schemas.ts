@@ -303,13 +303,9 @@ export const ListQuery = z.object({
       'Only sessions of this origin user (exact). Labels filter as `label.<name>=<value>` (exact; several combine, with every other filter)',
   }),
   host: z.string().max(MAX_ORIGIN_FIELD).optional().openapi({ description: 'Only this host' }),
-  repo: z
-    .string()
-    .max(MAX_ORIGIN_FIELD)
-    .optional()
-    .openapi({
-      description: 'Only this repo, as stored (a URL without credentials, or owner/name)',
-    }),
+  repo: z.string().max(MAX_ORIGIN_FIELD).optional().openapi({
+    description: 'Only this repo, as stored (a URL without credentials, or owner/name)',
+  }),
   agent: z.string().max(MAX_ORIGIN_FIELD).optional().openapi({
     description: 'Only this agent (origin.agent: the observed source, e.g. claude-code)',
   }),
