@@ -4,6 +4,7 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeItem } from '../src/core/items.js'
+import { mergeOrigin } from '../src/core/origin.js'
 import { newSession, type Session, type SessionKey } from '../src/core/session.js'
 import {
   IdempotencyClaimLostError,
@@ -452,6 +453,49 @@ export function storeContract(name: string, factory: StoreFactory) {
       assert.deepEqual(await ids({ state: 'waiting' }), ['claude'])
       assert.deepEqual(await ids({ state: 'active' }), ['codex', 'claude', 'loop'])
       assert.deepEqual(await ids({ state: 'done' }), [])
+    })
+
+    it('Should filter listings by origin and labels, exactly, combined with state and source', async () => {
+      const tenant = uniqueTenant()
+      const t0 = clock.now
+      const pending = [makeItem({ id: '1', content: 'x', status: 'pending' })]
+      const origin = (user: string, host: string, repo: string | null, agent: string | null) => ({
+        ...mergeOrigin(null, { user, host, repo, agent }),
+      })
+      await bump(store, { tenant, sessionId: 'a' }, t0 - 9000, () => ({
+        items: pending,
+        origin: origin('ada', 'laptop', 'https://github.com/acme/api.git', null),
+        labels: { team: 'payments', 'ci.job': '7' },
+      }))
+      await bump(store, { tenant, sessionId: 'b' }, t0 - 8000, () => ({
+        items: pending,
+        observed: newObserved('claude-code', null),
+        origin: origin('grace', 'laptop', 'acme/web', 'claude-code'),
+        labels: { team: 'core' },
+      }))
+      // stored before origins were kept: no origin, no labels
+      await bump(store, { tenant, sessionId: 'c' }, t0 - 7000, () => ({ items: pending }))
+      const ids = async (extra: Partial<Parameters<SessionStore['list']>[1]>) =>
+        (
+          await store.list(tenant, { state: 'all', staleBefore: t0 - 5000, limit: 50, ...extra })
+        ).sessions
+          .map((s) => s.session_id)
+          .sort()
+      assert.deepEqual(await ids({ user: 'ada' }), ['a'])
+      assert.deepEqual(await ids({ host: 'laptop' }), ['a', 'b'])
+      assert.deepEqual(await ids({ host: 'lap' }), [])
+      assert.deepEqual(await ids({ repo: 'acme/web' }), ['b'])
+      assert.deepEqual(await ids({ agent: 'claude-code' }), ['b'])
+      assert.deepEqual(await ids({ labels: { team: 'payments' } }), ['a'])
+      assert.deepEqual(await ids({ labels: { team: 'payments', 'ci.job': '7' } }), ['a'])
+      assert.deepEqual(await ids({ labels: { team: 'payments', 'ci.job': '8' } }), [])
+      assert.deepEqual(await ids({ labels: { constructor: 'x' } }), [])
+      assert.deepEqual(await ids({ host: 'laptop', source: 'rounds' }), ['a'])
+      assert.deepEqual(await ids({ host: 'laptop', state: 'stale' }), ['a', 'b'])
+      assert.deepEqual(await ids({ user: 'grace', state: 'done' }), [])
+      const brief = await store.brief({ tenant, sessionId: 'b' })
+      assert.equal(brief?.origin?.user, 'grace')
+      assert.deepEqual(brief?.labels, { team: 'core' })
     })
 
     it('Should expire idle sessions after the TTL', async () => {

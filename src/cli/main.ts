@@ -23,6 +23,8 @@ Options:
   --url <url>   service base URL (env AGENT_TODOS_URL, default http://127.0.0.1:8080)
   --key <key>   API key, sent as Authorization: Bearer (env AGENT_TODOS_KEY, kept out of ps)
   --once        print the current state once and exit
+  --needs-you   only the sessions that need a person: waiting (the longest wait first), then
+                stale, then runs that ended with work left; each with whose agent and where
   --no-color    plain output (also NO_COLOR=1)
   -h, --help    this help
   --version     the version
@@ -274,6 +276,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         url: { type: 'string' },
         key: { type: 'string' },
         once: { type: 'boolean', default: false },
+        'needs-you': { type: 'boolean', default: false },
         'no-color': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', default: false },
@@ -299,6 +302,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     )
     return 2
   }
+  if (values['needs-you'] && session !== undefined) {
+    io.stderr.write(
+      `agent-todos: --needs-you lists the tenant's sessions; name no session\n\n${USAGE}`
+    )
+    return 2
+  }
   const url = serviceUrl(values.url ?? io.env.AGENT_TODOS_URL ?? DEFAULT_URL, io)
   if (!url) return 2
   const out = io.stdout as NodeJS.WriteStream
@@ -308,6 +317,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       key: values.key ?? (io.env.AGENT_TODOS_KEY || undefined),
       session,
       once: values.once,
+      needsYou: values['needs-you'],
       out,
       color: !values['no-color'] && !io.env.NO_COLOR && out.isTTY === true,
       signal: io.signal,

@@ -14,6 +14,7 @@ import { constants as osConstants } from 'node:os'
 import type { Readable } from 'node:stream'
 import { createAgentTodosClient } from '../client/index.js'
 import { LineSplitter } from './lines.js'
+import { originHeaders } from './origin.js'
 
 /** The agents `observe` knows, and the ingest route each one's stream goes to. */
 export const AGENTS = {
@@ -46,6 +47,12 @@ export interface ObserveOptions {
   signal?: AbortSignal
   /** Overrides for tests: batching and retry timings. */
   tuning?: Partial<Tuning>
+  /**
+   * The `X-Agent-User` / `-Host` / `-Repo` / `-Branch` headers every delivery sends (who and where
+   * the agent runs); default: this user, this host and the git remote and branch of the current
+   * directory, where the command runs (`cli/origin`).
+   */
+  originHeaders?: Record<string, string>
 }
 
 export interface Tuning {
@@ -215,12 +222,15 @@ class IngestSender {
   private warned = new Set<string>()
   /** The session later batches name (a Codex or Gemini stream names it on its first line only). */
   sessionParam: string | null
+  /** Who and where the agent runs, sent with every batch. */
+  private readonly origin: Record<string, string>
 
   constructor(
     private readonly options: ObserveOptions,
     private readonly tuning: Tuning
   ) {
     this.sessionParam = options.sessionId ?? null
+    this.origin = options.originHeaders ?? originHeaders(process.cwd())
     this.loop = this.run()
   }
 
@@ -296,7 +306,10 @@ class IngestSender {
       if (this.deadline.signal.aborted) return false
       const target = new URL(AGENTS[agent].route, url)
       if (this.sessionParam) target.searchParams.set('session_id', this.sessionParam)
-      const headers: Record<string, string> = { 'Content-Type': 'application/x-ndjson' }
+      const headers: Record<string, string> = {
+        ...this.origin,
+        'Content-Type': 'application/x-ndjson',
+      }
       if (key) headers.Authorization = `Bearer ${key}`
       let status = 0
       let retryAfterMs: number | null = null

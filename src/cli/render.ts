@@ -14,6 +14,11 @@ export interface RenderOptions {
   color: boolean
   /** Epoch ms. */
   now: number
+  /**
+   * Only what needs a person (`--needs-you`): waiting (the longest wait first), then stale (the
+   * longest quiet first), then runs that ended with work left (the latest end first).
+   */
+  needsYou?: boolean
 }
 
 /** The state the server computed (`active`, `done`, `stale`, `ended`, or one added later). */
@@ -273,6 +278,78 @@ const idCell = (session: Pick<SessionSummary, 'session_id' | 'parent'>, depth: n
   depth ? `${'  '.repeat(depth - 1)}↳ ${sanitize(nestedId(session))}` : sanitize(session.session_id)
 
 /**
+ * `user@host · repo (branch)` of a session, or '' when nothing is known (a server without
+ * origins sends none).
+ * @param session - the session's summary or view
+ */
+export function originLine(session: { origin?: SessionSummary['origin'] }): string {
+  const origin = session.origin
+  if (!origin) return ''
+  const who = [origin.user, origin.host].filter(Boolean).join('@')
+  const where = origin.repo ? origin.repo + (origin.branch ? ` (${origin.branch})` : '') : ''
+  return sanitize([who, where].filter(Boolean).join(' · '))
+}
+
+/** Why a session needs a person, and where it goes; null when it does not. */
+interface Need {
+  rank: number
+  order: number
+  text: string
+}
+
+/**
+ * Why a session needs a person (`--needs-you`): its agent waits (rank 0, since the wait began),
+ * it is stale (1, since its last change), or its run ended with work left (2, the latest first).
+ * @param s - the session
+ * @param now - epoch ms
+ */
+export function needOf(s: SessionSummary, now: number): Need | null {
+  if (s.waiting && s.state !== 'ended') {
+    const message = s.waiting.message ? `: ${sanitize(s.waiting.message)}` : ''
+    return {
+      rank: 0,
+      order: Date.parse(s.waiting.at),
+      text: `waiting ${ago(s.waiting.at, now).replace(/ ago$/, '')} · ${sanitize(s.waiting.reason)}${message}`,
+    }
+  }
+  if (s.state === 'stale') {
+    return {
+      rank: 1,
+      order: Date.parse(s.updated_at),
+      text: `no change for ${ago(s.updated_at, now).replace(/ ago$/, '')}`,
+    }
+  }
+  if (s.state === 'ended' && s.ended && s.ended.unfinished.length > 0) {
+    const left = s.ended.unfinished.length
+    return {
+      rank: 2,
+      order: -Date.parse(s.ended.at),
+      text: `${OUTCOME_LABEL[s.ended.outcome] ?? 'ended'} ${ago(s.ended.at, now)}, ${left} left`,
+    }
+  }
+  return null
+}
+
+/**
+ * The sessions that need a person, in the order `--needs-you` shows them.
+ * @param sessions - the tenant's sessions
+ * @param now - epoch ms
+ */
+export function needing(sessions: readonly SessionSummary[], now: number) {
+  const out: { session: SessionSummary; need: Need }[] = []
+  for (const session of sessions) {
+    const need = needOf(session, now)
+    if (need) out.push({ session, need })
+  }
+  return out.sort(
+    (a, b) =>
+      a.need.rank - b.need.rank ||
+      a.need.order - b.need.order ||
+      a.session.session_id.localeCompare(b.session.session_id)
+  )
+}
+
+/**
  * The tenant frame: one line per session, newest change first, each line within the width.
  * @param sessions - the sessions, with the state the server computed
  * @param header - the first line (server, connection state)
@@ -283,11 +360,15 @@ export function renderTenantFrame(
   header: string,
   options: RenderOptions
 ): string {
-  const sorted = [...sessions].sort(
-    (a, b) =>
-      Date.parse(b.updated_at) - Date.parse(a.updated_at) ||
-      a.session_id.localeCompare(b.session_id)
-  )
+  const needs = options.needsYou ? needing(sessions, options.now) : null
+  const reasons = new Map(needs?.map(({ session, need }) => [session.session_id, need.text]))
+  const sorted = needs
+    ? needs.map(({ session }) => session)
+    : [...sessions].sort(
+        (a, b) =>
+          Date.parse(b.updated_at) - Date.parse(a.updated_at) ||
+          a.session_id.localeCompare(b.session_id)
+      )
   const tally = new Map<string, number>()
   for (const s of sorted) tally.set(s.state, (tally.get(s.state) ?? 0) + 1)
   // the four states always, waiting when there is one, then any state a newer server sends
@@ -296,16 +377,26 @@ export function renderTenantFrame(
   const counts = states
     .map((state) => `${tally.get(state) ?? 0} ${STATE_LABEL[state] ?? state}`)
     .join(', ')
+  const total = needs
+    ? `${sorted.length} need${sorted.length === 1 ? 's' : ''} you of ${sessions.length} session${sessions.length === 1 ? '' : 's'}`
+    : `${sorted.length} session${sorted.length === 1 ? '' : 's'}`
   const lines = [
     paint(options, 'bold', fit(header, options.width)),
-    fit(`${sorted.length} session${sorted.length === 1 ? '' : 's'}: ${counts}`, options.width),
+    fit(`${total}: ${counts}`, options.width),
     '',
   ]
   if (!sorted.length) {
-    lines.push(paint(options, 'dim', 'No sessions yet.'))
+    lines.push(
+      paint(
+        options,
+        'dim',
+        needs ? 'Nothing needs you: no agent waits, none is stale.' : 'No sessions yet.'
+      )
+    )
     return lines.join('\n') + '\n'
   }
-  const rows = nestSubagents(sorted)
+  // what needs a person goes in its own order, each session on its own
+  const rows = needs ? sorted.map((session) => ({ session, depth: 0 })) : nestSubagents(sorted)
   const longest = (texts: string[]) => Math.max(0, ...texts.map((t) => Array.from(t).length))
   const layout = tenantLayout(
     options.width,
@@ -320,10 +411,18 @@ export function renderTenantFrame(
   let titles = `${pad('STATE', layout.state)} ${sourceTitle}${pad('SESSION', layout.id)}  ${pad('PROGRESS', progressTitle)}`
   if (layout.current) titles += '  CURRENT'
   lines.push(paint(options, 'dim', fit(titles.trimEnd(), options.width)))
+  // lines left for the sessions (a session with an origin takes two)
   const room = Number.isFinite(options.height)
     ? Math.max(1, options.height - lines.length - 2)
-    : rows.length
-  for (const { session: s, depth } of rows.slice(0, room)) {
+    : Infinity
+  let used = 0
+  let shown = 0
+  for (const { session: s, depth } of rows) {
+    // a session with an origin takes a second line: whose agent it is, and where
+    const origin = originLine(s)
+    if (used + (origin ? 2 : 1) > room && shown > 0) break
+    used += origin ? 2 : 1
+    shown++
     const style = stateStyle(s)
     const line = [paint(options, style, pad(stateLabel(s), layout.state)), ' ']
     if (layout.source)
@@ -351,11 +450,19 @@ export function renderTenantFrame(
           s.progress.total === 0 ? '(no items yet)' : s.state === 'done' ? '(all done)' : '—'
       if (s.waiting && s.state !== 'waiting' && s.state !== 'ended') current += ' [waiting]'
       if (s.reminder_due && s.state !== 'ended') current += ' [reminder due]'
+      const reason = reasons.get(s.session_id)
+      if (reason) current = `${reason} · ${current}`
       line.push('  ', fit(current, layout.current))
     }
     lines.push(line.join('').trimEnd())
+    if (origin) {
+      const indent = layout.state + 1 + (layout.source ? layout.source + 1 : 0)
+      lines.push(
+        paint(options, 'dim', fit(`${' '.repeat(indent)}${origin}`, options.width).trimEnd())
+      )
+    }
   }
-  if (rows.length > room) lines.push(paint(options, 'dim', `… ${rows.length - room} more`))
+  if (rows.length > shown) lines.push(paint(options, 'dim', `… ${rows.length - shown} more`))
   return lines.join('\n') + '\n'
 }
 
@@ -408,6 +515,13 @@ export function renderSessionFrame(
       )
     )
   }
+  const origin = originLine(view)
+  if (origin) lines.push(fit(`By: ${origin}`, options.width))
+  const detail = [
+    view.origin?.cwd ? `in ${sanitize(view.origin.cwd)}` : '',
+    view.origin?.model ? `model ${sanitize(view.origin.model)}` : '',
+  ].filter(Boolean)
+  if (detail.length) lines.push(fit(detail.join(' · '), options.width))
   if (view.parent) lines.push(fit(`Subagent of ${sanitize(view.parent)}`, options.width))
   const subagents = view.observed?.subagents ?? []
   if (subagents.length) {

@@ -19,6 +19,8 @@ export interface WatchOptions {
   session?: string
   /** Print one frame and exit. */
   once: boolean
+  /** The tenant view shows only what needs a person (waiting, stale, ended with work left). */
+  needsYou?: boolean
   out: NodeJS.WriteStream | NodeJS.WritableStream
   color: boolean
   /** Aborted on Ctrl-C: the watch ends with exit code 0. */
@@ -152,9 +154,13 @@ export async function watch(options: WatchOptions): Promise<number> {
     const now = Date.now()
     const size = { width: (tty && out.columns) || 100, height: tty ? out.rows || 40 : Infinity }
     const clock = new Date(now).toTimeString().slice(0, 8)
-    const target = options.session ? `session ${options.session}` : 'all sessions'
+    const target = options.session
+      ? `session ${options.session}`
+      : options.needsYou
+        ? 'needs you'
+        : 'all sessions'
     const header = `agent-todos watch · ${target} · ${options.url} · ${status} · ${clock}`
-    const renderOptions = { ...size, color: options.color, now }
+    const renderOptions = { ...size, color: options.color, now, needsYou: options.needsYou }
     if (options.session) {
       if (deleted) return `${header}\n\nThe session was deleted.\n`
       return view ? renderSessionFrame(view, header, renderOptions) : `${header}\n`

@@ -167,7 +167,7 @@ export interface paths {
         };
         /**
          * The tenant's sessions, newest change first
-         * @description Pages of at most `limit` sessions and 2 MiB, ordered by last change (newest first), then by id. A session that changes while you page moves to the front, so a later page does not hold it: to see every session once, page to the end, then list again with `updated_since` = the time you began.
+         * @description Pages of at most `limit` sessions and 2 MiB, ordered by last change (newest first), then by id. A session that changes while you page moves to the front, so a later page does not hold it: to see every session once, page to the end, then list again with `updated_since` = the time you began. Filters combine (all must hold, exact match): `state`, `dialect`, `source`, `updated_since`, the origin (`user`, `host`, `repo`, `agent`) and labels, each as `label.<name>=<value>` (a name must match ^[a-z][a-z0-9_.-]{0,62}$; at most 16; else 400).
          */
         get: operations["listSessions"];
         put?: never;
@@ -606,6 +606,21 @@ export interface components {
             /** @description At most MAX_TOOL_CALLS (default 128); more gets 400. */
             tool_calls: components["schemas"]["ToolCall"][];
             settings?: components["schemas"]["SessionSettings"];
+            /** @description Fills what the session does not know yet (the X-Agent-* headers and a key's user go first); a set field is never rewritten. */
+            origin?: {
+                user?: string | null;
+                host?: string | null;
+                cwd?: string | null;
+                repo?: string | null;
+                branch?: string | null;
+                agent?: string | null;
+                agent_version?: string | null;
+                model?: string | null;
+            };
+            /** @description At most 16 labels; names match ^[a-z][a-z0-9_.-]{0,62}$, values are strings of at most 256 characters; more is a 400. A set label keeps its value. */
+            labels?: {
+                [key: string]: string;
+            };
         };
         ToolCall: {
             id?: string;
@@ -643,6 +658,8 @@ export interface components {
             waiting: components["schemas"]["Waiting"] | null;
             /** @description null for sessions fed by rounds */
             observed: components["schemas"]["ObservedView"] | null;
+            origin: components["schemas"]["Origin"];
+            labels: components["schemas"]["Labels"];
             /** @description Whether PUT …/todos takes a person's edit: false when an observed agent owns the list (PUT answers 409 agent-owns-list); for an observed Claude session that Claude Code hooks feed, the edit is handed to the model in a hook reply (observed.pending_edit) */
             editable: boolean;
             created_at: string;
@@ -685,11 +702,49 @@ export interface components {
             /** @description Calls seen whose result has not arrived yet */
             pending_calls: number;
         };
+        /** @description Filled once, field by field, from the agent's events, the X-Agent-User/-Host/-Repo/-Branch headers and a first round or PUT body; a set field is never rewritten. */
+        Origin: {
+            /** @description The person whose agent it is (a key with a user of its own fixes it); null when unknown */
+            user: string | null;
+            /** @description The agent's machine; null when unknown */
+            host: string | null;
+            /** @description The agent's working directory; null when unknown */
+            cwd: string | null;
+            /** @description The git remote (credentials dropped) or owner/name; null when unknown */
+            repo: string | null;
+            /** @description The git branch; null when unknown */
+            branch: string | null;
+            /** @description The agent (an observed session: its source, e.g. claude-code); null when unknown */
+            agent: string | null;
+            /** @description The agent's version; null when unknown */
+            agent_version: string | null;
+            /** @description The model; null when unknown */
+            model: string | null;
+        };
+        /** @description Free labels, name → value: names are added, a set value never changes. */
+        Labels: {
+            [key: string]: string;
+        };
         PutTodosRequest: {
             /** @description At most MAX_ITEMS items (default 500) and MAX_SESSION_BYTES of JSON (default 1 MiB); more gets 422. */
             items: components["schemas"]["ItemInput"][];
             dialect?: components["schemas"]["DialectName"];
             settings?: components["schemas"]["SessionSettings"];
+            /** @description Fills what the session does not know yet (the X-Agent-* headers and a key's user go first); a set field is never rewritten. */
+            origin?: {
+                user?: string | null;
+                host?: string | null;
+                cwd?: string | null;
+                repo?: string | null;
+                branch?: string | null;
+                agent?: string | null;
+                agent_version?: string | null;
+                model?: string | null;
+            };
+            /** @description At most 16 labels; names match ^[a-z][a-z0-9_.-]{0,62}$, values are strings of at most 256 characters; more is a 400. A set label keeps its value. */
+            labels?: {
+                [key: string]: string;
+            };
         };
         ItemInput: {
             id: string;
@@ -739,6 +794,8 @@ export interface components {
             waiting: components["schemas"]["Waiting"] | null;
             /** @description The view's observed.todo_tools: false when the agent has no todo tools */
             todo_tools: boolean | null;
+            origin: components["schemas"]["Origin"];
+            labels: components["schemas"]["Labels"];
             updated_at: string;
         };
         History: {
@@ -2085,6 +2142,14 @@ export interface operations {
                 dialect?: components["schemas"]["DialectName"];
                 /** @description What fed the session first: `rounds` (executed here) or the observed agent */
                 source?: components["schemas"]["SessionSource"];
+                /** @description Only sessions of this origin user (exact). Labels filter as `label.<name>=<value>` (exact; several combine, with every other filter) */
+                user?: string;
+                /** @description Only this host */
+                host?: string;
+                /** @description Only this repo, as stored (a URL without credentials, or owner/name) */
+                repo?: string;
+                /** @description Only this agent (origin.agent: the observed source, e.g. claude-code) */
+                agent?: string;
                 /** @description Only sessions changed at or after this time (RFC 3339) */
                 updated_since?: string;
                 limit?: number;

@@ -127,7 +127,7 @@ export function labelsProblem(labels: Record<string, unknown>): string | null {
 export function mergeLabels(current: Labels | null | undefined, added: Labels | undefined): Labels {
   const next: Labels = { ...current }
   for (const [name, value] of Object.entries(added ?? {})) {
-    if (name in next) continue
+    if (Object.hasOwn(next, name)) continue
     if (Object.keys(next).length >= MAX_LABELS) break
     next[name] = value
   }
@@ -144,4 +144,82 @@ export function originLine(origin: Origin | null | undefined): string {
   const who = [origin.user, origin.host].filter(Boolean).join('@')
   const where = origin.repo ? origin.repo + (origin.branch ? ` (${origin.branch})` : '') : ''
   return [who, where].filter(Boolean).join(' · ')
+}
+
+/**
+ * A session's origin as views show it: all null when it was stored before origins were kept.
+ * @param session - the session (or its brief)
+ */
+export const originOf = (session: { origin?: Origin | null }): Origin => ({
+  ...EMPTY_ORIGIN,
+  ...session.origin,
+})
+
+/**
+ * A session's labels as views show them ({} when none).
+ * @param session - the session (or its brief)
+ */
+export const labelsOf = (session: { labels?: Labels | null }): Labels => ({ ...session.labels })
+
+/** What a listing may filter on of a session's origin (SPEC: `?user=`, `?host=`, …). */
+export interface OriginFilter {
+  user?: string
+  host?: string
+  repo?: string
+  agent?: string
+  /** Every label named here must have exactly this value. */
+  labels?: Labels
+}
+
+/** The origin fields a listing filters on. */
+export const FILTERED_ORIGIN_FIELDS = ['user', 'host', 'repo', 'agent'] as const
+
+/**
+ * Whether a session's origin and labels match a listing's filter (exact match, every condition).
+ * @param session - the session's origin and labels (absent: nothing known)
+ * @param filter - the listing's conditions
+ */
+export function matchesOrigin(
+  session: { origin?: Origin | null; labels?: Labels | null },
+  filter: OriginFilter
+): boolean {
+  for (const field of FILTERED_ORIGIN_FIELDS) {
+    const wanted = filter[field]
+    if (wanted !== undefined && (session.origin?.[field] ?? null) !== wanted) return false
+  }
+  for (const [name, value] of Object.entries(filter.labels ?? {})) {
+    const labels = session.labels ?? {}
+    if (!Object.hasOwn(labels, name) || labels[name] !== value) return false
+  }
+  return true
+}
+
+/** What one request says of a session's origin and labels (a round, a PUT). */
+export interface OriginUpdate {
+  /** Strongest first: the key's own user, the `X-Agent-*` headers, the body's `origin`. */
+  hints: readonly OriginHints[]
+  /** The body's `labels` (checked). */
+  labels?: Labels
+}
+
+/**
+ * A session with what a request says of its origin and labels filled in: unknown fields and new
+ * label names only (`mergeOrigin`, `mergeLabels`). The same object when nothing changes.
+ * @param session - the session as the request leaves it
+ * @param update - what the request says
+ */
+export function fillOrigin<T extends { origin?: Origin; labels?: Labels }>(
+  session: T,
+  update: OriginUpdate | undefined
+): T {
+  if (!update) return session
+  const origin = mergeOrigin(session.origin, ...update.hints)
+  const labels = mergeLabels(session.labels, update.labels)
+  const sameLabels = Object.keys(labels).length === Object.keys(session.labels ?? {}).length
+  if (sameOrigin(session.origin, origin) && sameLabels) return session
+  return {
+    ...session,
+    origin: sameOrigin(session.origin, origin) ? session.origin : origin,
+    labels: sameLabels ? session.labels : labels,
+  }
 }

@@ -3,6 +3,7 @@
  * The stored state of one agent conversation, independent of dialect and storage.
  */
 import { isUnfinished, type Item } from './items.js'
+import type { Labels, Origin } from './origin.js'
 import type { ReminderSettings } from './reminder.js'
 
 /** Every flavour a setting may name; `python` is each flavoured dialect's default (`dialects/flavour`). */
@@ -117,6 +118,13 @@ export interface Session {
   ended: Ended | null
   /** Present when the session observes an agent that runs its own todo tools. */
   observed?: Observed
+  /**
+   * Who and where the session runs (`core/origin`): filled once, field by field, never rewritten.
+   * Absent in sessions stored before origins were kept (read as all null).
+   */
+  origin?: Origin
+  /** Free labels (name → value): names are added, a set value never changes. Absent: none. */
+  labels?: Labels
   /** Epoch milliseconds. */
   created_at: number
   updated_at: number

@@ -7,6 +7,13 @@ import { z } from '@hono/zod-openapi'
 import { STATUSES } from '../core/items.js'
 import { SESSION_ID_PATTERN } from '../core/ids.js'
 import { LIMIT_CEILINGS } from '../core/limits.js'
+import {
+  LABEL_NAME_PATTERN,
+  MAX_LABEL_VALUE,
+  MAX_LABELS,
+  MAX_ORIGIN_FIELD,
+  ORIGIN_FIELDS,
+} from '../core/origin.js'
 import { ENDED_OUTCOMES, SESSION_SOURCES, SESSION_STATES } from '../core/session.js'
 import { FLAVOURS } from '../dialects/flavour.js'
 import { DIALECT_NAMES } from '../dialects/registry.js'
@@ -97,6 +104,56 @@ export const ToolCall = z
   })
   .openapi('ToolCall')
 
+const originField = (description: string) =>
+  z
+    .string()
+    .nullable()
+    .openapi({ description: `${description}; null when unknown` })
+
+/** Who and where a session runs (SPEC "Who and where"); each field a string or null. */
+export const Origin = z
+  .object({
+    user: originField('The person whose agent it is (a key with a user of its own fixes it)'),
+    host: originField("The agent's machine"),
+    cwd: originField("The agent's working directory"),
+    repo: originField('The git remote (credentials dropped) or owner/name'),
+    branch: originField('The git branch'),
+    agent: originField('The agent (an observed session: its source, e.g. claude-code)'),
+    agent_version: originField("The agent's version"),
+    model: originField('The model'),
+  })
+  .openapi('Origin', {
+    description:
+      "Filled once, field by field, from the agent's events, the X-Agent-User/-Host/-Repo/-Branch headers and a first round or PUT body; a set field is never rewritten.",
+  })
+
+export const Labels = z.record(z.string(), z.string()).openapi('Labels', {
+  description: 'Free labels, name → value: names are added, a set value never changes.',
+})
+
+/** Labels as a request sends them: at most 16, names `^[a-z][a-z0-9_.-]{0,62}$`, values ≤ 256. */
+export const LabelsInput = z
+  .record(z.string().regex(LABEL_NAME_PATTERN), z.string().max(MAX_LABEL_VALUE))
+  .refine((labels) => Object.keys(labels).length <= MAX_LABELS, {
+    message: `at most ${MAX_LABELS} labels`,
+  })
+  .openapi({
+    description: `At most ${MAX_LABELS} labels; names match ${LABEL_NAME_PATTERN.source}, values are strings of at most ${MAX_LABEL_VALUE} characters; more is a 400. A set label keeps its value.`,
+  })
+
+/** What a request may say of its origin (a field set already is kept). */
+export const OriginInput = z
+  .object(
+    Object.fromEntries(
+      ORIGIN_FIELDS.map((field) => [field, z.string().max(MAX_ORIGIN_FIELD).nullable().optional()])
+    ) as Record<(typeof ORIGIN_FIELDS)[number], z.ZodOptional<z.ZodNullable<z.ZodString>>>
+  )
+  .strict()
+  .openapi({
+    description:
+      "Fills what the session does not know yet (the X-Agent-* headers and a key's user go first); a set field is never rewritten.",
+  })
+
 export const RoundRequest = z
   .object({
     dialect: DialectName.optional(),
@@ -106,6 +163,8 @@ export const RoundRequest = z
       .max(LIMIT_CEILINGS.maxToolCalls)
       .openapi({ description: 'At most MAX_TOOL_CALLS (default 128); more gets 400.' }),
     settings: Settings.optional(),
+    origin: OriginInput.optional(),
+    labels: LabelsInput.optional(),
   })
   .openapi('RoundRequest')
 
@@ -204,6 +263,8 @@ export const SessionView = z
     parent: z.string().nullable().openapi({ description: "A subagent's list: the main session" }),
     waiting: orNull(Waiting),
     observed: orNull(ObservedView).openapi({ description: 'null for sessions fed by rounds' }),
+    origin: Origin,
+    labels: Labels,
     editable: z.boolean().openapi({
       description:
         "Whether PUT …/todos takes a person's edit: false when an observed agent owns the list (PUT answers 409 agent-owns-list); for an observed Claude session that Claude Code hooks feed, the edit is handed to the model in a hook reply (observed.pending_edit)",
@@ -222,6 +283,8 @@ export const PutTodosRequest = z
     dialect: DialectName.optional(),
     // the settings of a session this PUT creates, as a first round sets them
     settings: Settings.optional(),
+    origin: OriginInput.optional(),
+    labels: LabelsInput.optional(),
   })
   .openapi('PutTodosRequest')
 
@@ -235,6 +298,17 @@ export const ListQuery = z.object({
   state: z.enum(LIST_STATES).default('all'),
   dialect: DialectName.optional(),
   source: SessionSourceName.optional(),
+  user: z.string().max(MAX_ORIGIN_FIELD).optional().openapi({
+    description:
+      'Only sessions of this origin user (exact). Labels filter as `label.<name>=<value>` (exact; several combine, with every other filter)',
+  }),
+  host: z.string().max(MAX_ORIGIN_FIELD).optional().openapi({ description: 'Only this host' }),
+  repo: z.string().max(MAX_ORIGIN_FIELD).optional().openapi({
+    description: 'Only this repo, as stored (a URL without credentials, or owner/name)',
+  }),
+  agent: z.string().max(MAX_ORIGIN_FIELD).optional().openapi({
+    description: 'Only this agent (origin.agent: the observed source, e.g. claude-code)',
+  }),
   updated_since: z.iso.datetime({ offset: true }).optional().openapi({
     description: 'Only sessions changed at or after this time (RFC 3339)',
     example: '2026-11-30T12:00:00Z',
@@ -261,6 +335,8 @@ export const SessionSummary = z
     todo_tools: z.boolean().nullable().openapi({
       description: "The view's observed.todo_tools: false when the agent has no todo tools",
     }),
+    origin: Origin,
+    labels: Labels,
     updated_at: z.string(),
   })
   .openapi('SessionSummary')

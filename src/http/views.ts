@@ -3,6 +3,7 @@
  * The JSON a session is shown as.
  */
 import type { z } from '@hono/zod-openapi'
+import { labelsOf, originOf } from '../core/origin.js'
 import { computeProgress, currentItem } from '../core/progress.js'
 import { isReminderDue } from '../core/reminder.js'
 import {
@@ -83,6 +84,8 @@ export function sessionView(session: Session, staleBefore: number): z.infer<type
     parent: session.observed?.parent ?? null,
     waiting: waitingView(session),
     observed: observedView(session),
+    origin: originOf(session),
+    labels: labelsOf(session),
     editable: editRefusal(session) === null,
     created_at: iso(session.created_at),
     updated_at: iso(session.updated_at),
@@ -121,6 +124,8 @@ export function sessionSummary(
     parent: brief.parent,
     waiting: brief.waiting ? { ...brief.waiting, at: iso(brief.waiting.at) } : null,
     todo_tools: brief.todo_tools,
+    origin: originOf(brief),
+    labels: labelsOf(brief),
     updated_at: iso(brief.updated_at),
   }
 }

@@ -28,6 +28,7 @@
  *   own.
  */
 import { isUnfinished } from '../core/items.js'
+import { mergeOrigin, sameOrigin, type OriginHints } from '../core/origin.js'
 import {
   checkSessionLimits,
   newLimitCache,
@@ -79,6 +80,11 @@ export interface ApplyContext {
    * repeat); 0 when none.
    */
   versionFloor?: number
+  /**
+   * What the delivery says of the origin, strongest first (the key's own user, then the
+   * `X-Agent-*` headers): before what the events say, and the agent's source last.
+   */
+  origin?: readonly OriginHints[]
   /** Call and lifecycle ids of this delivery to take as applied (`replayedCalls`). */
   replayed?: ReadonlySet<string>
   /**
@@ -156,6 +162,7 @@ function recordsChange(before: Session, after: Session): boolean {
   const a = before.observed!
   const b = after.observed!
   return (
+    !sameOrigin(before.origin, after.origin) ||
     before.dialect !== after.dialect ||
     a.todo_tools !== b.todo_tools ||
     a.hooks !== b.hooks ||
@@ -357,8 +364,16 @@ export function applyObserved(
     observed.pending_edit = null
   }
 
+  // fill once: what the stored origin does not know yet, never a set field
+  const origin = mergeOrigin(
+    base.origin,
+    ...(ctx.origin ?? []),
+    ...events.flatMap((event) => (event.origin ? [event.origin] : [])),
+    { agent: observed.source }
+  )
   const next: Session = {
     ...base,
+    origin: sameOrigin(base.origin, origin) ? base.origin : origin,
     dialect,
     items,
     dialect_state: state.data,

@@ -11,7 +11,13 @@
 import type { EndedOutcome } from '../core/session.js'
 import { isRecord } from '../dialects/json.js'
 import { CLAUDE_TODO_TOOLS, claudeTarget } from './claude-code.js'
-import { IngestFormatError, nonEmpty, type ObservedEvent, type Target } from './events.js'
+import {
+  IngestFormatError,
+  nonEmpty,
+  originHintsOf,
+  type ObservedEvent,
+  type Target,
+} from './events.js'
 
 /** The Python SDK's message classes → the wire `type`. */
 const PYTHON_TYPES: Record<string, string> = {
@@ -196,6 +202,11 @@ export function parseClaudeMessages(values: readonly unknown[]): ObservedEvent[]
             run: true,
             tools,
             id: idOf('init', message),
+            origin: originHintsOf(message, {
+              cwd: 'cwd',
+              model: 'model',
+              agent_version: 'claude_code_version',
+            }),
           })
         } else if (
           message.subtype === 'session_state_changed' &&

@@ -14,6 +14,8 @@ import {
   exitEvent,
   IngestFormatError,
   nonEmpty,
+  originHintsOf,
+  withOrigin,
   type ObservedEvent,
   type Target,
 } from './events.js'
@@ -39,12 +41,26 @@ const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
   'PostCompact',
   'TaskCreated',
   'TaskCompleted',
-  'PermissionRequest',
   'Setup',
 ])
 
 /** Notification types that mean the agent waits for a person. */
 const WAITING_NOTIFICATIONS: ReadonlySet<string> = new Set(['idle_prompt', 'permission_prompt'])
+
+/**
+ * A `PermissionRequest` hook (Claude Code, Codex): the agent asks a person to allow a tool call
+ * and waits for the answer.
+ * @param target - the session
+ * @param toolName - the tool it asks for
+ */
+export function permissionWait(target: Target, toolName: string | undefined): ObservedEvent {
+  return {
+    kind: 'waiting',
+    target,
+    reason: 'permission_prompt',
+    message: toolName ? `Permission needed to use ${toolName}` : 'Permission needed',
+  }
+}
 
 /**
  * The target of a Claude todo tool: a subagent's TodoWrite is its own list, Task lists are shared.
@@ -131,6 +147,11 @@ export function parseClaudeHook(value: unknown): ClaudeHook {
       }
       events.push({ kind: 'activity', target: main, what: event })
       break
+    case 'PermissionRequest':
+      // the permission dialog is about to show: the agent waits for a person (as the
+      // Notification of permission_prompt that follows says; the same reason keeps one mark)
+      events.push(permissionWait(main, toolName))
+      break
     case 'Notification': {
       const type = nonEmpty(value.notification_type)
       if (type && WAITING_NOTIFICATIONS.has(type)) {
@@ -148,5 +169,7 @@ export function parseClaudeHook(value: unknown): ClaudeHook {
     default:
       events.push(aliveOrIgnored(ACTIVITY_HOOKS, event, main))
   }
-  return { event, events, replyTarget }
+  // every hook input says where the agent runs (`cwd`; `model` on SessionStart)
+  const hints = originHintsOf(value, { cwd: 'cwd', model: 'model' })
+  return { event, events: withOrigin(events, hints), replyTarget }
 }

@@ -9,11 +9,14 @@
  */
 import { isRecord } from '../dialects/json.js'
 import { digest } from './body.js'
+import { permissionWait } from './claude-code.js'
 import {
   aliveOrIgnored,
   exitEvent,
   IngestFormatError,
   nonEmpty,
+  originHintsOf,
+  withOrigin,
   type ObservedEvent,
   type Target,
 } from './events.js'
@@ -21,7 +24,6 @@ import {
 /** Hook events that only say the agent is alive. */
 const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
   'PreToolUse',
-  'PermissionRequest',
   'UserPromptSubmit',
   'Stop',
   'StopFailure',
@@ -42,6 +44,11 @@ const ACTIVITY_EVENTS: ReadonlySet<string> = new Set(['turn.started', 'error', '
  * @param value - the hook input
  */
 export function parseCodexHook(value: Record<string, unknown>): ObservedEvent[] {
+  // every hook input says where the agent runs and on which model
+  return withOrigin(codexHookEvents(value), originHintsOf(value, { cwd: 'cwd', model: 'model' }))
+}
+
+function codexHookEvents(value: Record<string, unknown>): ObservedEvent[] {
   const session = nonEmpty(value.session_id)
   if (!session) throw new IngestFormatError('session_id is missing.', '/session_id')
   const event = nonEmpty(value.hook_event_name)!
@@ -77,6 +84,9 @@ export function parseCodexHook(value: Record<string, unknown>): ObservedEvent[] 
       return [{ kind: 'session_start', target: main, run: true }]
     case 'SessionEnd':
       return [exitEvent(main, value.reason)]
+    case 'PermissionRequest':
+      // an approval prompt: Codex waits for a person to allow the call
+      return [permissionWait(main, nonEmpty(value.tool_name))]
     default:
       return [aliveOrIgnored(ACTIVITY_HOOKS, event, main)]
   }

@@ -3,6 +3,7 @@
  * What every agent's event format is parsed into, one model for all of them: calls, results,
  * and lifecycle. Pure data; the parsers in this folder make it, `ingest/apply` applies it.
  */
+import type { OriginHints } from '../core/origin.js'
 import type { EndedOutcome } from '../core/session.js'
 
 /**
@@ -97,8 +98,18 @@ export interface IgnoredEvent {
   what: string
 }
 
-export type ObservedEvent =
+/**
+ * What an event says of where its agent runs (`cwd`, `model`, the agent's version), when the
+ * agent's format carries it: the session's origin fills what it does not know yet from it.
+ */
+export interface OriginHinted {
+  origin?: OriginHints
+}
+
+export type ObservedEvent = (
   CallEvent | ResultEvent | StartEvent | EndEvent | WaitingEvent | ActivityEvent | IgnoredEvent
+) &
+  OriginHinted
 
 export type ObservedKind = ObservedEvent['kind']
 
@@ -167,4 +178,34 @@ export function aliveOrIgnored(
   return known.has(event)
     ? { kind: 'activity', target, what: event }
     : { kind: 'ignored', target, what: event }
+}
+
+/**
+ * The origin hints of an agent's event: each named field of the event that is a non-empty string
+ * (the rest say nothing); undefined when none is.
+ * @param value - the event (a hook input, a stream line)
+ * @param fields - origin field → the event's field that carries it
+ */
+export function originHintsOf(
+  value: Record<string, unknown>,
+  fields: Partial<Record<keyof OriginHints, string>>
+): OriginHints | undefined {
+  let hints: OriginHints | undefined
+  for (const [field, name] of Object.entries(fields) as [keyof OriginHints, string][]) {
+    const text = nonEmpty(value[name])
+    if (text !== undefined) (hints ??= {})[field] = text
+  }
+  return hints
+}
+
+/**
+ * The events of one input, each carrying the input's origin hints (none: unchanged).
+ * @param events - what the input was parsed into
+ * @param hints - what it says of the origin
+ */
+export function withOrigin(
+  events: ObservedEvent[],
+  hints: OriginHints | undefined
+): ObservedEvent[] {
+  return hints ? events.map((event) => ({ ...event, origin: hints })) : events
 }

@@ -16,6 +16,8 @@ import {
   exitEvent,
   IngestFormatError,
   nonEmpty,
+  originHintsOf,
+  withOrigin,
   type ObservedEvent,
   type Target,
 } from './events.js'
@@ -40,6 +42,11 @@ const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
  * @param value - the hook input
  */
 export function parseGeminiHook(value: Record<string, unknown>): ObservedEvent[] {
+  // every hook input says where the agent runs
+  return withOrigin(geminiHookEvents(value), originHintsOf(value, { cwd: 'cwd' }))
+}
+
+function geminiHookEvents(value: Record<string, unknown>): ObservedEvent[] {
   const session = nonEmpty(value.session_id)
   if (!session) throw new IngestFormatError('session_id is missing.', '/session_id')
   const event = nonEmpty(value.hook_event_name)!
@@ -117,6 +124,7 @@ export function parseGeminiStream(values: readonly unknown[]): ObservedEvent[] {
           target: main,
           run: true,
           id: `init:${nonEmpty(line.timestamp) ?? ''}`,
+          origin: originHintsOf(line, { model: 'model' }),
         })
         break
       case 'tool_use': {

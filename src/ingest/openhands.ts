@@ -7,9 +7,16 @@
  * observation carries the list after the call; `execution_status` and `ConversationErrorEvent`
  * end the run.
  */
+import type { OriginHints } from '../core/origin.js'
 import type { EndedOutcome } from '../core/session.js'
 import { isRecord } from '../dialects/json.js'
-import { IngestFormatError, nonEmpty, type ObservedEvent, type Target } from './events.js'
+import {
+  IngestFormatError,
+  nonEmpty,
+  originHintsOf,
+  type ObservedEvent,
+  type Target,
+} from './events.js'
 
 const TODO_TOOL = 'task_tracker'
 
@@ -40,6 +47,21 @@ function statusEvent(status: unknown, target: Target): ObservedEvent {
     default:
       return { kind: 'activity', target, what: `execution_status:${nonEmpty(status) ?? ''}` }
   }
+}
+
+/**
+ * What a conversation's full state says of where it runs: the workspace's directory and the
+ * agent's model (OpenHands SDK `ConversationState`: `workspace.working_dir`, `agent.llm.model`).
+ * @param state - the full state
+ */
+function stateOrigin(state: Record<string, unknown>): OriginHints | undefined {
+  const workspace = isRecord(state.workspace) ? state.workspace : {}
+  const llm = isRecord(state.agent) && isRecord(state.agent.llm) ? state.agent.llm : {}
+  const hints: OriginHints = {
+    ...originHintsOf(workspace, { cwd: 'working_dir' }),
+    ...originHintsOf(llm, { model: 'model' }),
+  }
+  return Object.keys(hints).length ? hints : undefined
 }
 
 /**
@@ -119,7 +141,10 @@ function parseOne(event: unknown, index: number, target: Target): ObservedEvent 
     case 'ConversationStateUpdateEvent': {
       if (event.key === 'execution_status') return statusEvent(event.value, target)
       if (event.key === 'full_state' && isRecord(event.value)) {
-        return statusEvent(event.value.execution_status, target)
+        return {
+          ...statusEvent(event.value.execution_status, target),
+          origin: stateOrigin(event.value),
+        }
       }
       return { kind: 'activity', target, what: `state:${nonEmpty(event.key) ?? ''}` }
     }

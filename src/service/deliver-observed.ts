@@ -8,6 +8,7 @@
  * (`ObservedAgent`); the adapter shapes the reply from what this returns.
  */
 import { newLimitCache, type ListLimits } from '../core/limits.js'
+import type { OriginHints } from '../core/origin.js'
 import type { Session, SessionKey } from '../core/session.js'
 import type { DeliveryOutcome, ObservedAgent, ParsedDelivery } from '../ingest/agent.js'
 import {
@@ -66,6 +67,11 @@ export interface ObservedDelivery {
    * throws (before anything is applied); without, every unit is counted and it returns.
    */
   charge: (units: number, refuse: boolean) => Promise<void>
+  /**
+   * What the delivery says of its origin, strongest first: the key's own user, then the
+   * `X-Agent-User` / `-Host` / `-Repo` / `-Branch` headers (http/origin-headers).
+   */
+  origin?: readonly OriginHints[]
   /** Told the parsed events before any is applied (metrics). */
   onParsed?: (events: readonly ObservedEvent[]) => void
 }
@@ -101,7 +107,8 @@ async function applyDelivery(
   delivery: ParsedDelivery,
   override: string | undefined,
   fallbackId: string | undefined,
-  budget: DeliveryBudget
+  budget: DeliveryBudget,
+  origin: readonly OriginHints[] | undefined
 ): Promise<DeliveryOutcome> {
   const groups = planDelivery(agent, delivery.events, override)
   if (groups.length > budget.paid) {
@@ -148,6 +155,7 @@ async function applyDelivery(
               deliverEdit: replyId === group.id,
               agents,
               versionFloor,
+              origin,
               replayed,
               limitCache,
             })
@@ -302,7 +310,8 @@ export async function deliverObserved(
       delivery,
       request.sessionId,
       request.fallbackId,
-      { signal: request.signal, charge: request.charge, paid: 1, updates: 0 }
+      { signal: request.signal, charge: request.charge, paid: 1, updates: 0 },
+      request.origin
     )
   } catch (error) {
     if (error instanceof TooManySessionsError) {

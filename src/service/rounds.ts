@@ -3,6 +3,7 @@
  * Running a round: the agent loop's one call per model turn, shared by the rounds route and MCP.
  */
 import { createHash } from 'node:crypto'
+import { fillOrigin, type OriginUpdate } from '../core/origin.js'
 import type { Session, SessionKey } from '../core/session.js'
 import { applyRound, type RoundOutcome, type RoundRequest } from '../dialects/round.js'
 import type { IdempotentReply, Updater } from '../store/types.js'
@@ -41,6 +42,7 @@ export function updateWithinQuota<T>(
  * @param request - the round
  * @param check - runs on the current state before the round, inside the update; throw to refuse
  * @param idempotency - a claimed Idempotency-Key whose reply is stored with the round
+ * @param who - what the request says of the session's origin and labels (filled once)
  * @throws ServiceError `agent-owns-list` for an observed session
  */
 export async function runRound(
@@ -48,7 +50,8 @@ export async function runRound(
   key: SessionKey,
   request: RoundRequest,
   check?: (current: Session | null) => void,
-  idempotency?: IdempotentReply<RoundOutcome>
+  idempotency?: IdempotentReply<RoundOutcome>,
+  who?: OriginUpdate
 ): Promise<RoundOutcome> {
   const limits = deps.limits
   const now = deps.now()
@@ -64,7 +67,8 @@ export async function runRound(
         )
       }
       check?.(current)
-      const result = applyRound(current, key, request, now, limits, versionFloor)
+      const applied = applyRound(current, key, request, now, limits, versionFloor)
+      const result = { ...applied, session: fillOrigin(applied.session, who) }
       return { value: result, write: { session: result.session, source: 'round' } }
     },
     idempotency
@@ -93,6 +97,7 @@ const fingerprint = (body: unknown) =>
  * @param idempotencyKey - the caller's key, if any
  * @param render - the reply's text for an outcome (stored with the round under a key, and
  *   replayed as that type)
+ * @param who - what the request says of the session's origin and labels (filled once)
  * @throws ServiceError `too-many-tool-calls`, `idempotency-key-reused`,
  *   `idempotency-in-flight`, and those of `runRound`
  */
@@ -101,7 +106,8 @@ export async function reportRound<Text extends string>(
   key: SessionKey,
   request: RoundRequest,
   idempotencyKey: string | undefined,
-  render: (outcome: RoundOutcome) => Text
+  render: (outcome: RoundOutcome) => Text,
+  who?: OriginUpdate
 ): Promise<RoundReplyText<Text>> {
   const { maxToolCalls } = deps.limits
   if (request.tool_calls.length > maxToolCalls) {
@@ -111,7 +117,10 @@ export async function reportRound<Text extends string>(
     })
   }
   if (idempotencyKey === undefined) {
-    return { text: render(await runRound(deps, key, request)), replayed: false }
+    return {
+      text: render(await runRound(deps, key, request, undefined, undefined, who)),
+      replayed: false,
+    }
   }
   const scope = `${key.tenant}\u0000${key.sessionId}\u0000${idempotencyKey}`
   const print = fingerprint(request)
@@ -136,12 +145,19 @@ export async function reportRound<Text extends string>(
   // crash finds it, or finds that nothing committed
   let stored: Text | undefined
   try {
-    const outcome = await runRound(deps, key, request, undefined, {
-      scope,
-      token: claim.token,
-      ttlMs: deps.idempotencyTtlMs,
-      reply: (value) => (stored = render(value)),
-    })
+    const outcome = await runRound(
+      deps,
+      key,
+      request,
+      undefined,
+      {
+        scope,
+        token: claim.token,
+        ttlMs: deps.idempotencyTtlMs,
+        reply: (value) => (stored = render(value)),
+      },
+      who
+    )
     return { text: stored ?? render(outcome), replayed: false }
   } catch (error) {
     // only when nothing committed: the release is a no-op once the reply is stored

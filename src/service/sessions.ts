@@ -4,6 +4,7 @@
  */
 import { isUnfinished, type Item } from '../core/items.js'
 import { checkSessionLimits, checkStoredLimits } from '../core/limits.js'
+import { fillOrigin, type OriginUpdate } from '../core/origin.js'
 import {
   newSession,
   type EndedOutcome,
@@ -35,6 +36,8 @@ export interface ListEdit {
    * could send it (the adapter decides, from the request's origin).
    */
   untrusted: boolean
+  /** What the request says of the session's origin and labels (filled once). */
+  who?: OriginUpdate
 }
 
 /**
@@ -74,19 +77,22 @@ export async function editList(
     if (current?.observed) {
       if (edit.untrusted) throw new ServiceError('untrusted-edit', UNTRUSTED_EDIT)
       // an observed Claude session: handed to the model by the next PostToolUse hook reply
-      const pending = pendEdit(current, checked.items, now)
+      const pending = fillOrigin(pendEdit(current, checked.items, now), edit.who)
       // the pending edit is a second list: the whole session stays within MAX_SESSION_BYTES
       const overSession = checkSessionLimits(pending, deps.limits)
       if (overSession) throw new ServiceError('limit-exceeded', overSession)
       return { value: pending, write: { session: pending, source: 'put' } }
     }
-    const next: Session = {
-      ...base,
-      items: checked.items,
-      version: base.version + 1,
-      notice_pending: true,
-      updated_at: now,
-    }
+    const next: Session = fillOrigin(
+      {
+        ...base,
+        items: checked.items,
+        version: base.version + 1,
+        notice_pending: true,
+        updated_at: now,
+      },
+      edit.who
+    )
     return { value: next, write: { session: next, source: 'put' } }
   })
   deps.onEdit?.(session)

@@ -5,6 +5,7 @@
  * listing a tenant reads and parses kilobytes, not whole sessions (`MAX_SESSION_BYTES` each).
  */
 import type { Item } from '../core/items.js'
+import { labelsOf, originOf, type Labels, type Origin } from '../core/origin.js'
 import { computeProgress, currentItem, type Progress } from '../core/progress.js'
 import type { ReminderSettings } from '../core/reminder.js'
 import {
@@ -33,6 +34,10 @@ export interface SessionBrief {
   waiting: Waiting | null
   todo_tools: boolean | null
   updated_at: number
+  /** Who and where (`core/origin`); absent in briefs written before origins were kept. */
+  origin?: Origin
+  /** The session's labels; absent in briefs written before labels were kept. */
+  labels?: Labels
 }
 
 /**
@@ -56,6 +61,8 @@ export function briefOf(session: Session): SessionBrief {
     waiting: observed?.waiting ?? null,
     todo_tools: observed?.todo_tools ?? null,
     updated_at: session.updated_at,
+    origin: originOf(session),
+    labels: labelsOf(session),
   }
 }
 

@@ -41,6 +41,7 @@ import { createGroupCommit, type OpResult } from './sqlite/group-commit.js'
 import { fitHistoryLimit, migrate } from './sqlite/migrations.js'
 import {
   expiryBucket,
+  listOriginParams,
   prepareStatements,
   type SessionParams,
   type HistoryRow,
@@ -508,6 +509,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
           dialect: query.dialect,
           updatedSince: query.updatedSince,
           source: query.source,
+          ...listOriginParams(query),
           limit: query.limit + 1,
         })
       )

@@ -2,6 +2,7 @@
  * @module store/types
  * The storage seam: one interface, one atomic read-modify-write, three backends.
  */
+import type { OriginFilter } from '../core/origin.js'
 import type { SessionBrief } from './brief.js'
 import type { ChangeSource, HistoryEntry, ListState, Session, SessionKey } from '../core/session.js'
 
@@ -69,7 +70,7 @@ export interface ListCursor {
   sessionId: string
 }
 
-export interface ListQuery {
+export interface ListQuery extends OriginFilter {
   state: ListState
   /** Epoch ms: unfinished sessions not changed since are stale. */
   staleBefore: number

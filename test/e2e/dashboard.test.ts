@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { BrowserContext, Page } from 'playwright-core'
+import { eventually } from '../eventually.js'
 import { fixtureJson, fixtureLines } from '../ingest-support.js'
 import { request, startServer, type ServerProcess } from './server-process.js'
 
@@ -777,6 +778,220 @@ describe('The dashboard in headless Chromium', { skip, timeout: 60_000 }, () => 
         )
       } finally {
         await page.close()
+      }
+    })
+  })
+
+  describe('what needs a person, across users and hosts', () => {
+    let server: ServerProcess
+    let page: Page
+    let problems: string[]
+    const who = (user: string, host: string, repo?: string, branch?: string) => ({
+      'X-Agent-User': user,
+      'X-Agent-Host': host,
+      ...(repo ? { 'X-Agent-Repo': repo } : {}),
+      ...(branch ? { 'X-Agent-Branch': branch } : {}),
+    })
+    const api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+      request(server.url, method, path, body, headers)
+    const claudeHooks = fixtureJson('claude-code/waiting.hooks.json')
+    const W1 = 'claude:0e0e0e0e-1111-4222-8333-444455556666'
+    const W2 = 'claude:0e0e0e0e-7777-4888-8999-aaaabbbbcccc'
+    const W3 = 'claude:0e0e0e0e-dddd-4eee-8fff-000011112222'
+    const hook = (id: string, i: number) => ({
+      ...claudeHooks[i],
+      session_id: id.slice('claude:'.length),
+    })
+    const ids = (selector: string) =>
+      page.$$eval(selector, (nodes) => nodes.map((node) => node.getAttribute('data-session-id')))
+
+    before(async () => {
+      server = await startServer({ STALE_AFTER_SECONDS: '1' })
+      // W1 waits first (the longest wait), W2 after it
+      const ada = who('ada', 'laptop-1', 'https://ada:tok@github.com/acme/api.git', 'feat/a')
+      const grace = who('grace', 'laptop-1', 'acme/web', 'main')
+      for (const [id, headers] of [
+        [W1, ada],
+        [W2, grace],
+      ] as const) {
+        assert.equal(
+          (await api('POST', '/v1/ingest/claude-code', hook(id, 0), headers)).status,
+          200
+        )
+        assert.equal(
+          (await api('POST', '/v1/ingest/claude-code', hook(id, 1), headers)).status,
+          200
+        )
+        const at = Date.parse((await api('GET', `/v1/sessions/${id}`)).body.waiting.at)
+        // a later wait begins later: the clock moves on before the next one
+        assert.ok(await eventually(() => Date.now() > at))
+      }
+      // stale: unfinished and unchanged (STALE_AFTER_SECONDS=1); stale-1 quiet the longest
+      const linus = who('linus', 'build-2')
+      for (const id of ['stale-1', 'stale-2']) {
+        const res = await api(
+          'POST',
+          `/v1/sessions/${id}/rounds`,
+          s03([['Deploy', 'in_progress']]),
+          linus
+        )
+        assert.equal(res.status, 200)
+        const at = Date.parse((await api('GET', `/v1/sessions/${id}`)).body.updated_at)
+        assert.ok(await eventually(() => Date.now() > at))
+      }
+      // ended with work left, and a done session that needs nobody
+      const graceCi = who('grace', 'build-2', 'acme/web', 'release')
+      await api(
+        'POST',
+        '/v1/sessions/ended-1/rounds',
+        s03([
+          ['Migrate', 'pending'],
+          ['Ship', 'pending'],
+        ]),
+        graceCi
+      )
+      assert.equal(
+        (await api('POST', '/v1/sessions/ended-1/end', { outcome: 'error', detail: 'crashed' }))
+          .status,
+        200
+      )
+      await api('POST', '/v1/sessions/done-1/rounds', s03([['Lint', 'completed']]), linus)
+      page = await context.newPage()
+      problems = watchPage(page)
+      // a browser notification is recorded, not shown (headless Chromium shows none)
+      // (a string: a function's text would carry the test's compiled helpers into the page)
+      await page.addInitScript({
+        content: `
+          window.__notes = []
+          function RecordedNotification(title, options) {
+            window.__notes.push({ title: title, body: options.body })
+          }
+          RecordedNotification.permission = 'granted'
+          RecordedNotification.requestPermission = function () { return Promise.resolve('granted') }
+          window.Notification = RecordedNotification
+        `,
+      })
+    })
+
+    after(async () => {
+      await page?.close()
+      await server?.stop()
+    })
+
+    it('Should open on what needs a person: waiting (longest first, with its reason), then stale, then ended with work left, each with its origin', async () => {
+      await page.goto(server.url)
+      await page.waitForFunction(
+        () => document.querySelectorAll('#needs-list li').length === 5,
+        undefined,
+        { timeout: 10_000 }
+      )
+      assert.deepEqual(await ids('#needs-list li'), [W1, W2, 'stale-1', 'stale-2', 'ended-1'])
+      assert.deepEqual(
+        await page.$$eval('#needs-list li', (nodes) =>
+          nodes.map((n) => n.getAttribute('data-need'))
+        ),
+        ['waiting', 'waiting', 'stale', 'stale', 'ended']
+      )
+      assert.equal(await page.textContent('#count-needs'), '5')
+      const first = await page.$eval('#needs-list li', (li) => ({
+        reason: li.querySelector('.need-reason')?.textContent ?? '',
+        origin: li.querySelector('.origin')?.textContent ?? '',
+      }))
+      assert.match(
+        first.reason,
+        /^Waiting since .* · permission_prompt: Claude needs your permission to use Bash$/
+      )
+      assert.equal(first.origin, 'ada@laptop-1 · https://github.com/acme/api.git (feat/a)')
+      assert.match(
+        (await page.textContent('#needs-list li[data-session-id="ended-1"] .need-reason')) ?? '',
+        /with 2 items left$/
+      )
+      // the needs view comes before the table
+      const [needsTop, tableTop] = await page.evaluate(() => [
+        document.querySelector('#needs').getBoundingClientRect().top,
+        document.querySelector('.sessions').getBoundingClientRect().top,
+      ])
+      assert.ok(needsTop < tableTop)
+      // the table shows the origin under each session
+      assert.equal(await page.textContent(`${rowSelector('stale-1')} .origin`), 'linus@build-2')
+      assert.equal(
+        await page.textContent(`${rowSelector('ended-1')} .origin`),
+        'grace@build-2 · acme/web (release)'
+      )
+      assert.deepEqual(problems, [])
+    })
+
+    it('Should filter the needs view and the table by user, host, repo and agent', async () => {
+      await page.selectOption('#origin-user', 'grace')
+      await page.waitForFunction(() => document.querySelectorAll('#needs-list li').length === 2)
+      assert.deepEqual(await ids('#needs-list li'), [W2, 'ended-1'])
+      assert.deepEqual((await ids('#rows tr:not([hidden])')).sort(), [W2, 'ended-1'].sort())
+      await page.selectOption('#origin-host', 'build-2')
+      await page.waitForFunction(() => document.querySelectorAll('#needs-list li').length === 1)
+      assert.deepEqual(await ids('#needs-list li'), ['ended-1'])
+      await page.selectOption('#origin-user', '')
+      await page.waitForFunction(() => document.querySelectorAll('#needs-list li').length === 3)
+      assert.deepEqual(await ids('#needs-list li'), ['stale-1', 'stale-2', 'ended-1'])
+      await page.selectOption('#origin-host', '')
+      await page.selectOption('#origin-repo', 'acme/web')
+      await page.waitForFunction(() => document.querySelectorAll('#needs-list li').length === 2)
+      assert.deepEqual(await ids('#needs-list li'), [W2, 'ended-1'])
+      await page.selectOption('#origin-repo', '')
+      await page.selectOption('#origin-agent', 'claude-code')
+      await page.waitForFunction(() => document.querySelectorAll('#needs-list li').length === 2)
+      assert.deepEqual(await ids('#needs-list li'), [W1, W2])
+      await page.selectOption('#origin-agent', '')
+      await page.waitForFunction(() => document.querySelectorAll('#needs-list li').length === 5)
+    })
+
+    it('Should notify, once opted in, when a session starts waiting (not for the ones already waiting)', async () => {
+      await page.click('#notify-button')
+      await page.waitForFunction(
+        () => document.querySelector('#notify-button')?.getAttribute('aria-pressed') === 'true'
+      )
+      assert.deepEqual(await page.evaluate(() => (window as any).__notes), [])
+      const linus = who('linus', 'build-2', 'acme/ops', 'main')
+      assert.equal((await api('POST', '/v1/ingest/claude-code', hook(W3, 0), linus)).status, 200)
+      assert.equal((await api('POST', '/v1/ingest/claude-code', hook(W3, 1), linus)).status, 200)
+      await page.waitForFunction(() => (window as any).__notes.length === 1)
+      const [note] = await page.evaluate(() => (window as any).__notes)
+      assert.equal(note.title, 'Claude Code waits for you')
+      assert.equal(
+        note.body,
+        `${W3}\nlinus@build-2 · acme/ops (main)\npermission_prompt: Claude needs your permission to use Bash`
+      )
+      // the newest wait goes after the older ones
+      await page.waitForFunction(() => document.querySelectorAll('#needs-list li').length === 6)
+      assert.deepEqual((await ids('#needs-list li')).slice(0, 3), [W1, W2, W3])
+    })
+
+    it('Should show the needs view at phone width without horizontal overflow', async () => {
+      const phone = await context.newPage()
+      const phoneProblems = watchPage(phone)
+      try {
+        await phone.setViewportSize({ width: 390, height: 844 })
+        await phone.goto(server.url)
+        await phone.waitForFunction(() => document.querySelectorAll('#needs-list li').length === 6)
+        const layout = await phone.evaluate(() => {
+          const card = document.querySelector('#needs-list li').getBoundingClientRect()
+          return {
+            scrollWidth: document.documentElement.scrollWidth,
+            innerWidth: window.innerWidth,
+            cardRight: card.right,
+            cardTop: card.top,
+          }
+        })
+        assert.ok(layout.scrollWidth <= layout.innerWidth, JSON.stringify(layout))
+        assert.ok(layout.cardRight <= layout.innerWidth, JSON.stringify(layout))
+        assert.ok(layout.cardTop < 844, 'the first card is in view when the page opens')
+        mkdirSync(ARTIFACTS, { recursive: true })
+        await phone.screenshot({
+          path: join(ARTIFACTS, 'dashboard-needs-phone.png'),
+          fullPage: true,
+        })
+        assert.deepEqual(phoneProblems, [])
+      } finally {
+        await phone.close()
       }
     })
   })

@@ -60,6 +60,17 @@ const summary = (id: string, fields: Partial<SessionSummary> = {}): SessionSumma
   parent: null,
   waiting: null,
   todo_tools: null,
+  origin: {
+    user: null,
+    host: null,
+    cwd: null,
+    repo: null,
+    branch: null,
+    agent: null,
+    agent_version: null,
+    model: null,
+  },
+  labels: {},
   updated_at: new Date(NOW - 5000).toISOString(),
   ...fields,
 })
@@ -298,6 +309,133 @@ describe('cli render in narrow terminals', () => {
     )
     assert.match(text, /^waiting\s+run-w /m)
     assert.match(text, /1 waiting/)
+  })
+})
+
+describe('cli watch: who and where, and --needs-you', () => {
+  const origin = (
+    user: string,
+    host: string,
+    repo: string | null = null,
+    branch: string | null = null
+  ) => ({
+    user,
+    host,
+    cwd: null,
+    repo,
+    branch,
+    agent: null,
+    agent_version: null,
+    model: null,
+  })
+  const ago = (seconds: number) => new Date(NOW - seconds * 1000).toISOString()
+  const viewOf = (id: string): SessionView => ({
+    ...summary(id),
+    items: [],
+    rendered: '',
+    rounds_since_todo: 0,
+    settings: {},
+    observed: null,
+    editable: true,
+    created_at: ago(60),
+  })
+  const sessions = [
+    summary('wait-late', {
+      state: 'waiting',
+      source: 'codex',
+      waiting: {
+        reason: 'permission_prompt',
+        message: 'Permission needed to use shell',
+        at: ago(60),
+      },
+      origin: origin('grace', 'laptop-1', 'acme/web', 'main'),
+    }),
+    summary('wait-early', {
+      state: 'waiting',
+      source: 'claude-code',
+      waiting: { reason: 'idle_prompt', message: null, at: ago(600) },
+      origin: origin('ada', 'laptop-1', 'https://github.com/acme/api.git', 'feat/a'),
+    }),
+    summary('stale-1', {
+      state: 'stale',
+      stale: true,
+      updated_at: ago(3600),
+      origin: origin('linus', 'build-2'),
+    }),
+    summary('ended-1', {
+      state: 'ended',
+      ended: { outcome: 'error', detail: 'crashed', at: ago(120), unfinished: ['2', '3'] },
+      origin: origin('grace', 'build-2', 'acme/web', 'release'),
+    }),
+    summary('ended-clean', {
+      state: 'ended',
+      ended: { outcome: 'completed', detail: null, at: ago(30), unfinished: [] },
+    }),
+    summary('done-1', { state: 'done', progress: progress(3, 3) }),
+    summary('working-1', { origin: origin('ada', 'build-2') }),
+  ]
+
+  it('Should show whose agent each session is and where, under its line', () => {
+    const text = renderTenantFrame(sessions, 'header', options)
+    const lines = text.split('\n')
+    const at = lines.findIndex((line) => /\bwait-early\b/.test(line))
+    assert.match(
+      lines[at + 1],
+      /^\s+ada@laptop-1 · https:\/\/github\.com\/acme\/api\.git \(feat\/a\)$/
+    )
+    const done = lines.findIndex((line) => /\bdone-1\b/.test(line))
+    assert.doesNotMatch(lines[done + 1], /@/, 'no origin: no second line')
+    const view = renderSessionFrame(
+      {
+        ...viewOf('wait-early'),
+        origin: {
+          ...origin('ada', 'laptop-1', 'acme/api', 'feat/a'),
+          cwd: '/home/ada/api',
+          model: 'claude-x',
+        },
+      },
+      'header',
+      options
+    )
+    assert.match(view, /^By: ada@laptop-1 · acme\/api \(feat\/a\)$/m)
+    assert.match(view, /^in \/home\/ada\/api · model claude-x$/m)
+  })
+
+  it('Should list only what needs a person with --needs-you: waiting longest first, then stale, then ended with work left', () => {
+    const text = renderTenantFrame(sessions, 'header', { ...options, width: 200, needsYou: true })
+    const order = text
+      .split('\n')
+      .map(
+        (line) =>
+          /\b(wait-early|wait-late|stale-1|ended-1|ended-clean|done-1|working-1)\b/.exec(line)?.[1]
+      )
+      .filter(Boolean)
+    assert.deepEqual(order, ['wait-early', 'wait-late', 'stale-1', 'ended-1'])
+    assert.match(text, /^4 need you of 7 sessions:/m)
+    assert.match(text, /wait-early .*waiting 10 min · idle_prompt/)
+    assert.match(
+      text,
+      /wait-late .*waiting 1 min · permission_prompt: Permission needed to use shell/
+    )
+    assert.match(text, /stale-1 .*no change for 1 h/)
+    assert.match(text, /ended-1 .*ended: error 2 min ago, 2 left/)
+    assert.match(text, /^\s+grace@build-2 · acme\/web \(release\)$/m)
+    const none = renderTenantFrame([summary('done-1', { state: 'done' })], 'header', {
+      ...options,
+      needsYou: true,
+    })
+    assert.match(none, /Nothing needs you/)
+  })
+
+  it('Should refuse --needs-you with a session', async () => {
+    const err = sink()
+    const code = await runCli(['watch', 'run-1', '--needs-you'], {
+      stdout: sink().stream,
+      stderr: err.stream,
+      env: {},
+    } as never)
+    assert.equal(code, 2)
+    assert.match(err.text(), /--needs-you lists the tenant's sessions/)
   })
 })
 

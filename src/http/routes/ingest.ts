@@ -19,6 +19,7 @@ import { deliverObserved, type DeliverDeps } from '../../service/deliver-observe
 import { limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import type { Metrics } from '../metrics.js'
+import { originHintsOf } from '../origin-headers.js'
 import { invalidInput, problemResponses } from '../problem.js'
 import { registerDocumented } from '../route-input.js'
 import { chargeWrites } from '../write-charge.js'
@@ -119,6 +120,7 @@ export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, me
           parse: (body) => route.parse(body, params),
           sessionId,
           fallbackId: route.session?.(params),
+          origin: originHintsOf(c),
           signal: c.req.raw.signal,
           charge: async (units, refuse) => {
             const refused = await chargeWrites(c, units, refuse)

@@ -39,6 +39,7 @@ import type { Context } from 'hono'
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status'
 import { z } from 'zod'
 import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { OriginHints } from '../../core/origin.js'
 import { FLAVOURS, type Flavour, type SessionKey } from '../../core/session.js'
 import { getDialect } from '../../dialects/registry.js'
 import { DialectConflictError, resolveDialect } from '../../dialects/round.js'
@@ -47,6 +48,7 @@ import { formatTool } from '../../tools/formats.js'
 import { limitsOf, serviceDepsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import { batchRefusal, mcpBody, type RpcRefusal } from '../mcp-guards.js'
+import { originHintsOf } from '../origin-headers.js'
 import { ServiceError } from '../problem.js'
 import type { ServiceDeps } from '../../service/deps.js'
 import { runRound } from '../../service/rounds.js'
@@ -91,6 +93,8 @@ interface McpScope {
   requested: string | undefined
   /** The flavour asked for a new session. */
   flavour: Flavour | undefined
+  /** What the request's `X-Agent-*` headers (and the key's user) say of the origin. */
+  origin?: OriginHints[]
 }
 
 /** The settings a scope's request gives a new session. */
@@ -268,12 +272,19 @@ function createMcpServer(deps: ServiceDeps, scope: McpScope): Server {
       const { key, input, minted } = target
       const call = { id: String(ctx.mcpReq.id), name, input }
       const round = { dialect: scope.requested, settings: settingsOf(scope), tool_calls: [call] }
-      const outcome = await runRound(deps, key, round, (current) => {
-        const dialect = resolveDialect(current, scope.requested, settingsOf(scope))
-        if (!dialect.tools.some((tool) => tool.name === name)) {
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`)
-        }
-      }).catch(protocolError)
+      const outcome = await runRound(
+        deps,
+        key,
+        round,
+        (current) => {
+          const dialect = resolveDialect(current, scope.requested, settingsOf(scope))
+          if (!dialect.tools.some((tool) => tool.name === name)) {
+            throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`)
+          }
+        },
+        undefined,
+        scope.origin ? { hints: scope.origin } : undefined
+      ).catch(protocolError)
       const [result] = outcome.results
       const content: CallToolResult['content'] = [{ type: 'text', text: result.content }]
       if (outcome.notice) content.push({ type: 'text', text: outcome.notice.text })
@@ -367,6 +378,7 @@ function scopeOf(c: Context<AppEnv>, legacy: boolean): McpScope | Response {
     byArgument,
     requested,
     flavour: flavour as Flavour | undefined,
+    origin: originHintsOf(c),
   }
 }
 

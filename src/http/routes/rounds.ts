@@ -7,6 +7,7 @@ import type { RoundOutcome } from '../../dialects/round.js'
 import { reportRound } from '../../service/rounds.js'
 import { serviceDepsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
+import { originHintsOf } from '../origin-headers.js'
 import { problemResponses } from '../problem.js'
 import { RoundReply, RoundRequest, SessionIdParam } from '../schemas.js'
 import { roundReply } from '../views.js'
@@ -54,12 +55,15 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
       body: RoundRequest,
     })
     const key = { tenant: c.get('tenant'), sessionId: input.param.session_id }
+    // the body goes whole (its origin and labels are part of the Idempotency-Key's fingerprint)
+    const { origin, labels } = input.json
     const reply = await reportRound(
       service,
       key,
       input.json,
       input.header['idempotency-key'],
-      replyText
+      replyText,
+      { hints: [...originHintsOf(c), ...(origin ? [origin] : [])], labels }
     )
     return jsonResponse(
       c,

@@ -6,6 +6,7 @@
  * hook, and the WAL is never checkpointed (`test/integration/sqlite-wal.test.ts`).
  */
 import type Database from 'better-sqlite3'
+import { FILTERED_ORIGIN_FIELDS } from '../../core/origin.js'
 import type { SessionKey } from '../../core/session.js'
 import type { ListQuery } from '../types.js'
 import { EXPIRY_BUCKET_MS, HISTORY_RING_SQL } from './migrations.js'
@@ -162,6 +163,24 @@ export interface Statements {
 }
 
 /**
+ * The parameters of a listing's origin and label conditions (`Statements.list` names them), in
+ * the order the statement takes the labels.
+ * @param query - the listing
+ */
+export function listOriginParams(query: ListQuery): Record<string, string> {
+  const params: Record<string, string> = {}
+  for (const field of FILTERED_ORIGIN_FIELDS) {
+    const value = query[field]
+    if (value !== undefined) params[`origin_${field}`] = value
+  }
+  Object.entries(query.labels ?? {}).forEach(([name, value], i) => {
+    params[`labelPath${i}`] = `$.labels."${name}"`
+    params[`labelValue${i}`] = value
+  })
+  return params
+}
+
+/**
  * Prepares the store's statements on an open, migrated database.
  * @param db - the database
  */
@@ -279,7 +298,10 @@ export function prepareStatements(db: Database.Database): Statements {
       const withDialect = query.dialect !== undefined
       const withSince = query.updatedSince !== undefined
       const withSource = query.source !== undefined
-      const name = `${query.state}:${withCursor}:${withDialect}:${withSince}:${withSource}`
+      // origin fields and labels: from the brief, which the listing's covering index holds
+      const originFields = FILTERED_ORIGIN_FIELDS.filter((field) => query[field] !== undefined)
+      const labelCount = Object.keys(query.labels ?? {}).length
+      const name = `${query.state}:${withCursor}:${withDialect}:${withSince}:${withSource}:${originFields.join(',')}:${labelCount}`
       let statement = listStatements.get(name)
       if (!statement) {
         const cursorSql = withCursor
@@ -288,9 +310,17 @@ export function prepareStatements(db: Database.Database): Statements {
         const dialectSql = withDialect ? "AND json_extract(brief, '$.dialect') = @dialect" : ''
         const sinceSql = withSince ? 'AND updated_at >= @updatedSince' : ''
         const sourceSql = withSource ? "AND json_extract(brief, '$.source') = @source" : ''
+        const originSql = originFields
+          .map((field) => `AND json_extract(brief, '$.origin.${field}') = @origin_${field}`)
+          .join(' ')
+        // a label's path is a parameter (`$.labels."name"`): names are checked, never spliced in
+        const labelSql = Array.from(
+          { length: labelCount },
+          (_, i) => `AND json_extract(brief, @labelPath${i}) = @labelValue${i}`
+        ).join(' ')
         statement = db.prepare(
           `SELECT session_id, brief FROM sessions WHERE tenant = @tenant AND expires_at > @now AND ${STATE_SQL[query.state]}
-           ${cursorSql} ${dialectSql} ${sinceSql} ${sourceSql}
+           ${cursorSql} ${dialectSql} ${sinceSql} ${sourceSql} ${originSql} ${labelSql}
            ORDER BY updated_at DESC, session_id DESC LIMIT @limit`
         )
         listStatements.set(name, statement)

@@ -7,6 +7,7 @@ import { renderDetail, tickDetail } from './detail.js'
 import { $, dialogOf, inputOf } from './dom.js'
 import { addItem, cancelEdit, saveEdit, startEdit } from './edit.js'
 import { wireKeyDialog } from './key-dialog.js'
+import { ORIGIN_FILTERS, wireNotifications } from './needs.js'
 import { detectRole, renderRole } from './role.js'
 import { closeDetail, openDetail, selectFromHash } from './selection.js'
 import { app, detail, storeKey } from './state.js'
@@ -49,6 +50,13 @@ function wireFilters() {
       markDirty(null)
     })
   })
+  for (const [field] of ORIGIN_FILTERS) {
+    const select = /** @type {HTMLSelectElement} */ ($('origin-' + field))
+    select.addEventListener('change', () => {
+      app.origin[field] = select.value
+      markDirty(null)
+    })
+  }
   $('search').addEventListener('input', () => {
     app.search = inputOf('search').value.trim().toLowerCase()
     markDirty(null)
@@ -96,6 +104,7 @@ wireFilters()
 wireDetail()
 wireEdit()
 wireKeyDialog(useKey)
+wireNotifications()
 
 startTenantStream()
 refreshRole()

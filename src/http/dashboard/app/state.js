@@ -50,6 +50,11 @@ export const app = {
   dirty: new Set(),
   filter: 'all',
   search: '',
+  /**
+   * The origin filters: '' for any.
+   * @type {Record<string, string>}
+   */
+  origin: { user: '', host: '', repo: '', agent: '' },
   /** @type {Stream | null} */
   tenantStream: null,
   frame: 0,

@@ -6,6 +6,7 @@
  */
 import { $, el, setConnection, setText } from './dom.js'
 import { absoluteTime, relativeTime } from './format.js'
+import { matchesOriginFilters, notifyWaiting, originLine, renderNeeds } from './needs.js'
 import {
   badOutcome,
   badges,
@@ -63,12 +64,23 @@ function currentCell(s, kind) {
 }
 
 /**
+ * Whose agent it is and where, under the session's id; nothing when unknown.
+ * @param {Shown} s
+ */
+function originCell(s) {
+  const line = originLine(s)
+  return line ? el('span', { class: 'origin', text: line, title: line }) : null
+}
+
+/**
  * Stores a session's summary (or view); an older version is ignored unless force (a snapshot).
  * @param {Shown} summary
  * @param {boolean} [force]
  */
 export function upsert(summary, force) {
   const record = app.sessions.get(summary.session_id)
+  // a session that starts waiting now (not one a snapshot finds waiting) may notify the person
+  if (!force && summary.waiting && !(record && record.s.waiting)) notifyWaiting(summary)
   if (!record) {
     app.sessions.set(summary.session_id, {
       s: summary,
@@ -147,6 +159,7 @@ function buildRow(record) {
           'aria-current': selected ? 'true' : null,
         }),
         el('span', { class: 'sub' }, [sourceBadge(s), sub]),
+        originCell(s),
       ]),
       el('td', { class: 'cell-progress' }, [
         progressBar(s.progress, kind, 'Progress of ' + s.session_id),
@@ -214,6 +227,7 @@ function nestSubagents(sorted) {
  */
 function matches(record) {
   if (app.filter !== 'all' && record.kind !== app.filter) return false
+  if (!matchesOriginFilters(record.s)) return false
   return !app.search || record.s.session_id.toLowerCase().indexOf(app.search) >= 0
 }
 
@@ -255,6 +269,7 @@ function flush() {
     if (tbody.children[i] !== row) tbody.insertBefore(row, tbody.children[i] || null)
   })
   for (const name in counts) setText($('count-' + name), String(counts[name]))
+  renderNeeds(records)
   const empty = $('empty')
   empty.hidden = visible > 0
   setText(

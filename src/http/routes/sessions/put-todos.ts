@@ -6,6 +6,7 @@ import { createRoute, z } from '@hono/zod-openapi'
 import type { Session } from '../../../core/session.js'
 import { editList } from '../../../service/sessions.js'
 import { conditionMatches } from '../../etag.js'
+import { originHintsOf } from '../../origin-headers.js'
 import { isCrossOrigin } from '../../origin-guard.js'
 import { problemResponses } from '../../problem.js'
 import { PutTodosRequest, SessionIdParam } from '../../schemas.js'
@@ -54,6 +55,10 @@ export const putTodos =
       // in open access any page that CORS_ORIGINS admits could write here: its edit may change
       // the list a person sees, never the text a running agent is handed
       untrusted: deps.app.keys.size === 0 && isCrossOrigin(c),
+      who: {
+        hints: [...originHintsOf(c), ...(body.origin ? [body.origin] : [])],
+        labels: body.labels,
+      },
     })
     return viewResponse(c, deps.app, session)
   }

@@ -1,0 +1,210 @@
+/**
+ * The table of docs/observe.md "Waiting for a person": per source, what marks a session
+ * `waiting` and what clears it, each row on a payload of the agent's own (the captures in
+ * test/fixtures/ingest; a hook no capture holds is the captured hook of the same run with the
+ * event's own fields, as the agent's hook schema names them).
+ */
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { makeTestApp, type TestApp } from '../helpers.js'
+import { fixtureJson, fixtureLines, ingest, view } from '../ingest-support.js'
+
+interface Row {
+  source: string
+  marks: string
+  reason: string
+  clears: string
+  route: string
+  /** What comes before: a session with unfinished items. */
+  before: unknown[]
+  mark: unknown
+  clear: unknown
+  session: string
+}
+
+const claude = fixtureJson('claude-code/waiting.hooks.json')
+const claudeBase = claude[0]
+const codex = fixtureJson('codex/real-plan.json')
+const gemini = fixtureJson('gemini-cli/real-todos.json')
+const openhands = fixtureJson('openhands/batch-1.json')
+const openhandsLater = fixtureJson('openhands/batch-2.json')
+const sdk = fixtureLines('claude-agent-sdk/real-todowrite.ndjson').map((line) => JSON.parse(line))
+const sdkSession = sdk[0].session_id
+const execLines = fixtureLines('codex/real-plan.ndjson').map((line) => JSON.parse(line))
+const thread = execLines[0].thread_id
+const without = (hook: Record<string, unknown>, ...keys: string[]) =>
+  Object.fromEntries(Object.entries(hook).filter(([key]) => !keys.includes(key)))
+
+const ROWS: Row[] = [
+  {
+    source: 'Claude Code',
+    marks: 'Notification permission_prompt',
+    reason: 'permission_prompt',
+    clears: 'PostToolUse',
+    route: 'claude-code',
+    before: [claude[0]],
+    mark: claude[1],
+    clear: claude[2],
+    session: `claude:${claudeBase.session_id}`,
+  },
+  {
+    source: 'Claude Code',
+    marks: 'Notification idle_prompt',
+    reason: 'idle_prompt',
+    clears: 'UserPromptSubmit',
+    route: 'claude-code',
+    before: [claude[0]],
+    mark: claude[4],
+    clear: {
+      ...without(claudeBase, 'tool_name', 'tool_input', 'tool_response', 'tool_use_id'),
+      hook_event_name: 'UserPromptSubmit',
+      prompt: 'go on',
+    },
+    session: `claude:${claudeBase.session_id}`,
+  },
+  {
+    source: 'Claude Code',
+    marks: 'PermissionRequest',
+    reason: 'permission_prompt',
+    clears: 'PostToolUse',
+    route: 'claude-code',
+    before: [claude[0]],
+    mark: {
+      ...without(claudeBase, 'tool_response', 'tool_use_id'),
+      hook_event_name: 'PermissionRequest',
+      tool_name: 'Bash',
+      tool_input: claude[2].tool_input,
+    },
+    clear: claude[2],
+    session: `claude:${claudeBase.session_id}`,
+  },
+  {
+    source: 'Claude Agent SDK',
+    marks: 'system/session_state_changed requires_action',
+    reason: 'requires_action',
+    clears: 'any later message',
+    route: 'claude-agent-sdk',
+    before: sdk.slice(0, 3),
+    mark: {
+      type: 'system',
+      subtype: 'session_state_changed',
+      state: 'requires_action',
+      session_id: sdkSession,
+      uuid: 'b0d1c2e3-0000-4000-8000-000000000001',
+    },
+    clear: {
+      type: 'system',
+      subtype: 'session_state_changed',
+      state: 'running',
+      session_id: sdkSession,
+      uuid: 'b0d1c2e3-0000-4000-8000-000000000002',
+    },
+    session: `claude:${sdkSession}`,
+  },
+  {
+    source: 'Codex',
+    marks: 'PermissionRequest hook',
+    reason: 'permission_prompt',
+    clears: 'PostToolUse',
+    route: 'codex',
+    before: codex.slice(0, 2),
+    mark: {
+      ...without(codex[1], 'tool_response', 'tool_use_id'),
+      hook_event_name: 'PermissionRequest',
+      tool_name: 'shell',
+      tool_input: { command: ['npm', 'test'] },
+    },
+    clear: codex[2],
+    session: `codex:${codex[0].session_id}`,
+  },
+  {
+    source: 'Codex',
+    marks: 'exec stream request_user_input',
+    reason: 'request_user_input',
+    clears: 'the next line',
+    route: 'codex',
+    before: [
+      execLines
+        .slice(0, 4)
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    ],
+    mark: JSON.stringify({ type: 'request_user_input' }),
+    clear: JSON.stringify({ type: 'turn.started' }),
+    session: `codex:${thread}`,
+  },
+  {
+    source: 'Gemini CLI',
+    marks: 'Notification ToolPermission',
+    reason: 'permission_prompt',
+    clears: 'AfterTool',
+    route: 'gemini-cli',
+    before: gemini.slice(0, 2),
+    mark: {
+      ...without(gemini[1], 'tool_name', 'tool_input', 'tool_response'),
+      hook_event_name: 'Notification',
+      notification_type: 'ToolPermission',
+      message: 'Tool write_file requires editing',
+      details: { type: 'edit', title: 'Confirm Edit' },
+    },
+    clear: gemini[2],
+    session: `gemini:${gemini[0].session_id}`,
+  },
+  {
+    source: 'OpenHands',
+    marks: 'execution_status waiting_for_confirmation',
+    reason: 'waiting_for_confirmation',
+    clears: 'execution_status running',
+    route: 'openhands/events/0a1b2c3d4e5f46a7b8c9d0e1f2a3b4c5',
+    before: [openhands],
+    mark: [openhandsLater[2]],
+    clear: [openhandsLater[3]],
+    session: 'openhands:0a1b2c3d4e5f46a7b8c9d0e1f2a3b4c5',
+  },
+]
+
+/** Posts one body (an NDJSON string as a stream's part, a value as JSON). */
+async function post(t: TestApp, route: string, body: unknown, session: string) {
+  // a Codex stream's later parts name the session by ?session_id= (its first line names it)
+  const query = typeof body === 'string' && route === 'codex' ? `?session_id=${session}` : ''
+  const res = await ingest(t, route, body, query)
+  assert.equal(res.status, 200, `${route}: ${res.text}`)
+}
+
+describe('Waiting for a person, per source (docs/observe.md)', () => {
+  for (const row of ROWS) {
+    it(`Should mark ${row.source} waiting on ${row.marks} and clear it on ${row.clears}`, async () => {
+      const t = makeTestApp()
+      for (const body of row.before) await post(t, row.route, body, row.session)
+      const before = await view(t, row.session)
+      assert.equal(before.waiting, null)
+      await post(t, row.route, row.mark, row.session)
+      const waiting = await view(t, row.session)
+      assert.equal(waiting.state, 'waiting', JSON.stringify(waiting.progress))
+      assert.equal(waiting.waiting.reason, row.reason)
+      assert.equal(waiting.version, before.version + 1)
+      const listed = (await t.call('GET', '/v1/sessions?state=waiting')).body.sessions
+      assert.deepEqual(
+        listed.map((s: { session_id: string }) => s.session_id),
+        [row.session]
+      )
+      await post(t, row.route, row.clear, row.session)
+      const cleared = await view(t, row.session)
+      assert.equal(cleared.waiting, null)
+      assert.notEqual(cleared.state, 'waiting')
+    })
+  }
+
+  it('Should list every row in the docs table', () => {
+    const docs = readFileSync(new URL('../../docs/observe.md', import.meta.url), 'utf8')
+    const table = docs.slice(docs.indexOf('## Waiting for a person'))
+    for (const row of ROWS) {
+      const line = table
+        .split('\n')
+        .find((l) => l.startsWith(`| ${row.source} `) && l.includes(row.marks))
+      assert.ok(line, `${row.source}: ${row.marks}`)
+      assert.ok(line.includes(`\`${row.reason}\``), line)
+    }
+  })
+})
