@@ -24,7 +24,7 @@ import {
   TASK_LIST_PROMPT,
   TASK_UPDATE_PROMPT,
   TASKS_SYSTEM_PROMPT,
-} from '../claude-prompts.js'
+} from './texts.js'
 import { repairTaskCreate, repairTaskUpdate, taskCreateSteer } from './repairs.js'
 import { isRecord } from '../json.js'
 import type { CallContext, CallOutcome, Dialect, DialectState, ListCheck } from '../types.js'

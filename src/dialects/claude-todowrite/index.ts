@@ -10,7 +10,7 @@
  *   with what it finished rather than an empty working session; the next write starts a new plan
  *   in which only an item written again word for word keeps its id.
  *
- * - Description: the tool's long prompt (`claude-prompts`), as Claude Code sends it.
+ * - Description: the tool's long prompt (`texts.ts`), as Claude Code sends it.
  * - Input errors: `formatZodValidationError` of 2.1.332 (every issue listed); `active_form` is
  *   not `activeForm` (the native strips the unknown item key and reports `activeForm` missing);
  *   a list sent as a JSON string is parsed.
@@ -27,7 +27,7 @@ import {
   systemReminder,
   unparsedInputError,
 } from '../claude-shared.js'
-import { TODO_WRITE_PROMPT, TODO_WRITE_SYSTEM_PROMPT } from '../claude-prompts.js'
+import { TODO_WRITE_PROMPT, TODO_WRITE_SYSTEM_PROMPT } from './texts.js'
 import { isRecord } from '../json.js'
 import type { CallOutcome, Dialect, DialectState, ListCheck } from '../types.js'
 import { nextIdOf, renderNumbered } from '../list-rewrite.js'

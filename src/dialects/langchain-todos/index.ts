@@ -27,8 +27,8 @@
  *   ToolNode never runs).
  */
 import { z } from 'zod'
-import type { Item } from '../core/items.js'
-import { isRecord } from './json.js'
+import type { Item } from '../../core/items.js'
+import { isRecord } from '../json.js'
 import {
   JS_DESCRIPTION,
   JS_SYSTEM_PROMPT,
@@ -36,11 +36,11 @@ import {
   updatedTextJs,
   validateWriteTodosJs,
   WriteTodosJsInput,
-} from './langchain-todos-js.js'
-import { renderChecklist, rewriteList } from './list-rewrite.js'
-import { literalMessage, pyRepr } from './native/python.js'
-import type { CallContext, CallOutcome, Dialect, DialectState, ListCheck } from './types.js'
-import { refused } from './outcome.js'
+} from './js.js'
+import { renderChecklist, rewriteList } from '../list-rewrite.js'
+import { literalMessage, pyRepr } from '../native/python.js'
+import type { CallContext, CallOutcome, Dialect, DialectState, ListCheck } from '../types.js'
+import { refused } from '../outcome.js'
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
 

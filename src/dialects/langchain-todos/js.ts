@@ -1,5 +1,5 @@
 /**
- * @module dialects/langchain-todos-js
+ * @module dialects/langchain-todos/js
  * The texts of LangChain's `write_todos` tool in its JavaScript flavour: `todoListMiddleware`
  * of the npm package `langchain` 1.5.14 (`dist/agents/middleware/todoListMiddleware.js`), run
  * by `createAgent`'s ToolNode (`dist/agents/nodes/ToolNode.js`, `dist/agents/errors.js`) over
@@ -17,7 +17,7 @@
  *   the agent's machine; those lines are left out, the rest is byte for byte.
  */
 import { z } from 'zod'
-import { isRecord } from './json.js'
+import { isRecord } from '../json.js'
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
 
