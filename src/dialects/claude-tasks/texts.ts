@@ -176,3 +176,12 @@ Use TaskGet with a specific task ID to view full details including description a
 
 /** The system-prompt line of a session with the task tools. */
 export const TASKS_SYSTEM_PROMPT = usingYourTools('TaskCreate')
+
+// The current wording: Claude Code 2.1.139 dropped the sentence "Make sure that you NEVER mention
+// this reminder to the user" that the v2.1.88 source still had.
+export const REMINDER =
+  "The task tools haven't been used recently. If you're working on tasks that would benefit from tracking progress, consider using TaskCreate to add new tasks and TaskUpdate to update task status (set to in_progress when starting, completed when done). Also consider cleaning up the task list if it has become stale. Only use these if relevant to the current work. This is just a gentle reminder - ignore if not applicable.\n"
+
+export const TASK_NOT_FOUND = 'Task not found'
+
+export const NO_ID_LEFT = `<tool_use_error>Error: no task id left: the ids in use reach ${Number.MAX_SAFE_INTEGER}, the largest exact integer; delete tasks with large ids or start a new session.</tool_use_error>`
