@@ -191,3 +191,12 @@ When in doubt, use this tool. Being proactive with task management demonstrates 
 
 /** The system-prompt line of a session with TodoWrite. */
 export const TODO_WRITE_SYSTEM_PROMPT = usingYourTools('TodoWrite')
+
+/** The result text of every successful `TodoWrite` call. */
+export const TODO_WRITE_RESULT =
+  'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable'
+
+// The current wording: Claude Code 2.1.139 dropped the sentence "Make sure that you NEVER mention
+// this reminder to the user" that the v2.1.88 source still had.
+export const REMINDER =
+  "The TodoWrite tool hasn't been used recently. If you're working on tasks that would benefit from tracking progress, consider using the TodoWrite tool to track progress. Also consider cleaning up the todo list if has become stale and no longer matches what you are working on. Only use it if it's relevant to the current work. This is just a gentle reminder - ignore if not applicable.\n"
