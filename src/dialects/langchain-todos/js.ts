@@ -4,7 +4,8 @@
  * of the npm package `langchain` 1.5.14 (`dist/agents/middleware/todoListMiddleware.js`), run
  * by `createAgent`'s ToolNode (`dist/agents/nodes/ToolNode.js`, `dist/agents/errors.js`) over
  * `@langchain/core` 1.2.13's `tool()` (`dist/tools/index.js`). The dialect object is assembled
- * in `langchain-todos.ts`, beside the Python flavour it shares the rest with.
+ * in `index.ts`, beside the Python flavour (`schema.ts`, `texts.ts`, `execute.ts`) it shares the
+ * rest with.
  *
  * - Description: the Python one plus a sentence, a longer item 5 and eleven examples.
  * - Schema: zod v3 through zod-to-json-schema, so each object is closed
