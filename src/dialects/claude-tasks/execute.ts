@@ -1,6 +1,7 @@
 /**
  * @module dialects/claude-tasks/execute
- * What each task tool call does to the list and answers, as Claude Code 2.1.332 does it; the list as TaskList renders it.
+ * What each task tool call does to the list and answers, as Claude Code 2.1.332 does it; the list
+ * as TaskList renders it.
  */
 import { z } from 'zod'
 import { makeItem, type Item } from '../../core/items.js'
@@ -354,6 +355,7 @@ export function taskReminder(items: readonly Item[]): string {
   )
 }
 
+/** The dialect's `apply`: one call checked, applied to the list, answered as the native does. */
 export function applyTask(
   state: DialectState,
   toolName: string,
@@ -415,6 +417,7 @@ function normaliseEdges(items: readonly Item[]): Item[] {
   }))
 }
 
+/** The dialect's `checkList`: an operator's canonical list checked against the native's rules. */
 export function checkList(items: readonly Item[]): ListCheck {
   const records = items.map((item) => ({ id: item.id, subject: item.content, status: item.status }))
   const parsed = z.array(TaskRecord).safeParse(records)

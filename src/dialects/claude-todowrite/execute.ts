@@ -1,6 +1,7 @@
 /**
  * @module dialects/claude-todowrite/execute
- * What a TodoWrite call does to the list and answers, as Claude Code 2.1.332 does it; the list as the reminder shows it.
+ * What a TodoWrite call does to the list and answers, as Claude Code 2.1.332 does it; the list as
+ * the reminder shows it.
  */
 import { z } from 'zod'
 import { reconcileIds } from '../../core/reconcile-ids.js'
@@ -42,6 +43,7 @@ export function todoWriteCleared(items: readonly Item[]): boolean {
   return items.length > 0 && items.every((item) => item.status === 'completed')
 }
 
+/** The dialect's `apply`: one call checked, applied to the list, answered as the native does. */
 export function applyTodoWrite(state: DialectState, input: unknown): CallOutcome {
   const parsed = TodoWriteInput.safeParse(repairInput(input))
   if (!parsed.success) {
@@ -93,6 +95,7 @@ export function renderTodoWrite(items: readonly Item[]): string {
   return renderNumbered(items, 'The todo list is empty.')
 }
 
+/** The dialect's `checkList`: an operator's canonical list checked against the native's rules. */
 export function checkList(items: readonly Item[]): ListCheck {
   const todos = items.map((item) => ({
     content: item.content,

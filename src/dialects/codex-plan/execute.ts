@@ -1,6 +1,7 @@
 /**
  * @module dialects/codex-plan/execute
- * How an update_plan call is parsed as Codex parses it, changes the list and answers; the list as the plan renders it.
+ * How an update_plan call is parsed as Codex parses it, changes the list and answers; the list as
+ * the plan renders it.
  */
 import type { Item } from '../../core/items.js'
 import { renderChecklist, rewriteList } from '../list-rewrite.js'
@@ -32,6 +33,7 @@ export function renderCodexPlan(items: readonly Item[]): string {
   return renderChecklist(items, 'No plan.')
 }
 
+/** The dialect's `apply`: one call checked, applied to the list, answered as the native does. */
 export function applyUpdatePlan(state: DialectState, input: unknown, raw?: string): CallOutcome {
   // parsed input (no text was sent) is read in its compact JSON form
   const parsed = parseUpdatePlanArguments(raw ?? JSON.stringify(input) ?? '')
@@ -50,6 +52,7 @@ export function applyUpdatePlan(state: DialectState, input: unknown, raw?: strin
   }
 }
 
+/** The dialect's `checkList`: an operator's canonical list checked against the native's rules. */
 export function checkList(items: readonly Item[]): ListCheck {
   const args = { plan: items.map((item) => ({ step: item.content, status: item.status })) }
   const parsed = parseUpdatePlanArguments(JSON.stringify(args))

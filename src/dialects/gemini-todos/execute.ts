@@ -1,6 +1,7 @@
 /**
  * @module dialects/gemini-todos/execute
- * How a write_todos call is checked as Gemini CLI checks it, changes the list and answers; the list as the tool renders it.
+ * How a write_todos call is checked as Gemini CLI checks it, changes the list and answers; the
+ * list as the tool renders it.
  */
 import type { Item } from '../../core/items.js'
 import { isRecord } from '../json.js'
@@ -85,6 +86,7 @@ export function renderGeminiTodos(items: readonly Item[]): string {
   return renderNumbered(items, 'The todo list is empty.')
 }
 
+/** The dialect's `apply`: one call checked, applied to the list, answered as the native does. */
 export function applyWriteTodos(state: DialectState, input: unknown): CallOutcome {
   const checked = validateWriteTodos(input)
   if (!checked.ok) {
@@ -109,6 +111,7 @@ export function applyWriteTodos(state: DialectState, input: unknown): CallOutcom
   }
 }
 
+/** The dialect's `checkList`: an operator's canonical list checked against the native's rules. */
 export function checkList(items: readonly Item[]): ListCheck {
   const params = {
     todos: items.map((item) => ({ description: item.content, status: item.status })),

@@ -1,6 +1,7 @@
 /**
  * @module dialects/langchain-todos/execute
- * How a write_todos call is validated (pydantic's way in the Python flavour, the js flavour's in js.ts), changes the list and answers; the list as a checklist.
+ * How a write_todos call is validated (pydantic's way in the Python flavour, the js flavour's in
+ * js.ts), changes the list and answers; the list as a checklist.
  */
 import type { Item } from '../../core/items.js'
 import { isRecord } from '../json.js'
@@ -88,6 +89,7 @@ interface FlavourTexts {
   updated: (todos: readonly Todo[]) => string
 }
 
+/** The dialect's `apply`: one call checked, applied to the list, answered as the native does. */
 export function applyWriteTodos(
   state: DialectState,
   input: unknown,
@@ -116,6 +118,7 @@ export function applyWriteTodos(
 export const PYTHON_TEXTS: FlavourTexts = { validate: validateWriteTodos, updated: updatedText }
 export const JS_TEXTS: FlavourTexts = { validate: validateWriteTodosJs, updated: updatedTextJs }
 
+/** The dialect's `checkList`: an operator's canonical list checked against the native's rules. */
 export function checkList(items: readonly Item[]): ListCheck {
   const { errors } = pydanticErrors({
     todos: items.map((item) => ({ content: item.content, status: item.status })),
@@ -126,6 +129,7 @@ export function checkList(items: readonly Item[]): ListCheck {
   return { ok: true, items: items.map((item) => ({ ...item })) }
 }
 
+/** `checkList` of the js flavour: the list checked as the JS package's zod schema checks it. */
 export function checkListJs(items: readonly Item[]): ListCheck {
   const problems = jsListProblems(
     items.map((item) => ({ content: item.content, status: item.status }))

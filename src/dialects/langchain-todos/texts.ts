@@ -1,6 +1,7 @@
 /**
  * @module dialects/langchain-todos/texts
- * The Python langchain's own texts for write_todos: its description, the system prompt, the parallel-call error.
+ * The Python langchain's own texts for write_todos: its description, the system prompt, the
+ * parallel-call error.
  */
 
 export const DESCRIPTION = `Use this tool to create and manage a structured task list for your current work session. This helps you track progress, organize complex tasks, and demonstrate thoroughness to the user.

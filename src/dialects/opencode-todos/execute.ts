@@ -1,6 +1,7 @@
 /**
  * @module dialects/opencode-todos/execute
- * How a todowrite call is decoded as opencode decodes it, changes the list and answers; the list as the tool renders it.
+ * How a todowrite call is decoded as opencode decodes it, changes the list and answers; the list
+ * as the tool renders it.
  */
 import type { Item, Status } from '../../core/items.js'
 import { isRecord } from '../json.js'
@@ -95,6 +96,7 @@ export function writeTodos(
   return { state: { ...next.state, items }, dropped: next.dropped }
 }
 
+/** The dialect's `apply`: one call checked, applied to the list, answered as the native does. */
 export function applyTodoWrite(state: DialectState, params: unknown): CallOutcome {
   const decoded = decodeTodoWrite(params)
   if (!decoded.ok) return refused(state, decoded.message)
@@ -116,6 +118,7 @@ export function renderOpencodeTodos(items: readonly Item[]): string {
 }
 
 // opencode takes any strings; a person's list only needs each item to stand for a todo
+/** The dialect's `checkList`: an operator's canonical list checked against the native's rules. */
 export function checkList(items: readonly Item[]): ListCheck {
   return { ok: true, items: items.map((item) => ({ ...item })) }
 }

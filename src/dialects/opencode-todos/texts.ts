@@ -60,6 +60,7 @@ export const schemaError = (issue: string, path: readonly (string | number)[]) =
     : `SchemaError(${issue}\n  at ${path.map((key) => `[${JSON.stringify(key)}]`).join('')})`
 
 // effect prints the actual value as JSON (undefined as `undefined`)
+/** A value as opencode's schema errors print it. */
 export const shown = (value: unknown) => (value === undefined ? 'undefined' : JSON.stringify(value))
 
 /**

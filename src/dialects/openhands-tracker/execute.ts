@@ -1,6 +1,7 @@
 /**
  * @module dialects/openhands-tracker/execute
- * How a task_tracker call reads its arguments as OpenHands does, changes the list and answers; the list as the tool renders it.
+ * How a task_tracker call reads its arguments as OpenHands does, changes the list and answers; the
+ * list as the tool renders it.
  */
 import type { Item } from '../../core/items.js'
 import { isRecord, parseJsonText } from '../json.js'
@@ -218,6 +219,7 @@ export function renderTaskList(items: readonly Item[]): string {
   return pyStrip(content)
 }
 
+/** The dialect's `apply`: one call checked, applied to the list, answered as the native does. */
 export function applyTaskTracker(state: DialectState, input: unknown): CallOutcome {
   const parsed = parseTaskTracker(input)
   if (!parsed.ok) return refused(state, parsed.message)
@@ -251,6 +253,7 @@ export function applyTaskTracker(state: DialectState, input: unknown): CallOutco
   }
 }
 
+/** The dialect's `checkList`: an operator's canonical list checked against the native's rules. */
 export function checkList(items: readonly Item[]): ListCheck {
   const parsed = parseTaskTracker({
     command: 'plan',

@@ -1,6 +1,7 @@
 /**
  * @module dialects/qwen-todos/execute
- * How a todo_write call is checked as Qwen Code checks it, changes the list and answers; the list as the tool renders it.
+ * How a todo_write call is checked as Qwen Code checks it, changes the list and answers; the list
+ * as the tool renders it.
  */
 import { isDeepStrictEqual } from 'node:util'
 import { droppedItems, makeItem, type Item } from '../../core/items.js'
@@ -191,6 +192,7 @@ function withoutNullDependencies(params: unknown): unknown {
   return { ...params, todos }
 }
 
+/** The dialect's `apply`: one call checked, applied to the list, answered as the native does. */
 export function applyTodoWrite(state: DialectState, input: unknown): CallOutcome {
   const params = withoutNullDependencies(input)
   const invalid = argsError(params)
@@ -233,6 +235,7 @@ export function renderQwenTodos(items: readonly Item[]): string {
   return JSON.stringify(items.map(todoOf))
 }
 
+/** The dialect's `checkList`: an operator's canonical list checked against the native's rules. */
 export function checkList(items: readonly Item[]): ListCheck {
   const todos = items.map(todoOf)
   const message = validateQwenTodos(todos)
