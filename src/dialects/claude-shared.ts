@@ -286,3 +286,12 @@ export function duplicateId(items: readonly { id: string }[]): string | undefine
   }
   return undefined
 }
+
+/**
+ * The line Claude Code 2.1.332's system prompt gives the todo tool among its `# Using your tools`
+ * bullets (`fks`: the first of TaskCreate and TodoWrite the session has; outside the REPL mode
+ * and the lean prompt, which say otherwise or nothing).
+ * @param tool - `TaskCreate` or `TodoWrite`
+ */
+export const usingYourTools = (tool: string) =>
+  `Use ${tool} to plan and track work. Mark each task completed as soon as it's done; don't batch.`

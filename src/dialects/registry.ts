@@ -7,11 +7,11 @@ import { claudeTodoWrite } from './claude-todowrite/index.js'
 import { codexPlan } from './codex-plan/index.js'
 import { copilotTodos } from './copilot-todos/index.js'
 import { geminiTodos } from './gemini-todos/index.js'
-import { langchainTodos } from './langchain-todos.js'
+import { langchainTodos } from './langchain-todos/index.js'
 import { opencodeTodos } from './opencode-todos/index.js'
 import { openhandsTracker } from './openhands-tracker/index.js'
 import { qwenTodos } from './qwen-todos/index.js'
-import { s03 } from './s03.js'
+import { s03 } from './s03/index.js'
 import type { Dialect } from './types.js'
 
 /** The dialect a new session gets when its first request names none. */

@@ -11,7 +11,7 @@ import {
   TASK_GET_PROMPT,
   TASK_LIST_PROMPT,
   TASK_UPDATE_PROMPT,
-} from '../../src/dialects/claude-prompts.js'
+} from '../../src/dialects/claude-tasks/texts.js'
 import type { CallOutcome, DialectState } from '../../src/dialects/types.js'
 import { formatTool } from '../../src/tools/formats.js'
 import { makeTestApp, round } from '../helpers.js'

@@ -6,7 +6,7 @@ import {
   PARALLEL_CALL_ERROR,
   renderLangchainTodos,
   updatedText,
-} from '../../src/dialects/langchain-todos.js'
+} from '../../src/dialects/langchain-todos/index.js'
 import { pyRepr } from '../../src/dialects/native/python.js'
 import type { DialectState } from '../../src/dialects/types.js'
 import { formatTool } from '../../src/tools/formats.js'

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { advanceReminder } from '../../src/core/reminder.js'
-import { parseS03Items, renderS03, s03 } from '../../src/dialects/s03.js'
+import { parseS03Items, renderS03, s03 } from '../../src/dialects/s03/index.js'
 import { formatTool } from '../../src/tools/formats.js'
 import { makeTestApp, round } from '../helpers.js'
 

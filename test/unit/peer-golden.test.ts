@@ -13,10 +13,10 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { geminiTodos } from '../../src/dialects/gemini-todos/index.js'
-import { langchainTodos, PARALLEL_CALL_ERROR } from '../../src/dialects/langchain-todos.js'
+import { langchainTodos, PARALLEL_CALL_ERROR } from '../../src/dialects/langchain-todos/index.js'
 import { opencodeTodos } from '../../src/dialects/opencode-todos/index.js'
 import { qwenTodos } from '../../src/dialects/qwen-todos/index.js'
-import { s03 } from '../../src/dialects/s03.js'
+import { s03 } from '../../src/dialects/s03/index.js'
 import type { CallOutcome, Dialect, DialectState } from '../../src/dialects/types.js'
 import { applyRound } from '../../src/dialects/round.js'
 

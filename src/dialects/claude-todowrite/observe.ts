@@ -9,7 +9,7 @@
  */
 import { isRecord } from '../json.js'
 import { parseStringified } from '../claude-shared.js'
-import { todoWriteCleared } from './index.js'
+import { todoWriteCleared } from './execute.js'
 import { rewriteList, type NewItem } from '../list-rewrite.js'
 import { canonicalStatus, notApplied, type Observer } from '../observe/types.js'
 

@@ -20,106 +20,12 @@
  * - Reminder: the service's own (Codex has none; s03's counter): after 3 rounds without
  *   `update_plan`, `<reminder>Update your plan with update_plan.</reminder>` every round.
  */
-import { z } from 'zod'
-import type { Item } from '../../core/items.js'
-import { renderChecklist, rewriteList } from '../list-rewrite.js'
-import { fromStr, type Deserializer, type StructSpec } from '../native/serde-json.js'
-import type { CallOutcome, Dialect, DialectState, ListCheck } from '../types.js'
-import { refused } from '../outcome.js'
-
-const STEP_STATUSES = ['pending', 'in_progress', 'completed'] as const
-
-const DESCRIPTION = `Updates the task plan.
-Provide an optional explanation and a list of plan items, each with a step and status.
-At most one step can be in_progress at a time.
-`
-
-/** The advertised input schema of `update_plan`, the native's `update_plan_input_schema()`. */
-export const UpdatePlanInput = z.strictObject({
-  explanation: z.string().describe('Optional explanation for this plan update.').optional(),
-  plan: z
-    .array(
-      z.strictObject({
-        step: z.string().describe('Task step text.'),
-        status: z.enum(STEP_STATUSES).describe('Step status.'),
-      })
-    )
-    .describe('The list of steps'),
-})
-
-interface PlanItemArg {
-  step: string
-  status: (typeof STEP_STATUSES)[number]
-}
-
-interface UpdatePlanArgs {
-  explanation: string | null
-  plan: PlanItemArg[]
-}
-
-const PLAN_ITEM_ARG: StructSpec = {
-  name: 'PlanItemArg',
-  fields: [
-    { name: 'step', de: (de) => de.string() },
-    { name: 'status', de: (de) => de.unitEnum(STEP_STATUSES) },
-  ],
-}
-
-const UPDATE_PLAN_ARGS: StructSpec = {
-  name: 'UpdatePlanArgs',
-  fields: [
-    { name: 'explanation', de: (de) => de.option((d) => d.string()), default: () => null },
-    { name: 'plan', de: (de) => de.seq((d) => d.struct(PLAN_ITEM_ARG)) },
-  ],
-}
-
-const parseArgs = (de: Deserializer) => de.struct(UPDATE_PLAN_ARGS) as unknown as UpdatePlanArgs
-
-/**
- * `parse_update_plan_arguments`: the arguments text into `UpdatePlanArgs`, or the text the model
- * reads (`failed to parse function arguments: …`).
- * @param text - the function call's arguments, as JSON text
- */
-export function parseUpdatePlanArguments(
-  text: string
-): { ok: true; args: UpdatePlanArgs } | { ok: false; message: string } {
-  const parsed = fromStr(text, parseArgs)
-  if (parsed.ok) return { ok: true, args: parsed.value }
-  return { ok: false, message: `failed to parse function arguments: ${parsed.message}` }
-}
-
-/**
- * The plan as Codex's renders would show it, for `GET …/render` and the operator notice.
- * @param items - the list
- */
-export function renderCodexPlan(items: readonly Item[]): string {
-  return renderChecklist(items, 'No plan.')
-}
-
-function applyUpdatePlan(state: DialectState, input: unknown, raw?: string): CallOutcome {
-  // parsed input (no text was sent) is read in its compact JSON form
-  const parsed = parseUpdatePlanArguments(raw ?? JSON.stringify(input) ?? '')
-  if (!parsed.ok) {
-    return refused(state, parsed.message)
-  }
-  const { explanation, plan } = parsed.args
-  const next = rewriteList(
-    state,
-    plan.map((p) => ({ content: p.step, status: p.status }))
-  )
-  return {
-    result: { is_error: false, content: 'Plan updated', structured: { explanation, plan } },
-    state: next.state,
-    dropped: next.dropped,
-  }
-}
-
-function checkList(items: readonly Item[]): ListCheck {
-  const args = { plan: items.map((item) => ({ step: item.content, status: item.status })) }
-  const parsed = parseUpdatePlanArguments(JSON.stringify(args))
-  if (!parsed.ok) return parsed
-  return { ok: true, items: items.map((item) => ({ ...item })) }
-}
+import type { Dialect } from '../types.js'
+import { DESCRIPTION } from './texts.js'
+import { UpdatePlanInput } from './schema.js'
+import { applyUpdatePlan, checkList, parseUpdatePlanArguments, renderCodexPlan } from './execute.js'
+export { UpdatePlanInput } from './schema.js'
+export { parseUpdatePlanArguments, renderCodexPlan } from './execute.js'
 
 /** The `codex-plan` dialect. */
 export const codexPlan: Dialect = {

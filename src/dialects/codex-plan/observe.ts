@@ -6,7 +6,7 @@
  * which keep only done / not done. A `todo_list` snapshot keeps the status a step already had while
  * it is not done (an `in_progress` seen through a hook stays), so the two feeds agree.
  */
-import { parseUpdatePlanArguments } from './index.js'
+import { parseUpdatePlanArguments } from './execute.js'
 import { isRecord } from '../json.js'
 import { rewriteList, type NewItem } from '../list-rewrite.js'
 import type { DialectState } from '../types.js'

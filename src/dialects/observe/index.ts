@@ -20,14 +20,7 @@ export type { ObservedCall, ObservedResult, ObserveOutcome, Observer } from './t
 
 /** The agent families whose tool names the service knows. */
 export type AgentFamily =
-  | 'claude'
-  | 'codex'
-  | 'gemini'
-  | 'openhands'
-  | 'qwen'
-  | 'opencode'
-  | 'copilot'
-  | 'acp'
+  'claude' | 'codex' | 'gemini' | 'openhands' | 'qwen' | 'opencode' | 'copilot' | 'acp'
 
 const OBSERVERS: readonly Observer[] = [
   claudeTodoWriteObserver,

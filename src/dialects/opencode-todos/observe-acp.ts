@@ -28,7 +28,7 @@ import {
   type Observer,
 } from '../observe/types.js'
 import type { DialectState } from '../types.js'
-import { decodeTodoWrite } from './index.js'
+import { decodeTodoWrite } from './execute.js'
 
 /** The synthetic tool of an ACP `plan` update (its input: the update's `{entries}`). */
 export const ACP_PLAN_TOOL = 'acp:plan'

@@ -13,7 +13,8 @@
  */
 import { isRecord } from '../json.js'
 import { notApplied, type Observer } from '../observe/types.js'
-import { DEFAULT_PRIORITY, writeTodos, type OpencodeTodo } from './index.js'
+import { writeTodos } from './execute.js'
+import { DEFAULT_PRIORITY, type OpencodeTodo } from './schema.js'
 
 /** The key of the dialect state that holds the newest snapshot's `seq`. */
 const SEQ_KEY = 'snapshot_seq'

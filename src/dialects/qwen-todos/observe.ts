@@ -23,7 +23,8 @@ import { createHash } from 'node:crypto'
 import type { Item } from '../../core/items.js'
 import { isRecord } from '../json.js'
 import { canonicalStatus, notApplied, type Observer } from '../observe/types.js'
-import { qwenItems, type QwenTodo } from './index.js'
+import { qwenItems } from './execute.js'
+import type { QwenTodo } from './schema.js'
 
 const MODIFIED = /^Todos have been modified successfully/
 const CLEARED = /^Todo list has been cleared/

@@ -5,10 +5,10 @@
  * `tests/test_todo_manager.py` runs as golden tests (test/unit/peer-golden.test.ts).
  */
 import { z } from 'zod'
-import { droppedItems, makeItem, type Item, type Status } from '../core/items.js'
-import { isRecord, parseJsonText } from './json.js'
-import type { Dialect, DialectState, ListCheck } from './types.js'
-import { refused } from './outcome.js'
+import { droppedItems, makeItem, type Item, type Status } from '../../core/items.js'
+import { isRecord, parseJsonText } from '../json.js'
+import type { Dialect, DialectState, ListCheck } from '../types.js'
+import { refused } from '../outcome.js'
 
 const S03_STATUSES = ['pending', 'in_progress', 'completed'] as const
 const MAX_ITEMS = 20

@@ -1,10 +1,11 @@
 /**
- * @module dialects/langchain-todos-js
+ * @module dialects/langchain-todos/js
  * The texts of LangChain's `write_todos` tool in its JavaScript flavour: `todoListMiddleware`
  * of the npm package `langchain` 1.5.14 (`dist/agents/middleware/todoListMiddleware.js`), run
  * by `createAgent`'s ToolNode (`dist/agents/nodes/ToolNode.js`, `dist/agents/errors.js`) over
  * `@langchain/core` 1.2.13's `tool()` (`dist/tools/index.js`). The dialect object is assembled
- * in `langchain-todos.ts`, beside the Python flavour it shares the rest with.
+ * in `index.ts`, beside the Python flavour (`schema.ts`, `texts.ts`, `execute.ts`) it shares the
+ * rest with.
  *
  * - Description: the Python one plus a sentence, a longer item 5 and eleven examples.
  * - Schema: zod v3 through zod-to-json-schema, so each object is closed
@@ -17,7 +18,7 @@
  *   the agent's machine; those lines are left out, the rest is byte for byte.
  */
 import { z } from 'zod'
-import { isRecord } from './json.js'
+import { isRecord } from '../json.js'
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
 
