@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
-import { startChatCompletions } from './chat-completions-copilot.js'
+import { startChatCompletionsApi as startChatCompletions } from './chat-completions.js'
 import {
   COPILOT_FAILURES,
   COPILOT_PERMISSION,

@@ -1,118 +1,157 @@
 /**
- * A scripted stand-in of the OpenAI Chat Completions API (`POST /v1/chat/completions`, streamed as
- * SSE `chat.completion.chunk` frames ending in `data: [DONE]`), on 127.0.0.1: what agents built on
- * `@ai-sdk/openai-compatible` (opencode, Kilo) call. model-api.ts serves the Anthropic, Responses
- * and Gemini protocols; this one is separate so the agents that need it do not share its state.
+ * A scripted stand-in of the OpenAI Chat Completions API on 127.0.0.1, for the agent CLIs that
+ * speak it: opencode and Kilo (`@ai-sdk/openai-compatible`), Qwen Code (also as `qwen --acp`) and
+ * GitHub Copilot CLI in BYOK mode (`COPILOT_PROVIDER_TYPE=openai`). Their base URL is `${url}/v1`.
  *
- * As in model-api.ts, a conversation names its script in its prompt (`script=<name>`) and the turn
- * to play is chosen by how many tool results (`role: "tool"` messages) came back, so a retried
- * request replays its turn. A request without tools (opencode's title generation) gets a plain
- * answer. Every tool result is recorded next to the call that asked for it.
+ * - `POST …/chat/completions`: streamed as SSE `chat.completion.chunk`s (text, each call whole in
+ *   one delta, the finish, a usage chunk with no choices) ending in `data: [DONE]`, or one
+ *   `chat.completion` JSON when the request did not ask for a stream.
+ * - `GET …/models`: a one-model list (Copilot asks for it).
+ *
+ * It plays model-api.ts's scripts with model-api.ts's bookkeeping (`playTurn`): the conversation
+ * names its script in a user message (`script=<name>`), the turn played is chosen by how many tool
+ * results (`role: "tool"` messages) came back, so a retried request replays its turn, and each
+ * tool result is recorded next to the call that asked for it (`protocol: "chat"`; Chat Completions
+ * has no error flag, so `isError` is false and the tool's text says it). A side request (no
+ * script, or no tools offered: a title, a suggestion) gets a short plain answer.
  */
-import { once } from 'node:events'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { chooseTurn } from './model-api.js'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import {
+  listen,
+  exchangesOf,
+  playTurn,
+  readBody,
+  SCRIPT_MARK,
+  textOf,
+  type Parsed,
+  type ToolExchange,
+} from './model-api.js'
 import type { Script, ScriptTurn } from './scripts.js'
 
-/** One tool call the stand-in made, and what the CLI answered. */
-export interface ChatExchange {
-  script: string
-  id: string
-  name: string
-  input: Record<string, unknown>
-  turn: number
-  index: number
-  /** The tool message's content as the CLI sent it; undefined until it came back. */
-  result?: string
-}
-
+/** One request the stand-in got. */
 export interface ChatRequestRecord {
+  method: string
   path: string
   script: string | null
   toolResults: number
   turn: number | null
   /** Whether the request offered tools (opencode's title call does not). */
   tools: boolean
+  /** The parsed request body. */
   body: unknown
   headers: Record<string, string | string[] | undefined>
 }
 
+/** A tool call of this stand-in (`protocol: "chat"`), with the CLI's result text once seen. */
+export type ChatExchange = ToolExchange
+
 export interface ChatCompletionsApi {
+  /** The base URL; the CLIs' own base URL setting is `${url}/v1`. */
   url: string
+  port: number
   requests: ChatRequestRecord[]
-  /** Every call made, in script order, with its result once seen. */
+  /** Every call made, in script order, with the CLI's result text once seen. */
   exchanges(script?: string): ChatExchange[]
   close(): Promise<void>
 }
 
-const SCRIPT_MARK = /script=([a-z0-9-]+)/
-
-interface ChatMessage {
-  role?: string
-  content?: unknown
-  tool_call_id?: string
+interface ChatRequest {
+  messages?: { role?: string; content?: unknown; tool_call_id?: string }[]
+  tools?: unknown[]
+  model?: string
+  stream?: boolean
 }
 
-const textOf = (content: unknown): string => {
-  if (typeof content === 'string') return content
-  if (Array.isArray(content))
-    return content
-      .map((part: { type?: string; text?: unknown }) =>
-        part?.type === 'text' && typeof part.text === 'string' ? part.text : ''
-      )
-      .join('\n')
-  return ''
-}
-
-/** The chunks of one scripted turn: text, then each call's arguments in one delta. */
-function turnChunks(turn: ScriptTurn, ids: string[], model: string, seq: number): unknown[] {
-  const base = { id: `chatcmpl-standin-${seq}`, object: 'chat.completion.chunk', created: 0, model }
-  const chunk = (delta: unknown, finish: string | null = null, usage?: unknown) => ({
-    ...base,
-    choices: [{ index: 0, delta, finish_reason: finish }],
-    ...(usage ? { usage } : {}),
-  })
-  const chunks: unknown[] = [chunk({ role: 'assistant', content: '' })]
-  if (turn.text) chunks.push(chunk({ content: turn.text }))
-  ;(turn.calls ?? []).forEach((call, i) =>
-    chunks.push(
-      chunk({
-        tool_calls: [
-          {
-            index: i,
-            id: ids[i],
-            type: 'function',
-            function: { name: call.name, arguments: call.arguments ?? JSON.stringify(call.input) },
-          },
-        ],
+/** The script mark of the conversation's first user message that has one, and its tool results. */
+function parseChat(body: ChatRequest | null): Parsed {
+  let script: string | null = null
+  const results: Parsed['results'] = []
+  for (const message of body?.messages ?? []) {
+    if (message.role === 'user' && script === null)
+      script = SCRIPT_MARK.exec(textOf(message.content))?.[1] ?? null
+    if (message.role === 'tool')
+      results.push({
+        id: message.tool_call_id ?? '',
+        text: textOf(message.content),
+        isError: false,
       })
-    )
-  )
-  chunks.push(
-    chunk({}, turn.calls?.length ? 'tool_calls' : 'stop', {
-      prompt_tokens: 10,
-      completion_tokens: 20,
-      total_tokens: 30,
-    })
-  )
-  return chunks
+  }
+  return { script, results }
 }
 
-function stream(res: ServerResponse, chunks: unknown[]) {
+const USAGE = { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 }
+
+const toolCalls = (turn: ScriptTurn, ids: string[]) =>
+  (turn.calls ?? []).map((call, i) => ({
+    id: ids[i],
+    type: 'function',
+    function: { name: call.name, arguments: call.arguments ?? JSON.stringify(call.input) },
+  }))
+
+/** The chunks of one turn: its text, then each call whole in one delta, the finish, the usage. */
+function chunks(turn: ScriptTurn, ids: string[], model: string, seq: number): unknown[] {
+  const base = {
+    id: `chatcmpl-standin-${seq}`,
+    object: 'chat.completion.chunk',
+    created: 1_764_000_000 + seq,
+    model,
+  }
+  const delta = (value: Record<string, unknown>, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta: value, finish_reason: finish }],
+  })
+  return [
+    delta({ role: 'assistant', content: '' }),
+    ...(turn.text ? [delta({ content: turn.text })] : []),
+    ...toolCalls(turn, ids).map((call, index) => delta({ tool_calls: [{ index, ...call }] })),
+    delta({}, turn.calls?.length ? 'tool_calls' : 'stop'),
+    { ...base, choices: [], usage: USAGE },
+  ]
+}
+
+/** The same turn as one non-streamed `chat.completion`. */
+function completion(turn: ScriptTurn, ids: string[], model: string, seq: number) {
+  const calls = toolCalls(turn, ids)
+  return {
+    id: `chatcmpl-standin-${seq}`,
+    object: 'chat.completion',
+    created: 1_764_000_000 + seq,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: turn.text ?? null,
+          ...(calls.length ? { tool_calls: calls } : {}),
+        },
+        finish_reason: calls.length ? 'tool_calls' : 'stop',
+      },
+    ],
+    usage: USAGE,
+  }
+}
+
+function answer(
+  res: ServerResponse,
+  stream: boolean,
+  turn: ScriptTurn,
+  ids: string[],
+  model: string,
+  seq: number
+) {
+  if (!stream) {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify(completion(turn, ids, model, seq)))
+    return
+  }
   res.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
   })
-  for (const chunk of chunks) res.write(`data: ${JSON.stringify(chunk)}\n\n`)
+  for (const chunk of chunks(turn, ids, model, seq)) res.write(`data: ${JSON.stringify(chunk)}\n\n`)
   res.end('data: [DONE]\n\n')
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of req) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
 }
 
 /**
@@ -121,89 +160,78 @@ async function readBody(req: IncomingMessage): Promise<string> {
  */
 export async function startChatCompletionsApi(
   scripts: Record<string, Script>
+): Promise<ChatCompletionsApi>
+/**
+ * Starts the stand-in with one script, given as the mark its prompt carries and its turns.
+ * @param mark - `script=<name>`, in the conversation's user prompt
+ * @param turns - what the model answers, turn by turn
+ */
+export async function startChatCompletionsApi(
+  mark: string,
+  turns: ScriptTurn[]
+): Promise<ChatCompletionsApi>
+export async function startChatCompletionsApi(
+  scriptsOrMark: Record<string, Script> | string,
+  turns: ScriptTurn[] = []
 ): Promise<ChatCompletionsApi> {
+  let scripts = scriptsOrMark as Record<string, Script>
+  if (typeof scriptsOrMark === 'string') {
+    const name = SCRIPT_MARK.exec(scriptsOrMark)?.[1]
+    if (!name) throw new Error(`not a script mark: ${scriptsOrMark}`)
+    scripts = { [name]: { name, prompt: scriptsOrMark, turns } }
+  }
   const requests: ChatRequestRecord[] = []
-  const exchanges = new Map<string, ChatExchange>()
+  const exchanges = new Map<string, ToolExchange>()
   let seq = 0
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const text = await readBody(req)
-    let body: { messages?: ChatMessage[]; tools?: unknown[]; model?: string } | null
+    let body: ChatRequest | null
     try {
       body = text ? JSON.parse(text) : null
     } catch {
       body = null
     }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
-    const messages = body?.messages ?? []
-    const results = messages.filter((m) => m.role === 'tool')
-    let scriptName: string | null = null
-    for (const message of messages) {
-      if (message.role !== 'user') continue
-      scriptName = SCRIPT_MARK.exec(textOf(message.content))?.[1] ?? null
-      if (scriptName) break
-    }
+    const parsed = parseChat(body)
     const tools = Array.isArray(body?.tools) && body.tools.length > 0
     const record: ChatRequestRecord = {
-      path: url.pathname,
-      script: scriptName,
-      toolResults: results.length,
+      method: req.method ?? '',
+      path: url.pathname + url.search,
+      script: parsed.script,
+      toolResults: parsed.results.length,
       turn: null,
       tools,
       body,
       headers: req.headers,
     }
     requests.push(record)
-    if (req.method !== 'POST' || !url.pathname.endsWith('/chat/completions')) {
-      res.writeHead(404).end()
+    if (req.method === 'GET' && url.pathname.endsWith('/models')) {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-4.1', object: 'model' }] }))
       return
     }
-    const model = body?.model ?? 'stand-in'
-    const script = scriptName ? scripts[scriptName] : undefined
+    if (req.method !== 'POST' || !url.pathname.endsWith('/chat/completions')) {
+      res.writeHead(404, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ error: { message: 'not found' } }))
+      return
+    }
+    const model = typeof body?.model === 'string' ? body.model : 'stand-in'
+    const stream = body?.stream === true
+    const script = parsed.script ? scripts[parsed.script] : undefined
     seq++
     if (!script || !tools) {
-      // a side request (title generation, or no script): a plain answer
-      stream(res, turnChunks({ text: 'Scripted session' }, [], model, seq))
+      answer(res, stream, { text: 'OK.' }, [], model, seq)
       return
     }
-    for (const result of results) {
-      const exchange = result.tool_call_id ? exchanges.get(result.tool_call_id) : undefined
-      if (exchange && exchange.result === undefined) exchange.result = textOf(result.content)
-    }
-    const turn = chooseTurn(script, results.length)
-    const spec = script.turns[turn]
-    const ids = (spec.calls ?? []).map(
-      (_, i) => `call_${script.name.replace(/-/g, '_')}_${turn}_${i}`
-    )
-    ;(spec.calls ?? []).forEach((call, i) => {
-      if (!exchanges.has(ids[i]))
-        exchanges.set(ids[i], {
-          script: script.name,
-          id: ids[i],
-          name: call.name,
-          input: call.input,
-          turn,
-          index: i,
-        })
-    })
+    const { turn, spec, ids } = playTurn(exchanges, 'chat', script, parsed.results)
     record.turn = turn
-    stream(res, turnChunks(spec, ids, model, seq))
+    answer(res, stream, spec, ids, model, seq)
   }
-  const server = createServer((req, res) => void handle(req, res))
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const port = (server.address() as AddressInfo).port
+  const server = await listen(handle)
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...server,
     requests,
-    exchanges: (name) =>
-      [...exchanges.values()]
-        .filter((e) => name === undefined || e.script === name)
-        .sort((a, b) => a.turn - b.turn || a.index - b.index),
-    async close() {
-      server.closeAllConnections()
-      server.close()
-      await once(server, 'close').catch(() => {})
-    },
+    exchanges: (script) => exchangesOf(exchanges, script),
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Runs GitHub Copilot CLI (test/agents/node_modules/.bin/copilot, 1.0.102) offline in BYOK mode
- * against the chat-completions stand-in (chat-completions-copilot.ts): a fresh HOME, an
+ * against the chat-completions stand-in (chat-completions.ts): a fresh HOME, an
  * environment built from scratch (nothing inherited but PATH), its hooks in
  * `~/.copilot/hooks/agent-todos.json`: examples/observe/copilot/agent-todos.json pointed at the
  * service (`COPILOT_HOOK_ALLOW_LOCALHOST=1`), or, for captures, hooks of every event in one
@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { EXAMPLE_SERVICE_URL, ROOT } from './agents.js'
-import type { ChatCompletionsApi } from './chat-completions-copilot.js'
+import type { ChatCompletionsApi } from './chat-completions.js'
 import type { Script } from './scripts.js'
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
@@ -277,7 +277,7 @@ export async function runCopilot(options: CopilotRunOptions): Promise<CopilotRun
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
-    COPILOT_PROVIDER_BASE_URL: options.api.url,
+    COPILOT_PROVIDER_BASE_URL: `${options.api.url}/v1`,
     COPILOT_PROVIDER_TYPE: 'openai',
     COPILOT_PROVIDER_API_KEY: 'sk-dummy-copilot',
     COPILOT_MODEL: 'gpt-4.1',

@@ -15,9 +15,12 @@ import { SCRIPTS, type Script, type ScriptTurn } from './scripts.js'
 
 export type Protocol = 'anthropic' | 'responses' | 'gemini'
 
+/** Who made a tool call: these protocols, or the Chat Completions stand-in (chat-completions.ts). */
+export type ExchangeProtocol = Protocol | 'chat'
+
 /** One tool call the stand-in made, and what the CLI answered. */
 export interface ToolExchange {
-  protocol: Protocol
+  protocol: ExchangeProtocol
   script: string
   /** The call id the stand-in gave (Gemini: the functionCall id). */
   id: string
@@ -52,7 +55,8 @@ export interface ModelApi {
   close(): Promise<void>
 }
 
-const SCRIPT_MARK = /script=([a-z0-9-]+)/
+/** How a prompt names its script: `script=<name>`. */
+export const SCRIPT_MARK = /script=([a-z0-9-]+)/
 
 /** Calls made before turn `turn`, i.e. the tool results that must be back to play it. */
 function callsBefore(script: Script, turn: number): number {
@@ -68,14 +72,15 @@ export function chooseTurn(script: Script, results: number): number {
   return turn
 }
 
-const callId = (protocol: Protocol, script: string, turn: number, index: number) => {
+const callId = (protocol: ExchangeProtocol, script: string, turn: number, index: number) => {
   const tag = `${script.replace(/-/g, '_')}_${turn}_${index}`
   if (protocol === 'anthropic') return `toolu_${tag}`
-  if (protocol === 'responses') return `call_${tag}`
+  if (protocol === 'responses' || protocol === 'chat') return `call_${tag}`
   return `gem_${tag}`
 }
 
-const textOf = (content: unknown): string => {
+/** A message's content as text: strings as they are, text blocks' text, other blocks as JSON. */
+export const textOf = (content: unknown): string => {
   if (typeof content === 'string') return content
   if (Array.isArray(content))
     return content
@@ -91,7 +96,8 @@ const textOf = (content: unknown): string => {
   return JSON.stringify(content)
 }
 
-interface Parsed {
+/** A request's script mark and the tool results its conversation carries. */
+export interface Parsed {
   script: string | null
   /** tool results in the conversation: call id → text, error flag */
   results: { id: string; name?: string; text: string; isError: boolean }[]
@@ -305,10 +311,83 @@ function geminiFrames(turn: ScriptTurn, ids: string[], model: string) {
   ]
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+/** The request's body as text. */
+export async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of req) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks).toString('utf8')
+}
+
+/**
+ * Records the tool results of a scripted conversation next to the calls that asked for them,
+ * chooses the turn they reached, and records that turn's calls (once: a retry replays them).
+ * @param exchanges - the stand-in's calls by id, updated in place
+ * @returns the turn to play, its spec and its call ids
+ */
+export function playTurn(
+  exchanges: Map<string, ToolExchange>,
+  protocol: ExchangeProtocol,
+  script: Script,
+  results: Parsed['results']
+): { turn: number; spec: ScriptTurn; ids: string[] } {
+  for (const result of results) {
+    const exchange =
+      exchanges.get(result.id) ??
+      // Gemini may answer under its own call id: match the oldest unanswered call of that name
+      [...exchanges.values()].find(
+        (e) =>
+          e.protocol === protocol &&
+          e.script === script.name &&
+          e.result === undefined &&
+          e.name === result.name
+      )
+    if (exchange && exchange.result === undefined) {
+      exchange.result = result.text
+      exchange.isError = result.isError
+    }
+  }
+  const turn = chooseTurn(script, results.length)
+  const spec = script.turns[turn]
+  const ids = (spec.calls ?? []).map((_, i) => callId(protocol, script.name, turn, i))
+  ;(spec.calls ?? []).forEach((call, i) => {
+    if (!exchanges.has(ids[i]))
+      exchanges.set(ids[i], {
+        protocol,
+        script: script.name,
+        id: ids[i],
+        name: call.name,
+        input: call.input,
+        turn,
+        index: i,
+      })
+  })
+  return { turn, spec, ids }
+}
+
+/** The recorded calls of one script (or all), in script order. */
+export function exchangesOf(exchanges: Map<string, ToolExchange>, script?: string): ToolExchange[] {
+  return [...exchanges.values()]
+    .filter((e) => script === undefined || e.script === script)
+    .sort((a, b) => a.turn - b.turn || a.index - b.index)
+}
+
+/** A stand-in's HTTP server on a free port of 127.0.0.1. */
+export async function listen(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>
+): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const server = createServer((req, res) => void handle(req, res))
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const port = (server.address() as AddressInfo).port
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    async close() {
+      server.closeAllConnections()
+      server.close()
+      await once(server, 'close').catch(() => {})
+    },
+  }
 }
 
 /**
@@ -323,37 +402,7 @@ export async function startModelApi(scripts: Record<string, Script> = SCRIPTS): 
   const play = (protocol: Protocol, parsed: Parsed, model: string) => {
     const script = parsed.script ? scripts[parsed.script] : undefined
     if (!script) return { turn: null, frames: null }
-    for (const result of parsed.results) {
-      const exchange =
-        exchanges.get(result.id) ??
-        // Gemini may answer under its own call id: match the oldest unanswered call of that name
-        [...exchanges.values()].find(
-          (e) =>
-            e.protocol === protocol &&
-            e.script === script.name &&
-            e.result === undefined &&
-            e.name === result.name
-        )
-      if (exchange && exchange.result === undefined) {
-        exchange.result = result.text
-        exchange.isError = result.isError
-      }
-    }
-    const turn = chooseTurn(script, parsed.results.length)
-    const spec = script.turns[turn]
-    const ids = (spec.calls ?? []).map((_, i) => callId(protocol, script.name, turn, i))
-    ;(spec.calls ?? []).forEach((call, i) => {
-      if (!exchanges.has(ids[i]))
-        exchanges.set(ids[i], {
-          protocol,
-          script: script.name,
-          id: ids[i],
-          name: call.name,
-          input: call.input,
-          turn,
-          index: i,
-        })
-    })
+    const { turn, spec, ids } = playTurn(exchanges, protocol, script, parsed.results)
     seq++
     const frames =
       protocol === 'anthropic'
@@ -454,22 +503,10 @@ export async function startModelApi(scripts: Record<string, Script> = SCRIPTS): 
     }
     sse(res, frames)
   }
-  const server = createServer((req, res) => void handle(req, res))
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const port = (server.address() as AddressInfo).port
+  const server = await listen(handle)
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
+    ...server,
     requests,
-    exchanges: (script) =>
-      [...exchanges.values()]
-        .filter((e) => script === undefined || e.script === script)
-        .sort((a, b) => a.turn - b.turn || a.index - b.index),
-    async close() {
-      server.closeAllConnections()
-      server.close()
-      await once(server, 'close').catch(() => {})
-    },
+    exchanges: (script) => exchangesOf(exchanges, script),
   }
 }

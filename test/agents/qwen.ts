@@ -1,7 +1,7 @@
 /**
  * Runs the real Qwen Code CLI (0.24.4, test/agents/node_modules/.bin/qwen) offline: a fresh HOME,
  * an environment built from scratch (nothing inherited but PATH), its OpenAI-compatible model API
- * pointed at the chat-completions stand-in (chat-completions-qwen.ts), and, when asked, the settings of
+ * pointed at the chat-completions stand-in (chat-completions.ts), and, when asked, the settings of
  * examples/observe/qwen-code/settings.json (`tools.todoWrite.enabled` and one `"type": "http"`
  * hook per event) pointed at the service or a recorder. Bounded like agents.ts: SIGTERM at the
  * timeout, SIGKILL 2 s later, the whole process group.
@@ -20,7 +20,7 @@ import {
   startChatCompletionsApi,
   type ChatCompletionsApi,
   type ChatExchange,
-} from './chat-completions-qwen.js'
+} from './chat-completions.js'
 import { startRecorder } from './recorder.js'
 import type { Script, ScriptTurn } from './scripts.js'
 

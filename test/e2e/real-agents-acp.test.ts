@@ -22,7 +22,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runAcpClient, type AcpRun } from '../agents/acp-client.js'
-import { startChatCompletionsApi, type ChatApi } from '../agents/chat-completions-acp.js'
+import {
+  startChatCompletionsApi,
+  type ChatCompletionsApi as ChatApi,
+} from '../agents/chat-completions.js'
 import { startModelApi, type ModelApi } from '../agents/model-api.js'
 import type { Script } from '../agents/scripts.js'
 import { request, startServer, type ServerProcess } from './server-process.js'

@@ -12,9 +12,9 @@
 import { after, before, describe, it, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import {
-  startChatCompletions,
+  startChatCompletionsApi as startChatCompletions,
   type ChatCompletionsApi,
-} from '../agents/chat-completions-copilot.js'
+} from '../agents/chat-completions.js'
 import { COPILOT_SCRIPTS, COPILOT_TODOS, copilotPath, runCopilot } from '../agents/copilot.js'
 import { request, startServer, type ServerProcess } from './server-process.js'
 

@@ -10,7 +10,7 @@
  */
 import { after, before, describe, it, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
-import { startChatCompletionsApi, type ChatCompletionsApi } from '../agents/chat-completions-qwen.js'
+import { startChatCompletionsApi, type ChatCompletionsApi } from '../agents/chat-completions.js'
 import {
   expectedQwenTodos,
   QWEN_PERMISSION,
