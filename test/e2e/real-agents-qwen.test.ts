@@ -1,6 +1,6 @@
 /**
  * End to end with the real Qwen Code 0.24.4 (test/agents/node_modules/.bin/qwen), offline: it runs
- * against the chat-completions stand-in (test/agents/chat-completions-qwen.ts), posts its own
+ * against the chat-completions stand-in (test/agents/chat-completions.ts), posts its own
  * `"type": "http"` hooks (examples/observe/qwen-code/settings.json, pointed at the service this
  * test starts) or runs through `agent-todos observe`, and the session the service built must equal
  * what Qwen's own tool results said: the list, the statuses, the model's ids, every written list
