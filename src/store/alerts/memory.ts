@@ -155,22 +155,27 @@ export function createMemoryAlerts(sessions: MemorySessions, now: () => number) 
       }
       for (const delivery of dispatch.deliveries) add(delivery)
     },
-    async claimDeliveries(owner, at, leaseMs, limit, skipTenants) {
+    async claimDeliveries(owner, at, leaseMs, limit, roomOf) {
       const due = [...deliveries.values()]
         .filter(
           (d) =>
             d.value.status === 'pending' &&
             (d.value.next_attempt_at ?? Infinity) <= at &&
-            d.leaseUntil <= at &&
-            !skipTenants.has(d.value.tenant)
+            d.leaseUntil <= at
         )
         .sort((a, b) => a.value.next_attempt_at! - b.value.next_attempt_at!)
-        .slice(0, limit)
+      const taken = new Map<string, number>()
+      const claimed: DeliveryRecord[] = []
       for (const d of due) {
+        if (claimed.length >= limit) break
+        const count = taken.get(d.value.tenant) ?? 0
+        if (count >= roomOf(d.value.tenant)) continue
+        taken.set(d.value.tenant, count + 1)
         d.owner = owner
         d.leaseUntil = at + leaseMs
+        claimed.push({ ...d.value })
       }
-      return due.map((d) => ({ ...d.value }))
+      return claimed
     },
     async finishAttempt(delivery, owner, outcome) {
       const row = deliveries.get(delivery.id)

@@ -124,14 +124,15 @@ export interface AlertStore {
   /** Turns a leased event into its deliveries and removes it, in one step. */
   settleEvent(event: OutboxEvent, dispatch: Dispatch): Promise<void>
   /**
-   * Leases due pending deliveries (at most `limit`; none of `skipTenants`) for `leaseMs`.
+   * Leases due pending deliveries for `leaseMs`: at most `limit`, and of each tenant at most
+   * `roomOf(tenant)` (its concurrency bound less what it has in flight).
    */
   claimDeliveries(
     owner: string,
     now: number,
     leaseMs: number,
     limit: number,
-    skipTenants: ReadonlySet<string>
+    roomOf: (tenant: string) => number
   ): Promise<DeliveryRecord[]>
   /** Records an attempt of a delivery this owner leased; a delivery deleted meanwhile stays so. */
   finishAttempt(delivery: DeliveryRecord, owner: string, outcome: AttemptOutcome): Promise<void>

@@ -298,14 +298,17 @@ export function createSqliteAlerts(db: Database.Database, commits: GroupCommit, 
         for (const delivery of dispatch.deliveries) addDelivery(delivery)
       })
     },
-    claimDeliveries(owner, at, leaseMs, limit, skipTenants) {
+    claimDeliveries(owner, at, leaseMs, limit, roomOf) {
       return write(() => {
         // read a few more than asked: some may be of tenants at their bound
         const rows = sql.dueDeliveries.all({ now: at, limit: limit * 4 })
         const claimed: DeliveryRecord[] = []
+        const taken = new Map<string, number>()
         for (const row of rows) {
           if (claimed.length >= limit) break
-          if (skipTenants.has(row.tenant)) continue
+          const count = taken.get(row.tenant) ?? 0
+          if (count >= roomOf(row.tenant)) continue
+          taken.set(row.tenant, count + 1)
           sql.leaseDelivery.run({ owner, until: at + leaseMs, id: row.id })
           claimed.push(toDelivery(row))
         }
