@@ -118,7 +118,7 @@ async function checkTarget(deps: WebhookDeps, url: string) {
   const problem = urlProblem(url)
   if (problem) {
     throw new ServiceError('invalid-webhook', `url ${problem}.`, {
-      errors: [{ pointer: '/body/url', detail: problem }],
+      errors: [{ pointer: '/url', detail: problem }],
     })
   }
   try {
@@ -129,7 +129,7 @@ async function checkTarget(deps: WebhookDeps, url: string) {
         ? error.message
         : `the host does not resolve (${(error as Error).message})`
     throw new ServiceError('webhook-target-refused', `url: ${detail}.`, {
-      errors: [{ pointer: '/body/url', detail }],
+      errors: [{ pointer: '/url', detail }],
     })
   }
 }
