@@ -142,7 +142,8 @@ export function startAlertApp(options: AlertHarnessOptions = {}) {
     }
     const res = await app.request(path, init)
     const text = await res.text()
-    const parsed: unknown = /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : text
+    const parsed: unknown =
+      /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : text
     return { status: res.status, headers: res.headers, body: parsed, text }
   }
   return { app, store, worker, metrics, call, stop: () => worker.stop(1000) }

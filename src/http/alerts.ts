@@ -41,7 +41,7 @@ export function createServerAlerts(wiring: AlertWiring): AlertWorker {
   }
   return createAlertWorker({
     ...wiring,
-    summarise: (brief, staleBefore) => sessionSummary(brief, staleBefore) as AlertSummary,
+    summarise: (brief, staleBefore): AlertSummary => sessionSummary(brief, staleBefore),
     onDelivery: (type, result) => wiring.metrics.webhookDeliveries.inc({ type, result }),
     // never the delivery's body or headers: no secret reaches the log
     onError: (error, what) =>

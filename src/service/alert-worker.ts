@@ -71,10 +71,7 @@ export interface AlertWorker {
 const matchesFilter = (webhook: WebhookRecord, summary: AlertSummary): boolean => {
   const { filter } = webhook
   const origin = (summary.origin ?? {}) as Record<string, unknown>
-  const labels = ((summary as { labels?: Record<string, string> }).labels ?? {}) as Record<
-    string,
-    string
-  >
+  const labels = (summary as { labels?: Record<string, string> }).labels ?? {}
   if (filter.source !== undefined && summary.source !== filter.source) return false
   if (filter.state !== undefined && summary.state !== filter.state) return false
   if (filter.user !== undefined && origin.user !== filter.user) return false
@@ -238,9 +235,11 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
       },
     })
     const made = delivery.attempts + 1
-    const next = result.ok || result.refused ? null : nextAttemptAt(made, options.now(), options.retrySchedule)
+    const next =
+      result.ok || result.refused ? null : nextAttemptAt(made, options.now(), options.retrySchedule)
     const status = result.ok ? 'delivered' : next === null ? 'failed' : 'pending'
-    const error = result.error && result.excerpt ? `${result.error}: ${result.excerpt}` : result.error
+    const error =
+      result.error && result.excerpt ? `${result.error}: ${result.excerpt}` : result.error
     await store.finishAttempt(delivery, owner, {
       status,
       attempts: made,

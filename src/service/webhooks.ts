@@ -104,8 +104,7 @@ const alertsOf = (deps: WebhookDeps): AlertStore => {
   return deps.alerts
 }
 
-const webhookNotFound = (id: string) =>
-  new ServiceError('webhook-not-found', `No webhook '${id}'.`)
+const webhookNotFound = (id: string) => new ServiceError('webhook-not-found', `No webhook '${id}'.`)
 
 /** A delivery id, which is also its `webhook-id`. */
 export const newDeliveryId = () => `msg_${randomBytes(16).toString('base64url')}`

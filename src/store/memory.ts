@@ -56,17 +56,14 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
   /** The last version of deleted sessions, kept for the TTL. */
   const tombstones = new Map<string, { version: number; expiresAt: number }>()
   const feed = createChangeFeed()
-  const alerts = createMemoryAlerts(
-    {
-      *live() {
-        const now = options.now()
-        for (const entry of sessions.values()) {
-          if (entry.expiresAt > now) yield { tenant: entry.tenant, brief: entry.brief }
-        }
-      },
+  const alerts = createMemoryAlerts({
+    *live() {
+      const now = options.now()
+      for (const entry of sessions.values()) {
+        if (entry.expiresAt > now) yield { tenant: entry.tenant, brief: entry.brief }
+      }
     },
-    options.now
-  )
+  })
   const idempotency = new Map<
     string,
     { fingerprint: string; token: string; reply: string | null; expiresAt: number }

@@ -16,7 +16,10 @@ const ADMIN = 'acme-admin-key'
 const OTHER = 'other-admin-key'
 
 const WAITING_HOOKS = JSON.parse(
-  readFileSync(new URL('../fixtures/ingest/claude-code/waiting.hooks.json', import.meta.url), 'utf8')
+  readFileSync(
+    new URL('../fixtures/ingest/claude-code/waiting.hooks.json', import.meta.url),
+    'utf8'
+  )
 ) as Record<string, unknown>[]
 
 const item = (id: string, status: string) => ({ id, content: `step ${id}`, status })
@@ -82,7 +85,10 @@ describe('webhooks: management', () => {
     assert.equal((await t.call('GET', `/v1/webhooks/${id}`, undefined, OTHER)).status, 404)
     assert.equal((await t.call('POST', `/v1/webhooks/${id}/test`, undefined, OTHER)).status, 404)
     assert.equal((await t.call('POST', `/v1/webhooks/${id}/rotate`, undefined, OTHER)).status, 404)
-    assert.equal((await t.call('GET', `/v1/webhooks/${id}/deliveries`, undefined, OTHER)).status, 404)
+    assert.equal(
+      (await t.call('GET', `/v1/webhooks/${id}/deliveries`, undefined, OTHER)).status,
+      404
+    )
     assert.equal((await t.call('DELETE', `/v1/webhooks/${id}`, undefined, OTHER)).status, 404)
     assert.deepEqual((await t.call('GET', '/v1/webhooks', undefined, OTHER)).body, { webhooks: [] })
     assert.equal((await t.call('DELETE', `/v1/webhooks/${id}`, undefined, ADMIN)).status, 204)
@@ -94,7 +100,10 @@ describe('webhooks: management', () => {
   it('Should let open access manage webhooks', async () => {
     const t = startAlertApp()
     stops.push(t.stop)
-    const res = await t.call('POST', '/v1/webhooks', { url: 'https://93.184.215.14/x', events: ['*'] })
+    const res = await t.call('POST', '/v1/webhooks', {
+      url: 'https://93.184.215.14/x',
+      events: ['*'],
+    })
     assert.equal(res.status, 201, res.text)
   })
 
@@ -160,7 +169,12 @@ describe('webhooks: management', () => {
       assert.equal(res.body.type, 'https://agent-todos.dev/problems/webhook-target-refused')
       assert.equal(res.body.errors[0].pointer, '/url')
     }
-    const fine = await t.call('POST', '/v1/webhooks', { url: 'https://fine.example.com/h', events: ['*'] }, ADMIN)
+    const fine = await t.call(
+      'POST',
+      '/v1/webhooks',
+      { url: 'https://fine.example.com/h', events: ['*'] },
+      ADMIN
+    )
     assert.equal(fine.status, 201)
   })
 
@@ -182,8 +196,7 @@ describe('webhooks: deliveries', () => {
     const r = await receiver()
     const created = await t.call('POST', '/v1/webhooks', { url: r.url, events: ['*'] }, ADMIN)
     const secret = created.body.secret
-    const put = (items: unknown[]) =>
-      t.call('PUT', '/v1/sessions/run-1/todos', { items }, ADMIN)
+    const put = (items: unknown[]) => t.call('PUT', '/v1/sessions/run-1/todos', { items }, ADMIN)
     assert.equal((await put([item('1', 'in_progress'), item('2', 'pending')])).status, 200)
     assert.equal((await put([item('1', 'completed'), item('2', 'completed')])).status, 200)
     assert.ok(await eventually(() => r.of('session.done').length === 1))
@@ -216,8 +229,12 @@ describe('webhooks: deliveries', () => {
     assert.ok(
       await eventuallyAsync(
         async () =>
-          (log = await t.call('GET', `/v1/webhooks/${created.body.id}/deliveries`, undefined, ADMIN))
-            .body.deliveries[0].status === 'delivered'
+          (log = await t.call(
+            'GET',
+            `/v1/webhooks/${created.body.id}/deliveries`,
+            undefined,
+            ADMIN
+          )).body.deliveries[0].status === 'delivered'
       )
     )
     assert.deepEqual(
@@ -373,7 +390,12 @@ describe('webhooks: deliveries', () => {
       retrySchedule: [0.1],
       resolver: async () => [{ address, family: 4 }],
     })
-    const hook = await t.call('POST', '/v1/webhooks', { url: 'http://rebind.example.com/h', events: ['*'] }, ADMIN)
+    const hook = await t.call(
+      'POST',
+      '/v1/webhooks',
+      { url: 'http://rebind.example.com/h', events: ['*'] },
+      ADMIN
+    )
     assert.equal(hook.status, 201)
     address = '127.0.0.1'
     await t.call('POST', `/v1/webhooks/${hook.body.id}/test`, undefined, ADMIN)
@@ -408,7 +430,10 @@ describe('webhooks: deliveries', () => {
       [rotated.body.secret, signatures[0]],
       [hook.body.secret, signatures[1]],
     ]) {
-      const alone = { ...r.received[0], headers: { ...r.received[0].headers, 'webhook-signature': signature } }
+      const alone = {
+        ...r.received[0],
+        headers: { ...r.received[0].headers, 'webhook-signature': signature },
+      }
       assert.doesNotThrow(() => verify(secret, alone))
     }
   })
@@ -419,7 +444,10 @@ describe('webhooks: deliveries', () => {
     const hook = await t.call('POST', '/v1/webhooks', { url: r.url, events: ['*'] }, ADMIN)
     await t.call('POST', `/v1/webhooks/${hook.body.id}/test`, undefined, ADMIN)
     assert.ok(await eventually(() => r.received.length >= 1))
-    assert.equal((await t.call('DELETE', `/v1/webhooks/${hook.body.id}`, undefined, ADMIN)).status, 204)
+    assert.equal(
+      (await t.call('DELETE', `/v1/webhooks/${hook.body.id}`, undefined, ADMIN)).status,
+      204
+    )
     const seen = r.received.length
     // a second webhook's delivery, due after the deleted one's next retry, is the barrier
     const r2 = await receiver()
@@ -434,7 +462,7 @@ describe('webhooks: deliveries', () => {
 
 /** `eventually` for an async condition. */
 async function eventuallyAsync(check: () => Promise<boolean>, ms = 30_000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
+  for (const end = Date.now() + ms; Date.now() < end;) {
     if (await check()) return true
     await new Promise((resolve) => setTimeout(resolve, 20))
   }

@@ -28,7 +28,7 @@ interface Leased<T> {
 }
 
 /** The memory alert store and the outbox writer its session store calls in each write. */
-export function createMemoryAlerts(sessions: MemorySessions, now: () => number) {
+export function createMemoryAlerts(sessions: MemorySessions) {
   const webhooks = new Map<string, WebhookRecord>()
   const outbox = new Map<string, Leased<OutboxEvent>>()
   const deliveries = new Map<string, Leased<DeliveryRecord>>()
@@ -45,7 +45,7 @@ export function createMemoryAlerts(sessions: MemorySessions, now: () => number) 
     for (const transition of transitions) {
       const id = String(++seq).padStart(12, '0')
       outbox.set(id, {
-        value: { ...transition, id, tenant: key.tenant, session_id: key.sessionId },
+        value: { ...transition, id, tenant: key.tenant, session_id: key.sessionId, owner: '' },
         owner: null,
         leaseUntil: 0,
       })
@@ -92,7 +92,8 @@ export function createMemoryAlerts(sessions: MemorySessions, now: () => number) 
       for (const [key, d] of deliveries) {
         if (d.value.tenant === tenant && d.value.webhook_id === id) deliveries.delete(key)
       }
-      for (const mark of marks) if (mark.startsWith(whKey(tenant, id) + '\u0000')) marks.delete(mark)
+      for (const mark of marks)
+        if (mark.startsWith(whKey(tenant, id) + '\u0000')) marks.delete(mark)
       return true
     },
     async listDeliveries(tenant, webhookId, limit) {
@@ -130,12 +131,12 @@ export function createMemoryAlerts(sessions: MemorySessions, now: () => number) 
         if (row.leaseUntil > at) continue
         row.owner = owner
         row.leaseUntil = at + leaseMs
-        claimed.push({ ...row.value })
+        claimed.push({ ...row.value, owner })
       }
       return claimed
     },
     async settleEvent(event, dispatch) {
-      if (!outbox.delete(event.id)) return
+      if (outbox.get(event.id)?.owner !== event.owner || !outbox.delete(event.id)) return
       if (dispatch.dropWaiting) {
         for (const [key, d] of deliveries) {
           const v = d.value

@@ -44,6 +44,8 @@ export interface OutboxEvent extends Transition {
   id: string
   tenant: string
   session_id: string
+  /** Who leased it: only that owner settles it (a lease that ran out was taken over). */
+  owner: string
 }
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const

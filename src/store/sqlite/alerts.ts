@@ -98,9 +98,7 @@ function prepare(db: Database.Database) {
        (SELECT id FROM alert_deliveries WHERE tenant = @tenant AND webhook_id = @webhook_id
         ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ${DELIVERY_LOG_LIMIT})`
     ),
-    webhookTenants: db
-      .prepare<[], string>('SELECT DISTINCT tenant FROM webhooks')
-      .pluck(),
+    webhookTenants: db.prepare<[], string>('SELECT DISTINCT tenant FROM webhooks').pluck(),
     scanMark: db
       .prepare<{ tenant: string }, number>(
         'SELECT stale_mark FROM alert_scan WHERE tenant = @tenant'
@@ -126,7 +124,7 @@ function prepare(db: Database.Database) {
     leaseEvent: db.prepare(
       'UPDATE alert_outbox SET lease_owner = @owner, lease_until = @until WHERE seq = @seq'
     ),
-    deleteEvent: db.prepare('DELETE FROM alert_outbox WHERE seq = @seq'),
+    deleteEvent: db.prepare('DELETE FROM alert_outbox WHERE seq = @seq AND lease_owner = @owner'),
     dropWaiting: db.prepare(
       `DELETE FROM alert_deliveries WHERE tenant = @tenant AND session_id = @sessionId
          AND status = 'pending' AND type = 'session.waiting' AND attempts = 0`
@@ -261,7 +259,10 @@ export function createSqliteAlerts(db: Database.Database, commits: GroupCommit, 
           const from = sql.scanMark.get({ tenant }) ?? staleBefore
           for (const row of sql.staleCandidates.all({ tenant, from, to: staleBefore, now: at })) {
             const brief = parseBrief(row.brief)
-            if (brief && sessionState(briefColumns(brief), row.updated_at, staleBefore) !== 'stale') {
+            if (
+              brief &&
+              sessionState(briefColumns(brief), row.updated_at, staleBefore) !== 'stale'
+            ) {
               continue
             }
             outboxWriter(sql)({ tenant, sessionId: row.session_id }, [
@@ -282,6 +283,7 @@ export function createSqliteAlerts(db: Database.Database, commits: GroupCommit, 
             id: String(row.seq),
             tenant: row.tenant,
             session_id: row.session_id,
+            owner,
             kind: row.kind,
             at: row.at,
             ...(row.since === null ? {} : { since: row.since }),
@@ -291,7 +293,7 @@ export function createSqliteAlerts(db: Database.Database, commits: GroupCommit, 
     },
     settleEvent(event, dispatch) {
       return write(() => {
-        if (sql.deleteEvent.run({ seq: Number(event.id) }).changes === 0) return
+        if (sql.deleteEvent.run({ seq: Number(event.id), owner: event.owner }).changes === 0) return
         const key = { tenant: event.tenant, sessionId: event.session_id }
         if (dispatch.dropWaiting) sql.dropWaiting.run(key)
         for (const webhookId of dispatch.clearMarks) sql.clearMark.run({ ...key, webhookId })

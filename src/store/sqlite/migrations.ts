@@ -193,7 +193,7 @@ export const MIGRATIONS: readonly Migration[] = [
           tenant TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL,
           PRIMARY KEY (tenant, id)) STRICT;
         CREATE TABLE alert_outbox (
-          seq INTEGER PRIMARY KEY AUTOINCREMENT, tenant TEXT NOT NULL, session_id TEXT NOT NULL,
+          seq INTEGER PRIMARY KEY, tenant TEXT NOT NULL, session_id TEXT NOT NULL,
           kind TEXT NOT NULL, at INTEGER NOT NULL, since INTEGER,
           lease_owner TEXT, lease_until INTEGER NOT NULL DEFAULT 0) STRICT;
         CREATE TABLE alert_deliveries (

@@ -29,7 +29,8 @@ export const WebhookFilter = z
       .optional(),
   })
   .openapi('WebhookFilter', {
-    description: 'Only sessions matching every field given (origin and labels as sessions carry them)',
+    description:
+      'Only sessions matching every field given (origin and labels as sessions carry them)',
   })
 
 export const WebhookCreate = z
@@ -38,7 +39,10 @@ export const WebhookCreate = z
       .string()
       .max(2048)
       .openapi({ description: 'http(s); not in loopback, private, link-local or metadata ranges' }),
-    events: z.array(EventTypeName).min(1).max(EVENT_TYPES.length + 1),
+    events: z
+      .array(EventTypeName)
+      .min(1)
+      .max(EVENT_TYPES.length + 1),
     format: z.enum(['standard', 'slack']).optional(),
     delay_seconds: z
       .number()
@@ -46,7 +50,9 @@ export const WebhookCreate = z
       .min(0)
       .max(3600)
       .optional()
-      .openapi({ description: 'session.waiting is sent only if the session still waits this long' }),
+      .openapi({
+        description: 'session.waiting is sent only if the session still waits this long',
+      }),
     filter: WebhookFilter.optional(),
     description: z.string().max(500).nullable().optional(),
   })

@@ -25,7 +25,8 @@ export const testWebhookRoute = createRoute({
 })
 
 /** The body of a `webhook.test` delivery in a format. */
-const testBody = (publicUrl: string | null, webhookId: string) =>
+const testBody =
+  (publicUrl: string | null, webhookId: string) =>
   (_deliveryId: string, at: number, format: 'standard' | 'slack') =>
     format === 'slack'
       ? JSON.stringify({
