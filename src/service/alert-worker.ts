@@ -104,9 +104,11 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
   const staleScanMs = options.staleScanMs ?? 5000
   const perTenant = options.perTenant ?? 4
   const maxInFlight = options.maxInFlight ?? 64
-  const eventLeaseMs = 30_000
-  // an attempt ends by its timeout; the lease outlives it by a margin for the store's writes
-  const deliveryLeaseMs = options.timeoutMs + 30_000
+  // what a killed instance held is taken over after this: a dispatch is a few store steps
+  const eventLeaseMs = 10_000
+  // an attempt ends by its timeout (DNS, then the request, each bounded by it); the lease
+  // outlives both with a margin for the store's writes
+  const deliveryLeaseMs = 2 * options.timeoutMs + 5000
   const inFlight = new Map<string, number>()
   const attempts = new Set<Promise<void>>()
   let timer: NodeJS.Timeout | undefined
