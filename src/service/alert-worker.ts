@@ -10,7 +10,7 @@
  * Leases make a crash harmless: what a killed instance held is claimed again when its lease runs
  * out (a delivery may then repeat, with the same `webhook-id`).
  */
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { slackBody, standardBody, type AlertPayload, type EventType } from '../alerts/formats.js'
 import { nextAttemptAt } from '../alerts/retry-schedule.js'
 import { attemptDelivery } from '../alerts/send.js'
@@ -25,7 +25,7 @@ import type {
   WebhookRecord,
 } from '../store/alerts/types.js'
 import type { SessionStore } from '../store/types.js'
-import { newDeliveryId, signingSecrets } from './webhooks.js'
+import { signingSecrets } from './webhooks.js'
 
 /** A session summary as an alert carries it (the listing's: origin, labels, state, progress…). */
 export type AlertSummary = AlertPayload['session']
@@ -81,6 +81,19 @@ const matchesFilter = (webhook: WebhookRecord, summary: AlertSummary): boolean =
   }
   return true
 }
+
+/**
+ * The id of an event's delivery to a webhook: derived, so a dispatch that runs twice (a lease
+ * that ran out) adds the same delivery, which the store keeps once.
+ */
+const deliveryIdOf = (event: OutboxEvent, webhook: WebhookRecord) =>
+  'msg_' +
+  createHash('sha256')
+    .update(
+      [event.tenant, event.session_id, event.id, event.kind, event.at, webhook.id].join('\u0000')
+    )
+    .digest('base64url')
+    .slice(0, 24)
 
 const subscribes = (webhook: WebhookRecord, type: string) =>
   webhook.events.includes('*') || webhook.events.includes(type)
@@ -173,7 +186,7 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
           url: link(event.session_id),
         }
         return {
-          id: newDeliveryId(),
+          id: deliveryIdOf(event, w),
           tenant: event.tenant,
           webhook_id: w.id,
           type,

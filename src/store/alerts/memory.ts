@@ -60,6 +60,7 @@ export function createMemoryAlerts(sessions: MemorySessions) {
   }
 
   const add = (delivery: DeliveryRecord) => {
+    if (deliveries.has(delivery.id)) return
     deliveries.set(delivery.id, { value: { ...delivery }, owner: null, leaseUntil: 0 })
     trim(delivery.tenant, delivery.webhook_id)
   }

@@ -89,7 +89,7 @@ function prepare(db: Database.Database) {
        ORDER BY created_at DESC, id DESC LIMIT @limit`
     ),
     insertDelivery: db.prepare(
-      `INSERT INTO alert_deliveries (${DELIVERY_COLUMNS}) VALUES (@id, @tenant, @webhook_id, @type,
+      `INSERT OR IGNORE INTO alert_deliveries (${DELIVERY_COLUMNS}) VALUES (@id, @tenant, @webhook_id, @type,
        @session_id, @status, @attempts, @last_status, @last_error, @next_attempt_at, @created_at,
        @body, @waiting_since)`
     ),
@@ -201,8 +201,8 @@ export function createSqliteAlerts(db: Database.Database, commits: GroupCommit, 
   }
   const write = <T>(run: () => T) => commits.enqueue<T>(() => ({ value: run() }))
   const addDelivery = (delivery: DeliveryRecord) => {
-    sql.insertDelivery.run(delivery)
-    sql.trimDeliveries.run(delivery)
+    // a dispatch that ran twice adds the same id: kept once
+    if (sql.insertDelivery.run(delivery).changes > 0) sql.trimDeliveries.run(delivery)
   }
 
   /* eslint-disable @typescript-eslint/require-await */
