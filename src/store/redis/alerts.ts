@@ -152,7 +152,7 @@ type Client = Redis | Cluster
  * @param now - its clock
  */
 export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => number) {
-  const k = keys.alerts
+  const k = (tenant: string, name: string) => keys.alerts(tenant, name)
   const run = <T>(script: string, keyList: string[], args: (string | number)[]) =>
     guarded(
       () => client.eval(script, keyList.length, ...keyList, ...args.map(String)) as Promise<T>
