@@ -1,5 +1,6 @@
 /**
- * Alerts on a fleet (SPEC §3 Alerts): two server processes on one Redis. Every transition and
+ * Alerts on a fleet (SPEC §3 Alerts): two server processes on one Redis (standalone, then a
+ * 3-master Cluster this test starts). Every transition and
  * every stall is delivered by one instance (one webhook-id per event; a retry repeats its id),
  * stale timers fire once for the fleet, and a receiver that is down for a while loses nothing.
  */
@@ -10,6 +11,8 @@ import {
   dropKeys,
   missingRedis,
   probeRedis,
+  probeRedisBinaries,
+  startRedisCluster,
   TEST_REDIS_URL,
   uniquePrefix,
 } from '../redis-support.js'
@@ -17,14 +20,23 @@ import { startReceiver, verify } from '../webhook-support.js'
 import { request, startServer, type ServerProcess } from './server-process.js'
 
 const unreachable = await probeRedis()
+const noBinaries = probeRedisBinaries()
 
 const TRANSITIONS = 24
 const STALLS = 6
 
-if (unreachable) {
-  missingRedis(`Webhooks on a fleet on Redis at ${TEST_REDIS_URL}`, unreachable)
-} else {
-  describe('webhooks: two instances on one Redis', () => {
+/**
+ * The scenario on two server processes sharing one Redis.
+ * @param name - which Redis
+ * @param redis - the variables that name it (`REDIS_URL` or `REDIS_CLUSTER_NODES`)
+ * @param cleanup - drops the keys afterwards
+ */
+function fleetSuite(
+  name: string,
+  redis: () => Record<string, string>,
+  cleanup: (prefix: string) => Promise<void>
+) {
+  describe(`webhooks: two instances on one ${name}`, () => {
     const prefix = uniquePrefix('webhooks')
     let down = true
     let receiver: Awaited<ReturnType<typeof startReceiver>>
@@ -34,7 +46,7 @@ if (unreachable) {
       receiver = await startReceiver(() => (down ? 503 : 200))
       const env = {
         STORE: 'redis',
-        REDIS_URL: TEST_REDIS_URL,
+        ...redis(),
         REDIS_KEY_PREFIX: prefix,
         RATE_LIMIT_PER_MINUTE: '0',
         STALE_AFTER_SECONDS: '2',
@@ -47,7 +59,7 @@ if (unreachable) {
     after(async () => {
       await Promise.all([a?.stop(), b?.stop()])
       await receiver?.close()
-      await dropKeys({ url: TEST_REDIS_URL }, prefix)
+      await cleanup(prefix)
     })
 
     it('Should deliver each transition and each stall exactly once, losing nothing while the receiver is down', async () => {
@@ -129,4 +141,27 @@ if (unreachable) {
       assert.ok(sessionDeliveries.every((d: any) => d.status === 'delivered'))
     })
   })
+}
+
+if (unreachable) {
+  missingRedis(`Webhooks on a fleet on Redis at ${TEST_REDIS_URL}`, unreachable)
+} else {
+  fleetSuite(
+    'Redis',
+    () => ({ REDIS_URL: TEST_REDIS_URL }),
+    (prefix) => dropKeys({ url: TEST_REDIS_URL }, prefix)
+  )
+}
+
+if (noBinaries) {
+  missingRedis('Webhooks on a fleet on Redis Cluster', noBinaries)
+} else {
+  // every key of a tenant's alerts under its hash tag: the scripts run on Cluster
+  const cluster = await startRedisCluster()
+  after(() => cluster.stop())
+  fleetSuite(
+    'Redis Cluster',
+    () => ({ REDIS_CLUSTER_NODES: cluster.nodes.join(',') }),
+    async () => undefined
+  )
 }
