@@ -50,6 +50,11 @@ export interface AlertWorkerOptions {
   resolver?: Resolver
   /** How often the worker looks for work (default 500 ms; a wake runs a tick sooner). */
   pollMs?: number
+  /**
+   * A session change wakes the worker this long after it (default 50 ms; changes meanwhile share
+   * the wake), so a transition's outbox row is dispatched without waiting for the poll.
+   */
+  changeWakeMs?: number
   /** How often the stale scan runs (default 5 s: a stall is told within 15 s). */
   staleScanMs?: number
   /** Attempts of one tenant in flight at most (default 4). */
@@ -129,6 +134,9 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
   let stopped = true
   let again = false
   let lastScan = 0
+  let unsubscribe: (() => void) | undefined
+  let changeWake: NodeJS.Timeout | undefined
+  const changeWakeMs = options.changeWakeMs ?? 50
 
   const report = (error: unknown, what: string) => options.onError?.(error, what)
   const staleBefore = () => options.now() - options.staleAfterMs
@@ -333,12 +341,22 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
       stopped = false
       timer = setInterval(() => void run(), pollMs)
       timer.unref()
+      unsubscribe = options.store.subscribe(() => {
+        if (changeWake || stopped) return
+        changeWake = setTimeout(() => {
+          changeWake = undefined
+          wake()
+        }, changeWakeMs)
+        changeWake.unref()
+      })
       wake()
     },
     wake,
     async stop(graceMs = 5000) {
       stopped = true
       if (timer) clearInterval(timer)
+      if (changeWake) clearTimeout(changeWake)
+      unsubscribe?.()
       const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())
       await Promise.race([Promise.allSettled([...attempts]).then(() => undefined), grace])
       while (running) await new Promise((resolve) => setTimeout(resolve, 10))
