@@ -318,6 +318,8 @@ for (const kind of KINDS)
       const waiting = r.of('session.waiting')[0]
       verify(standard.body.secret, waiting)
       assert.equal(waiting.json.data.waiting.reason, 'permission_prompt')
+      // the first scrape counts the store's sessions by state
+      assert.match(await t.metrics.registry.metrics(), /agent_todos_sessions\{state="waiting"\} 1/)
       assert.equal(waiting.json.data.session.state, 'waiting')
       const line = r.received.find((d) => d.json?.text)!
       verify(slack.body.secret, line)

@@ -157,9 +157,16 @@ function prepare(db: Database.Database) {
        WHERE id = @id AND lease_owner = @owner`
     ),
     deleteDelivery: db.prepare('DELETE FROM alert_deliveries WHERE id = @id'),
-    // the listing's covering index again: what a state needs is in its columns and the brief
-    allBriefs: db.prepare<{ now: number }, { updated_at: number; brief: string }>(
-      'SELECT updated_at, brief FROM sessions WHERE expires_at > @now'
+    // core/session's sessionState in SQL, over the listing's covering index (its columns and
+    // the brief): counted inside SQLite, no brief parsed in JavaScript
+    countStates: db.prepare<{ now: number; staleBefore: number }, { state: string; n: number }>(
+      `SELECT CASE
+         WHEN ended = 1 THEN 'ended'
+         WHEN total > 0 AND unfinished = 0 THEN 'done'
+         WHEN brief <> '' AND json_extract(brief, '$.waiting') IS NOT NULL THEN 'waiting'
+         WHEN unfinished > 0 AND updated_at < @staleBefore THEN 'stale'
+         ELSE 'active' END AS state, count(*) AS n
+       FROM sessions WHERE expires_at > @now GROUP BY state`
     ),
   }
 }
@@ -336,14 +343,8 @@ export function createSqliteAlerts(db: Database.Database, commits: GroupCommit, 
       return read(() => sql.marksOf.all({ tenant, sessionId }))
     },
     async countStates(staleBefore) {
-      const counts: Record<string, number> = {}
-      for (const row of read(() => sql.allBriefs.iterate({ now: now() }))) {
-        const brief = parseBrief(row.brief)
-        if (!brief) continue
-        const state = sessionState(briefColumns(brief), row.updated_at, staleBefore)
-        counts[state] = (counts[state] ?? 0) + 1
-      }
-      return counts
+      const rows = read(() => sql.countStates.all({ now: now(), staleBefore }))
+      return Object.fromEntries(rows.map((row) => [row.state, row.n]))
     },
   }
   /* eslint-enable @typescript-eslint/require-await */
