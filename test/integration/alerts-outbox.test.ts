@@ -21,7 +21,7 @@ const dir = mkdtempSync(join(tmpdir(), 'agent-todos-outbox-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
 const redisDown = await probeRedis()
 
-let clock = Date.parse('2026-12-02T10:00:00Z')
+const clock = Date.parse('2026-12-02T10:00:00Z')
 const options: StoreOptions = {
   ttlMs: 24 * 3600 * 1000,
   historyLimit: 10,
