@@ -44,15 +44,9 @@ export const WebhookCreate = z
       .min(1)
       .max(EVENT_TYPES.length + 1),
     format: z.enum(['standard', 'slack']).optional(),
-    delay_seconds: z
-      .number()
-      .int()
-      .min(0)
-      .max(3600)
-      .optional()
-      .openapi({
-        description: 'session.waiting is sent only if the session still waits this long',
-      }),
+    delay_seconds: z.number().int().min(0).max(3600).optional().openapi({
+      description: 'session.waiting is sent only if the session still waits this long',
+    }),
     filter: WebhookFilter.optional(),
     description: z.string().max(500).nullable().optional(),
   })
