@@ -65,7 +65,6 @@ const TABLES = [
   'alert_deliveries',
   'alert_marks',
   'alert_outbox',
-  'alert_scan',
   'history',
   'idempotency',
   'sessions',

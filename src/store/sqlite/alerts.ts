@@ -99,14 +99,15 @@ function prepare(db: Database.Database) {
         ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ${DELIVERY_LOG_LIMIT})`
     ),
     webhookTenants: db.prepare<[], string>('SELECT DISTINCT tenant FROM webhooks').pluck(),
+    // a tenant's stale scan mark: a row of store_settings named `alert_scan:<tenant>`
     scanMark: db
       .prepare<{ tenant: string }, number>(
-        'SELECT stale_mark FROM alert_scan WHERE tenant = @tenant'
+        "SELECT value FROM store_settings WHERE name = 'alert_scan:' || @tenant"
       )
       .pluck(),
     setScanMark: db.prepare(
-      `INSERT INTO alert_scan (tenant, stale_mark) VALUES (@tenant, @mark)
-       ON CONFLICT (tenant) DO UPDATE SET stale_mark = excluded.stale_mark`
+      `INSERT INTO store_settings (name, value) VALUES ('alert_scan:' || @tenant, @mark)
+       ON CONFLICT (name) DO UPDATE SET value = excluded.value`
     ),
     // the listing's covering index (tenant, updated_at DESC, …, brief): a range of it
     staleCandidates: db.prepare<
