@@ -11,6 +11,9 @@ import type { SessionStore } from '../store/types.js'
 import { watchSessionStates, type Metrics } from './metrics.js'
 import { sessionSummary } from './views.js'
 
+/** How often the worker's failures of one kind are logged at most. */
+const ERROR_LOG_EVERY_MS = 30_000
+
 export interface AlertWiring {
   store: SessionStore
   metrics: Metrics
@@ -31,6 +34,7 @@ export interface AlertWiring {
  * @param wiring - store, metrics, logger and the WEBHOOK_* settings
  */
 export function createServerAlerts(wiring: AlertWiring): AlertWorker {
+  const lastLogged = new Map<string, number>()
   const alerts = wiring.store.alerts
   if (alerts) {
     watchSessionStates(
@@ -43,8 +47,13 @@ export function createServerAlerts(wiring: AlertWiring): AlertWorker {
     ...wiring,
     summarise: (brief, staleBefore): AlertSummary => sessionSummary(brief, staleBefore),
     onDelivery: (type, result) => wiring.metrics.webhookDeliveries.inc({ type, result }),
-    // never the delivery's body or headers: no secret reaches the log
-    onError: (error, what) =>
-      wiring.logger.warn({ err: error, what }, 'alert worker: a step failed and is retried'),
+    // never the delivery's body or headers: no secret reaches the log; at most one line per
+    // step every 30 s, so a store outage does not fill the log at the worker's pace
+    onError: (error, what) => {
+      const at = wiring.now()
+      if (at - (lastLogged.get(what) ?? Number.NEGATIVE_INFINITY) < ERROR_LOG_EVERY_MS) return
+      lastLogged.set(what, at)
+      wiring.logger.warn({ err: error, what }, 'alert worker: a step failed and is retried')
+    },
   })
 }
