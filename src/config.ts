@@ -8,6 +8,7 @@ import { KEY_PREFIX_PATTERN } from './core/ids.js'
 import { LIMIT_CEILINGS } from './core/limits.js'
 import { parseAuthKeys, type KeyTable } from './http/auth.js'
 import { DEFAULT_LIMITS, type ServiceLimits } from './http/deps.js'
+import { parseRetrySchedule } from './alerts/retry-schedule.js'
 
 /**
  * A number as a person writes it in decimal (`80`, `-1`, `80.5`, spaces around): anything else
@@ -88,6 +89,23 @@ const EnvSchema = z
     BODY_LIMIT_BYTES: positiveInt(1_048_576),
     HISTORY_LIMIT: positiveInt(50),
     SHUTDOWN_GRACE_MS: positiveInt(10_000),
+    WEBHOOK_ALLOW_PRIVATE: z
+      .enum(['true', 'false'], { error: 'true or false' })
+      .default('false')
+      .transform((flag) => flag === 'true'),
+    WEBHOOK_TIMEOUT_MS: int(100, 120_000, 10_000),
+    WEBHOOK_RETRY_SCHEDULE: z
+      .string()
+      .optional()
+      .transform((spec, ctx): number[] => {
+        try {
+          return parseRetrySchedule(spec)
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message })
+          return z.NEVER
+        }
+      }),
+    MAX_WEBHOOKS_PER_TENANT: int(0, 10_000, 20),
   })
   .transform((env) => ({
     ...env,

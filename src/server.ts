@@ -12,6 +12,7 @@ import { loadKeysFile } from './http/auth.js'
 import { createApp } from './http/app.js'
 import { createMetrics } from './http/metrics.js'
 import { openStore } from './store/index.js'
+import { createServerAlerts } from './http/alerts.js'
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 
@@ -60,6 +61,19 @@ async function main() {
     ttlMs: config.SESSION_TTL_MS,
     historyLimit: config.HISTORY_LIMIT,
     now: Date.now,
+    // alert transitions go into the outbox with each write (SPEC §3 Alerts)
+    staleAfterMs: config.STALE_AFTER_MS,
+  })
+  const alertWorker = createServerAlerts({
+    store,
+    metrics,
+    logger,
+    now: Date.now,
+    staleAfterMs: config.STALE_AFTER_MS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    publicUrl: config.PUBLIC_URL ?? null,
   })
 
   let draining = false
@@ -83,11 +97,18 @@ async function main() {
     now: Date.now,
     isDraining: () => draining,
     openapiDocument: committedOpenApi(),
+    webhooks: {
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      maxPerTenant: config.MAX_WEBHOOKS_PER_TENANT,
+      publicUrl: config.PUBLIC_URL ?? null,
+      wake: () => alertWorker.wake(),
+    },
   })
 
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     logger.info({ port: info.port, host: config.HOST, store: store.kind }, 'listening')
   }) as Server
+  alertWorker.start()
 
   const shutdown = (signal: string) => {
     if (draining) return
@@ -99,10 +120,12 @@ async function main() {
       server.closeAllConnections()
     }, config.SHUTDOWN_GRACE_MS)
     force.unref()
+    // the worker stops taking work at once; its attempts in flight end within the grace period
+    const workerStopped = alertWorker.stop(config.SHUTDOWN_GRACE_MS)
     server.close((error) => {
       clearTimeout(force)
-      void store
-        .close()
+      void workerStopped
+        .then(() => store.close())
         .catch((err) => logger.error({ err }, 'store close failed'))
         .then(() => {
           logger.info('stopped')

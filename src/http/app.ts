@@ -40,6 +40,7 @@ import { registerRoundRoutes } from './routes/rounds.js'
 import { registerSessionRoutes } from './routes/sessions/index.js'
 import { registerToolRoutes } from './routes/tools/index.js'
 import { registerWhoamiRoute } from './routes/whoami.js'
+import { registerWebhookRoutes } from './routes/webhooks/index.js'
 
 export const OPENAPI_CONFIG = {
   openapi: '3.1.0',
@@ -251,6 +252,7 @@ export function createApp(appDeps: AppDeps) {
   registerEventRoutes(app, deps, metrics)
   registerIngestRoutes(app, deps, metrics)
   registerMcpRoutes(app, deps)
+  registerWebhookRoutes(app, deps)
   app.get('/metrics', metrics.middleware.printMetrics)
   documentSharedResponses(app.openAPIRegistry)
 

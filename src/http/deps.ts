@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino'
 import type { SessionStore } from '../store/types.js'
+import type { Resolver } from '../alerts/target.js'
 import type { KeyTable } from './auth.js'
 import { countRound, type Metrics } from './metrics.js'
 import type { WriteHealth } from './store-health.js'
@@ -11,6 +12,20 @@ import type { ServiceDeps } from '../service/deps.js'
 import { limitsOf, type ServiceLimits } from '../service/limits.js'
 
 export { DEFAULT_LIMITS, limitsOf, type ServiceLimits } from '../service/limits.js'
+
+/** What the webhook routes need besides the store. */
+export interface WebhookSettings {
+  /** `WEBHOOK_ALLOW_PRIVATE`. */
+  allowPrivate: boolean
+  /** `MAX_WEBHOOKS_PER_TENANT`. */
+  maxPerTenant: number
+  /** `PUBLIC_URL`, or null. */
+  publicUrl: string | null
+  /** How names resolve (tests pass their own). */
+  resolver?: Resolver
+  /** Tells the delivery worker something is due now. */
+  wake?: () => void
+}
 
 export interface AppDeps {
   store: SessionStore
@@ -52,6 +67,8 @@ export interface AppDeps {
    * `PUBLIC_URL`'s host): a reverse proxy on the same machine passes its public name.
    */
   allowedHosts?: string[]
+  /** Webhook settings (SPEC §4 WEBHOOK_*); defaults when absent. */
+  webhooks?: WebhookSettings
   /** Set by createApp: whether the store's last write failed (readiness). */
   writeHealth?: WriteHealth
 }

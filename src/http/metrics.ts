@@ -7,6 +7,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { DialectConflictError, type RoundOutcome } from '../dialects/round.js'
 import type { SessionStore, Updater } from '../store/types.js'
 import { ServiceError } from '../service/errors.js'
+import { SESSION_STATES } from '../core/session.js'
 
 export interface Metrics {
   registry: Registry
@@ -24,6 +25,7 @@ export interface Metrics {
   sseClients: Gauge<'stream'>
   sseRefused: Counter<'stream'>
   sseEvicted: Counter<'stream'>
+  webhookDeliveries: Counter<'type' | 'result'>
 }
 
 /**
@@ -83,7 +85,48 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       'Event streams dropped: the client left more than MAX_STREAM_BACKLOG_BYTES unread',
       ['stream']
     ),
+    webhookDeliveries: counter(
+      'webhook_deliveries_total',
+      'Webhook delivery attempts by event type and result (delivered, retry, failed; dropped: a wait that ended before its delay)',
+      ['type', 'result']
+    ),
   }
+}
+
+/** How old the sessions-by-state gauge may be (SPEC: at most 15 s). */
+const STATES_MAX_AGE_MS = 10_000
+
+/**
+ * Adds `agent_todos_sessions{state}`: sessions by state across the store, counted from the
+ * briefs at most every 10 s (a scrape between reads the last count).
+ * @param metrics - the registry's metrics
+ * @param count - counts the store's sessions by state (`AlertStore.countStates`)
+ * @param now - the clock
+ */
+export function watchSessionStates(
+  metrics: Metrics,
+  count: () => Promise<Record<string, number>>,
+  now: () => number
+): void {
+  let countedAt = Number.NEGATIVE_INFINITY
+  let last: Record<string, number> = {}
+  new Gauge({
+    name: 'agent_todos_sessions',
+    help: 'Sessions by state (active, waiting, done, stale, ended) across the store, at most 15 s old',
+    labelNames: ['state'],
+    registers: [metrics.registry],
+    async collect() {
+      if (now() - countedAt >= STATES_MAX_AGE_MS) {
+        try {
+          last = await count()
+          countedAt = now()
+        } catch {
+          // a store that cannot be read keeps the last count
+        }
+      }
+      for (const state of SESSION_STATES) this.set({ state }, last[state] ?? 0)
+    },
+  })
 }
 
 /**

@@ -36,6 +36,13 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /v1/ingest/opencode': 'ingestOpencode',
   'POST /v1/ingest/acp': 'ingestAcp',
   'POST /v1/ingest/copilot': 'ingestCopilot',
+  'POST /v1/webhooks': 'createWebhook',
+  'GET /v1/webhooks': 'listWebhooks',
+  'GET /v1/webhooks/{id}': 'getWebhook',
+  'DELETE /v1/webhooks/{id}': 'deleteWebhook',
+  'POST /v1/webhooks/{id}/test': 'testWebhook',
+  'POST /v1/webhooks/{id}/rotate': 'rotateWebhookSecret',
+  'GET /v1/webhooks/{id}/deliveries': 'listWebhookDeliveries',
 }
 
 /**

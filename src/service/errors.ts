@@ -22,6 +22,7 @@ export const STATUS_TITLES = {
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  501: 'Not Implemented',
   503: 'Service Unavailable',
 } as const
 
@@ -53,6 +54,7 @@ export const ERROR_CATALOG = {
   'ingest-wrong-agent': entry(400),
   'session-unknown': entry(400),
   'too-many-sessions': entry(400),
+  'invalid-webhook': entry(400),
   'delivery-aborted': entry(400),
   'body-too-large': entry(413),
   'unsupported-media-type': entry(415),
@@ -67,6 +69,7 @@ export const ERROR_CATALOG = {
   'rate-limited': entry(429),
   'too-many-streams': entry(429),
   'session-quota-exceeded': entry(403),
+  'webhook-quota-exceeded': entry(403),
   // the session
   'session-not-found': entry(404),
   'dialect-not-found': entry(404),
@@ -76,6 +79,10 @@ export const ERROR_CATALOG = {
   'version-mismatch': entry(412),
   'dialect-rule': entry(422),
   'limit-exceeded': entry(422),
+  // webhooks
+  'webhook-not-found': entry(404),
+  'webhook-target-refused': entry(422),
+  'webhooks-unsupported': entry(501),
   // Idempotency-Key
   'idempotency-key-reused': entry(422),
   'idempotency-in-flight': entry(409),

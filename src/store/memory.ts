@@ -28,6 +28,8 @@ import {
 } from './types.js'
 import { cursorAfter, isBeforeCursor } from './cursor.js'
 import { briefOf, type SessionBrief } from './brief.js'
+import { alertTransitions } from '../core/transitions.js'
+import { createMemoryAlerts } from './alerts/memory.js'
 
 interface Entry {
   tenant: string
@@ -54,6 +56,14 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
   /** The last version of deleted sessions, kept for the TTL. */
   const tombstones = new Map<string, { version: number; expiresAt: number }>()
   const feed = createChangeFeed()
+  const alerts = createMemoryAlerts({
+    *live() {
+      const now = options.now()
+      for (const entry of sessions.values()) {
+        if (entry.expiresAt > now) yield { tenant: entry.tenant, brief: entry.brief }
+      }
+    },
+  })
   const idempotency = new Map<
     string,
     { fingerprint: string; token: string; reply: string | null; expiresAt: number }
@@ -127,6 +137,7 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
   /* eslint-disable @typescript-eslint/require-await */
   return {
     kind: 'memory',
+    alerts: alerts.store,
     async get(key) {
       const entry = live(keyOf(key))
       return entry ? entry.session : null
@@ -161,6 +172,9 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
           history,
         })
         tombstones.delete(k)
+        if (options.staleAfterMs !== undefined) {
+          alerts.append(key, alertTransitions(current, session, options.staleAfterMs))
+        }
       }
       if (claim) {
         const record = liveClaim(claim.scope)!

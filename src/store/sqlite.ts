@@ -39,6 +39,8 @@ import {
 } from './sqlite/checkpointer.js'
 import { createGroupCommit, type OpResult } from './sqlite/group-commit.js'
 import { fitHistoryLimit, migrate } from './sqlite/migrations.js'
+import { createSqliteAlerts } from './sqlite/alerts.js'
+import { alertTransitions, type Transition } from '../core/transitions.js'
 import {
   expiryBucket,
   listOriginParams,
@@ -169,6 +171,8 @@ interface ReadAhead<T> {
   decision: UpdateDecision<T>
   /** The decision's write, serialised; null when it writes nothing. */
   text: SessionText | null
+  /** The alert transitions of the write (`core/transitions`), for the outbox. */
+  transitions: Transition[]
 }
 
 /** A text longer than this takes milliseconds to parse: a history page parses it in a turn of its own. */
@@ -222,6 +226,12 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     onCommit: () => checkpointer?.committed(),
     holdWrites: () => checkpointer?.holdWrites() ?? false,
   })
+  const alerts = createSqliteAlerts(db, commits, options.now)
+  /** The outbox rows of a write, when alerts are on (`StoreOptions.staleAfterMs`). */
+  const transitionsOf = (current: Session | null, decision: UpdateDecision<unknown>) =>
+    decision.write && options.staleAfterMs !== undefined
+      ? alertTransitions(current, decision.write.session, options.staleAfterMs)
+      : []
 
   // statements take the session key itself as their @tenant and @sessionId
   const removeSession = (key: SessionKey) => {
@@ -316,8 +326,14 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     const decision = fn(current, { versionFloor })
     if (decision.write)
       assertNextVersion(current, decision.write.session, versionFloor, decision.write.quiet)
-    return commitDecision(key, row, versionFloor, decision, updateOptions, () =>
-      serialise(decision.write!.session, decision.write!.quiet)
+    return commitDecision(
+      key,
+      row,
+      versionFloor,
+      decision,
+      updateOptions,
+      () => serialise(decision.write!.session, decision.write!.quiet),
+      transitionsOf(current, decision)
     )
   }
 
@@ -328,7 +344,8 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     versionFloor: number,
     decision: UpdateDecision<T>,
     updateOptions: UpdateOptions<T> | undefined,
-    text: () => SessionText
+    text: () => SessionText,
+    transitions: readonly Transition[]
   ): OpResult => {
     const now = options.now()
     const claim = updateOptions?.idempotency
@@ -352,6 +369,8 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     }
     write(key, row, session, source, quiet, text())
     if (versionFloor > 0) sql.deleteTombstone.run(key)
+    // the outbox rows go in with the change, or neither does (the savepoint)
+    if (transitions.length > 0) alerts.append(key, transitions)
     return { value: decision.value, event: changeEvent(key, session.version, source, quiet) }
   }
 
@@ -376,7 +395,13 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
         expiry_bucket: row.expiry_bucket,
         writes: row.writes,
       }
-      return { row: read ?? undefined, versionFloor, decision, text }
+      return {
+        row: read ?? undefined,
+        versionFloor,
+        decision,
+        text,
+        transitions: transitionsOf(current, decision),
+      }
     } catch {
       return null
     }
@@ -457,6 +482,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   /* eslint-disable @typescript-eslint/require-await */
   return {
     kind: 'sqlite',
+    alerts: alerts.store,
     async get(key) {
       const row = reading(() => sql.selectSession.get(key))
       return row && row.expires_at > options.now() ? (JSON.parse(row.data) as Session) : null
@@ -471,8 +497,16 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       const bytes = ahead?.text ? ahead.text.data.length + ahead.text.items.length : 0
       return commits.enqueue<T>(() => {
         if (ahead && stillAsRead(key, ahead)) {
-          const { row, versionFloor, decision, text } = ahead
-          return commitDecision(key, row, versionFloor, decision, updateOptions, () => text!)
+          const { row, versionFloor, decision, text, transitions } = ahead
+          return commitDecision(
+            key,
+            row,
+            versionFloor,
+            decision,
+            updateOptions,
+            () => text!,
+            transitions
+          )
         }
         // another writer came between (or the read-ahead could not decide): decide again here
         return updateInside(key, fn, updateOptions)

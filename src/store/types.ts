@@ -4,6 +4,7 @@
  */
 import type { OriginFilter } from '../core/origin.js'
 import type { SessionBrief } from './brief.js'
+import type { AlertStore } from './alerts/types.js'
 import type { ChangeSource, HistoryEntry, ListState, Session, SessionKey } from '../core/session.js'
 
 /** What an updater decides: a value for the caller and, optionally, a new version to store. */
@@ -109,6 +110,11 @@ export interface StoreOptions {
   now: () => number
   /** Called on each compare-and-set conflict (another writer won; the update is retried). */
   onConflict?: () => void
+  /**
+   * `STALE_AFTER_SECONDS` in ms. When set, each write also stores the alert transitions it made
+   * (`core/transitions`) in the outbox, in the same atomic step (`SessionStore.alerts`).
+   */
+  staleAfterMs?: number
 }
 
 /** Where the store reports connection trouble; pino's logger fits. */
@@ -146,6 +152,8 @@ export interface SessionStore {
   readonly kind: 'memory' | 'sqlite' | 'redis'
   /** Present when the store is shared by a fleet (Redis); in-process counters serve otherwise. */
   readonly counters?: SharedCounters
+  /** Webhooks, the outbox of alert transitions and their deliveries (SPEC §3 Alerts). */
+  readonly alerts?: AlertStore
   /** The session, or null when absent or expired. */
   get(key: SessionKey): Promise<Session | null>
   /**

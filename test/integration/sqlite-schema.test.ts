@@ -61,7 +61,18 @@ CREATE TABLE IF NOT EXISTS idempotency (
 CREATE INDEX IF NOT EXISTS idempotency_by_expiry ON idempotency (expires_at);
 `
 
-const TABLES = ['history', 'idempotency', 'sessions', 'store_settings', 'tombstones', 'write_probe']
+const TABLES = [
+  'alert_deliveries',
+  'alert_marks',
+  'alert_outbox',
+  'history',
+  'idempotency',
+  'sessions',
+  'store_settings',
+  'tombstones',
+  'webhooks',
+  'write_probe',
+]
 
 const NOW = Date.parse('2026-11-30T12:00:00Z')
 /** What the store passes its migrations: the history limit of `open()`. */

@@ -37,6 +37,7 @@ import { createReads } from './reads.js'
 import { createSeats } from './seats.js'
 import { createTurnQueue } from './turn-queue.js'
 import { createUpdate } from './update.js'
+import { createRedisAlerts } from './alerts.js'
 
 export { isUnavailableError } from './errors.js'
 
@@ -137,6 +138,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
     kind: 'redis',
     client,
     counters: createCounters(client, keys),
+    alerts: createRedisAlerts(client, keys, options.now),
     get: reads.get,
     update,
     history: reads.history,

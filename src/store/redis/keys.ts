@@ -33,6 +33,17 @@ export interface KeyLayout {
   probe(instance: string): string
   /** A shared rate-limit counter. */
   counter(key: string): string
+  /** The session's alert outbox (a list, written by the write script: same slot as the session). */
+  outbox(key: SessionKey): string
+  /** Sessions whose outbox may hold events (a sorted set by due time, the fleet's one key). */
+  alertsDirty: string
+  /** Tenants with webhooks (a set, the fleet's one key). */
+  alertsTenants: string
+  /**
+   * One of a tenant's alert keys (`webhooks`, `deliveries`, `due`, `marks`, `scan`, `stale`,
+   * `log:<webhook>`): all under the tenant's hash tag, so one script reaches them on Cluster.
+   */
+  alerts(tenant: string, name: string): string
 }
 
 /**
@@ -61,6 +72,10 @@ export function keyLayout(prefix: string): KeyLayout {
     probe: (instance) => `${prefix}:probe:${instance}`,
     // keys as in earlier versions, so rate-limit windows survive an upgrade
     counter: (key) => `${prefix}:rl:{${key}}`,
+    outbox: (key) => `${sessionTag(key)}:ob`,
+    alertsDirty: `${prefix}:alerts:dirty`,
+    alertsTenants: `${prefix}:alerts:tenants`,
+    alerts: (tenant, name) => `${prefix}:{${tenant}}:al:${name}`,
   }
 }
 

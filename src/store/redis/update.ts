@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
 import { historyEntryOf, type Session, type SessionKey } from '../../core/session.js'
+import { alertTransitions } from '../../core/transitions.js'
 import { briefOf } from '../brief.js'
 import { changeEvent } from '../changes.js'
 import {
@@ -141,6 +142,20 @@ export function createUpdate(deps: UpdateDeps) {
         if (create && cap > 0 && seats) seat ??= await seats.reserve(key, cap)
         const now = store.now()
         const token = nextToken()
+        const events =
+          store.staleAfterMs === undefined
+            ? []
+            : alertTransitions(base.session, session, store.staleAfterMs).map((t) =>
+                JSON.stringify({ ...t, id: randomBytes(12).toString('hex') })
+              )
+        if (events.length > 0) {
+          // the intention first: a crash after the write leaves the session listed as dirty,
+          // so its outbox is drained; a crash before it leaves an empty outbox listed, which
+          // the drain forgets (store/redis/alerts.ts)
+          await guarded(() =>
+            client.zadd(keys.alertsDirty, now, JSON.stringify([key.tenant, key.sessionId]))
+          )
+        }
         const write = JSON.stringify({
           create,
           expectedVersion: base.session?.version ?? versionFloor,
@@ -162,6 +177,8 @@ export function createUpdate(deps: UpdateDeps) {
           cap: hasCluster ? 0 : cap,
           seatDeadline: create ? seat?.deadline : undefined,
           quiet: quiet === true,
+          outbox: events.length > 0,
+          events,
         })
         const args = [
           write,
@@ -175,6 +192,7 @@ export function createUpdate(deps: UpdateDeps) {
         const scriptKeys = [sessionKey, historyKey]
         if (idempotencyKey) scriptKeys.push(idempotencyKey)
         if (!hasCluster) scriptKeys.push(keys.index(key.tenant))
+        if (events.length > 0) scriptKeys.push(keys.outbox(key))
         let reply
         try {
           reply = await guarded(() => client.atWrite(scriptKeys.length, ...scriptKeys, ...args))
@@ -188,6 +206,12 @@ export function createUpdate(deps: UpdateDeps) {
         }
         const [status] = reply
         if (status === WRITTEN) {
+          if (events.length > 0) {
+            // listed again after the write: a drain that raced it keeps the session listed
+            void client
+              .zadd(keys.alertsDirty, now, JSON.stringify([key.tenant, key.sessionId]))
+              .catch(() => undefined)
+          }
           const stored: Base = { session, token, floor: 0 }
           outcome.stored = stored
           cache.remember(sessionKey, stored)

@@ -182,6 +182,35 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec('ALTER TABLE sessions ADD COLUMN writes INTEGER NOT NULL DEFAULT 0')
     },
   },
+  {
+    version: 8,
+    name: 'webhooks, the alert outbox and deliveries',
+    // the outbox is written in the session write's transaction (store/sqlite/alerts.ts); a
+    // lease (`lease_until`) claims a row, so a row of a crashed process is claimed again later.
+    // Terse on purpose: SQLite keeps each CREATE's text in the schema, which stays within the
+    // file's first page (test/integration/sqlite-faults.test.ts reads a file whose other pages
+    // are gone); the stale scan's marks are rows of store_settings (`alert_scan:<tenant>`)
+    up(db) {
+      db.exec(
+        [
+          'CREATE TABLE webhooks(tenant TEXT NOT NULL,id TEXT NOT NULL,data TEXT NOT NULL,' +
+            'created_at INTEGER NOT NULL,PRIMARY KEY(tenant,id))STRICT',
+          'CREATE TABLE alert_outbox(seq INTEGER PRIMARY KEY,tenant TEXT NOT NULL,' +
+            'session_id TEXT NOT NULL,kind TEXT NOT NULL,at INTEGER NOT NULL,since INTEGER,' +
+            'lease_owner TEXT,lease_until INTEGER NOT NULL DEFAULT 0)STRICT',
+          'CREATE TABLE alert_deliveries(id TEXT PRIMARY KEY,tenant TEXT NOT NULL,' +
+            'webhook_id TEXT NOT NULL,type TEXT NOT NULL,session_id TEXT,status TEXT NOT NULL,' +
+            'attempts INTEGER NOT NULL,last_status INTEGER,last_error TEXT,' +
+            'next_attempt_at INTEGER,created_at INTEGER NOT NULL,body TEXT NOT NULL,' +
+            'waiting_since INTEGER,lease_owner TEXT,lease_until INTEGER NOT NULL DEFAULT 0)STRICT',
+          "CREATE INDEX alert_deliveries_due ON alert_deliveries(next_attempt_at)WHERE status='pending'",
+          'CREATE INDEX alert_deliveries_by_webhook ON alert_deliveries(tenant,webhook_id,created_at)',
+          'CREATE TABLE alert_marks(tenant TEXT NOT NULL,webhook_id TEXT NOT NULL,' +
+            'session_id TEXT NOT NULL,PRIMARY KEY(tenant,session_id,webhook_id))STRICT',
+        ].join(';')
+      )
+    },
+  },
 ]
 
 /**

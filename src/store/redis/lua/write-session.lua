@@ -12,6 +12,7 @@
     KEYS[2] history list
     KEYS[3] idempotency record, when the write answers an Idempotency-Key
     KEYS[3] or KEYS[4] tenant listing index, on standalone Redis (in another slot on Cluster)
+    last    the session's alert outbox, when `outbox` (same slot as the session)
 
     ARGV[1] the write, JSON:
       create           the updater saw no live session
@@ -36,6 +37,9 @@
                        tenant's count holds (reserve-seat.lua); absent when none
       quiet            the version stays (an existing session's record only): no history
                        entry (the change event says quiet)
+      outbox           the last key is the session's alert outbox
+      events           the alert transitions of the write (JSON texts): appended to it, so an
+                       event is stored with the change that caused it
     ARGV[2] the session record, JSON
     ARGV[3] its history entry, JSON ('' for a quiet write)
     ARGV[4] its change event, JSON
@@ -69,7 +73,12 @@ if write.idempotent then
   idempotencyKey = KEYS[nextKey]
   nextKey = nextKey + 1
 end
-if write.indexed then indexKey = KEYS[nextKey] end
+local outboxKey
+if write.indexed then
+  indexKey = KEYS[nextKey]
+  nextKey = nextKey + 1
+end
+if write.outbox then outboxKey = KEYS[nextKey] end
 
 if idempotencyKey then
   local claim = redis.call('HMGET', idempotencyKey, 'tok', 'reply', 'exp')
@@ -115,6 +124,10 @@ redis.call('PEXPIRE', historyKey, write.ttlMs)
 if idempotencyKey then
   redis.call('HSET', idempotencyKey, 'reply', reply, 'exp', write.replyExpiresAt)
   redis.call('PEXPIRE', idempotencyKey, write.replyTtlMs)
+end
+if outboxKey then
+  for _, alertEvent in ipairs(write.events) do redis.call('RPUSH', outboxKey, alertEvent) end
+  redis.call('PEXPIRE', outboxKey, write.ttlMs)
 end
 redis.call('PUBLISH', write.channel, event)
 if indexKey then

@@ -1,0 +1,59 @@
+/**
+ * @module http/alerts
+ * The alert worker as the server runs it: the payload's session summary is the listing's
+ * (`sessionSummary`, so alerts carry what listings carry, origin and labels included), and
+ * deliveries and sessions by state are counted in `/metrics`.
+ */
+import type { Logger } from 'pino'
+import type { Resolver } from '../alerts/target.js'
+import { createAlertWorker, type AlertSummary, type AlertWorker } from '../service/alert-worker.js'
+import type { SessionStore } from '../store/types.js'
+import { watchSessionStates, type Metrics } from './metrics.js'
+import { sessionSummary } from './views.js'
+
+/** How often the worker's failures of one kind are logged at most. */
+const ERROR_LOG_EVERY_MS = 30_000
+
+export interface AlertWiring {
+  store: SessionStore
+  metrics: Metrics
+  logger: Pick<Logger, 'warn'>
+  now: () => number
+  staleAfterMs: number
+  timeoutMs: number
+  retrySchedule: readonly number[]
+  allowPrivate: boolean
+  publicUrl: string | null
+  resolver?: Resolver
+  pollMs?: number
+  staleScanMs?: number
+}
+
+/**
+ * Creates (not starts) the alert worker and the sessions-by-state gauge.
+ * @param wiring - store, metrics, logger and the WEBHOOK_* settings
+ */
+export function createServerAlerts(wiring: AlertWiring): AlertWorker {
+  const lastLogged = new Map<string, number>()
+  const alerts = wiring.store.alerts
+  if (alerts) {
+    watchSessionStates(
+      wiring.metrics,
+      () => alerts.countStates(wiring.now() - wiring.staleAfterMs),
+      wiring.now
+    )
+  }
+  return createAlertWorker({
+    ...wiring,
+    summarise: (brief, staleBefore): AlertSummary => sessionSummary(brief, staleBefore),
+    onDelivery: (type, result) => wiring.metrics.webhookDeliveries.inc({ type, result }),
+    // never the delivery's body or headers: no secret reaches the log; at most one line per
+    // step every 30 s, so a store outage does not fill the log at the worker's pace
+    onError: (error, what) => {
+      const at = wiring.now()
+      if (at - (lastLogged.get(what) ?? Number.NEGATIVE_INFINITY) < ERROR_LOG_EVERY_MS) return
+      lastLogged.set(what, at)
+      wiring.logger.warn({ err: error, what }, 'alert worker: a step failed and is retried')
+    },
+  })
+}

@@ -1,0 +1,33 @@
+/**
+ * @module http/routes/webhooks/create
+ * `POST /v1/webhooks`: a new webhook; its secret is in this reply only.
+ */
+import { createRoute } from '@hono/zod-openapi'
+import { createWebhook as create } from '../../../service/webhooks.js'
+import { problemResponses } from '../../problem.js'
+import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
+import { WebhookCreate, WebhookCreated } from './schemas.js'
+import type { WebhookRoutesDeps } from './shared.js'
+
+export const createWebhookRoute = createRoute({
+  method: 'post',
+  path: '/v1/webhooks',
+  tags: ['webhooks'],
+  summary: 'Create a webhook (admin): alerts of sessions that wait, stall, finish or end',
+  request: { body: { required: true, content: { 'application/json': { schema: WebhookCreate } } } },
+  responses: {
+    201: {
+      description: 'Created; `secret` is shown only here',
+      content: { 'application/json': { schema: WebhookCreated } },
+    },
+    ...problemResponses(400, 401, 403, 413, 422),
+  },
+})
+
+/** The handler of `POST /v1/webhooks`. */
+export const createWebhook =
+  (deps: WebhookRoutesDeps): AppRouteHandler<typeof createWebhookRoute> =>
+  async (c) => {
+    const created = await create(deps.service, c.get('tenant'), c.req.valid('json'))
+    return jsonResponse(c, jsonText(created), 201)
+  }

@@ -1,0 +1,44 @@
+/**
+ * @module http/routes/webhooks
+ * Managing a tenant's webhooks (SPEC §3 Alerts), one operation per file, `admin` only.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { AppEnv } from '../../context.js'
+import type { AppDeps } from '../../deps.js'
+import { createWebhook, createWebhookRoute } from './create.js'
+import { deleteWebhook, deleteWebhookRoute } from './delete.js'
+import { listDeliveries, listDeliveriesRoute } from './deliveries.js'
+import { getWebhook, getWebhookRoute } from './get.js'
+import { listWebhooks, listWebhooksRoute } from './list.js'
+import { rotateWebhook, rotateWebhookRoute } from './rotate.js'
+import { adminOnly, type WebhookRoutesDeps } from './shared.js'
+import { testWebhook, testWebhookRoute } from './test.js'
+
+/**
+ * Registers the webhook routes behind the `admin` rule.
+ * @param app - the app
+ * @param deps - the app's dependencies
+ */
+export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
+  const settings = deps.webhooks
+  const routes: WebhookRoutesDeps = {
+    app: deps,
+    service: {
+      alerts: deps.store.alerts,
+      now: deps.now,
+      allowPrivate: settings?.allowPrivate ?? false,
+      maxPerTenant: settings?.maxPerTenant ?? 20,
+      resolver: settings?.resolver,
+      wake: settings?.wake,
+    },
+  }
+  app.use('/v1/webhooks', adminOnly(deps))
+  app.use('/v1/webhooks/*', adminOnly(deps))
+  app.openapi(createWebhookRoute, createWebhook(routes))
+  app.openapi(listWebhooksRoute, listWebhooks(routes))
+  app.openapi(getWebhookRoute, getWebhook(routes))
+  app.openapi(deleteWebhookRoute, deleteWebhook(routes))
+  app.openapi(testWebhookRoute, testWebhook(routes))
+  app.openapi(rotateWebhookRoute, rotateWebhook(routes))
+  app.openapi(listDeliveriesRoute, listDeliveries(routes))
+}

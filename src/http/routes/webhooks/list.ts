@@ -1,0 +1,29 @@
+/**
+ * @module http/routes/webhooks/list
+ * `GET /v1/webhooks`: the tenant's webhooks, without secrets.
+ */
+import { createRoute } from '@hono/zod-openapi'
+import { listWebhooks as list } from '../../../service/webhooks.js'
+import { problemResponses } from '../../problem.js'
+import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
+import { WebhookList } from './schemas.js'
+import type { WebhookRoutesDeps } from './shared.js'
+
+export const listWebhooksRoute = createRoute({
+  method: 'get',
+  path: '/v1/webhooks',
+  tags: ['webhooks'],
+  summary: "The tenant's webhooks (admin), oldest first, without secrets",
+  responses: {
+    200: { description: 'The webhooks', content: { 'application/json': { schema: WebhookList } } },
+    ...problemResponses(401, 403),
+  },
+})
+
+/** The handler of `GET /v1/webhooks`. */
+export const listWebhooks =
+  (deps: WebhookRoutesDeps): AppRouteHandler<typeof listWebhooksRoute> =>
+  async (c) => {
+    const webhooks = await list(deps.service, c.get('tenant'))
+    return jsonResponse(c, jsonText({ webhooks }), 200)
+  }

@@ -1,0 +1,32 @@
+/**
+ * @module http/routes/webhooks/shared
+ * What the webhook operations share: their dependencies and the `admin` rule.
+ */
+import type { MiddlewareHandler } from 'hono'
+import type { AppEnv } from '../../context.js'
+import type { AppDeps } from '../../deps.js'
+import { ServiceError } from '../../problem.js'
+import type { WebhookDeps } from '../../../service/webhooks.js'
+
+/** What a webhook operation's handler is built from. */
+export interface WebhookRoutesDeps {
+  app: AppDeps
+  service: WebhookDeps
+}
+
+/**
+ * Managing webhooks takes the `admin` role; `agent` and `viewer` keys are refused (open access,
+ * without keys, may).
+ * @param deps - the app's dependencies (its key table)
+ */
+export const adminOnly =
+  (deps: AppDeps): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    if (deps.keys.size > 0 && c.get('role') !== 'admin') {
+      throw new ServiceError(
+        'forbidden',
+        `Managing webhooks takes a key of role admin (this key's role is ${c.get('role')}).`
+      )
+    }
+    await next()
+  }

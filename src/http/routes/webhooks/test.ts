@@ -1,0 +1,53 @@
+/**
+ * @module http/routes/webhooks/test
+ * `POST /v1/webhooks/{id}/test`: a `webhook.test` delivery, sent now.
+ */
+import { createRoute } from '@hono/zod-openapi'
+import { testWebhook as test } from '../../../service/webhooks.js'
+import { problemResponses } from '../../problem.js'
+import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
+import { TestDeliveryReply, WebhookIdParam } from './schemas.js'
+import type { WebhookRoutesDeps } from './shared.js'
+
+export const testWebhookRoute = createRoute({
+  method: 'post',
+  path: '/v1/webhooks/{id}/test',
+  tags: ['webhooks'],
+  summary: 'Send a webhook.test delivery now (admin)',
+  request: { params: WebhookIdParam },
+  responses: {
+    202: {
+      description: 'Queued; its outcome is in the delivery log',
+      content: { 'application/json': { schema: TestDeliveryReply } },
+    },
+    ...problemResponses(400, 401, 403, 404),
+  },
+})
+
+/** The body of a `webhook.test` delivery in a format. */
+const testBody =
+  (publicUrl: string | null, webhookId: string) =>
+  (_deliveryId: string, at: number, format: 'standard' | 'slack') =>
+    format === 'slack'
+      ? JSON.stringify({
+          text: `agent-todos test delivery for webhook ${webhookId}${publicUrl ? ` <${publicUrl}|open>` : ''}`,
+        })
+      : JSON.stringify({
+          type: 'webhook.test',
+          timestamp: new Date(at).toISOString(),
+          data: { webhook_id: webhookId, url: publicUrl },
+        })
+
+/** The handler of `POST /v1/webhooks/{id}/test`. */
+export const testWebhook =
+  (deps: WebhookRoutesDeps): AppRouteHandler<typeof testWebhookRoute> =>
+  async (c) => {
+    const id = c.req.valid('param').id
+    const reply = await test(
+      deps.service,
+      c.get('tenant'),
+      id,
+      testBody(deps.app.webhooks?.publicUrl ?? null, id)
+    )
+    return jsonResponse(c, jsonText(reply), 202)
+  }

@@ -1,0 +1,365 @@
+/**
+ * @module service/alert-worker
+ * The delivery worker, off the request path (started and stopped by `server.ts`). Each tick:
+ * - the stale scan (every few seconds): the store turns sessions whose last change passed
+ *   `STALE_AFTER_SECONDS` into `stale` outbox events, once for the fleet;
+ * - dispatch: leased outbox events become deliveries, one per matching webhook, in one store step;
+ * - delivery: leased due deliveries are sent (SSRF-checked and pinned at every attempt,
+ *   `alerts/send`), each tenant at most `perTenant` at a time, so one tenant's hanging receiver
+ *   cannot hold another's; a failure is retried on `WEBHOOK_RETRY_SCHEDULE`, then `failed`.
+ * Leases make a crash harmless: what a killed instance held is claimed again when its lease runs
+ * out (a delivery may then repeat, with the same `webhook-id`).
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { slackBody, standardBody, type AlertPayload, type EventType } from '../alerts/formats.js'
+import { nextAttemptAt } from '../alerts/retry-schedule.js'
+import { attemptDelivery } from '../alerts/send.js'
+import { signatureHeader } from '../alerts/signature.js'
+import type { Resolver } from '../alerts/target.js'
+import type { SessionBrief } from '../store/brief.js'
+import type {
+  AlertStore,
+  DeliveryRecord,
+  Dispatch,
+  OutboxEvent,
+  WebhookRecord,
+} from '../store/alerts/types.js'
+import type { SessionStore } from '../store/types.js'
+import { signingSecrets } from './webhooks.js'
+
+/** A session summary as an alert carries it (the listing's: origin, labels, state, progress…). */
+export type AlertSummary = AlertPayload['session']
+
+/** The delivery outcomes the metrics count. */
+export type DeliveryResult = 'delivered' | 'retry' | 'failed' | 'dropped'
+
+export interface AlertWorkerOptions {
+  store: SessionStore
+  now: () => number
+  staleAfterMs: number
+  /** `WEBHOOK_TIMEOUT_MS`. */
+  timeoutMs: number
+  /** `WEBHOOK_RETRY_SCHEDULE`, seconds. */
+  retrySchedule: readonly number[]
+  /** `WEBHOOK_ALLOW_PRIVATE`. */
+  allowPrivate: boolean
+  /** `PUBLIC_URL`, for the dashboard link; null without one. */
+  publicUrl: string | null
+  /** The session summary of a brief (http/views' `sessionSummary`, so alerts show what lists show). */
+  summarise: (brief: SessionBrief, staleBefore: number) => AlertSummary
+  resolver?: Resolver
+  /** How often the worker looks for work (default 500 ms; a wake runs a tick sooner). */
+  pollMs?: number
+  /**
+   * A session change wakes the worker this long after it (default 50 ms; changes meanwhile share
+   * the wake), so a transition's outbox row is dispatched without waiting for the poll.
+   */
+  changeWakeMs?: number
+  /** How often the stale scan runs (default 5 s: a stall is told within 15 s). */
+  staleScanMs?: number
+  /** Attempts of one tenant in flight at most (default 4). */
+  perTenant?: number
+  /** Attempts in flight at most (default 64). */
+  maxInFlight?: number
+  onDelivery?: (type: string, result: DeliveryResult) => void
+  onError?: (error: unknown, what: string) => void
+}
+
+export interface AlertWorker {
+  start(): void
+  /** Runs a tick soon (something became due). */
+  wake(): void
+  /** Stops taking work and waits (at most `graceMs`) for attempts in flight. */
+  stop(graceMs?: number): Promise<void>
+}
+
+const matchesFilter = (webhook: WebhookRecord, summary: AlertSummary): boolean => {
+  const { filter } = webhook
+  const origin = (summary.origin ?? {}) as Record<string, unknown>
+  const labels = (summary as { labels?: Record<string, string> }).labels ?? {}
+  if (filter.source !== undefined && summary.source !== filter.source) return false
+  if (filter.state !== undefined && summary.state !== filter.state) return false
+  if (filter.user !== undefined && origin.user !== filter.user) return false
+  if (filter.repo !== undefined && origin.repo !== filter.repo) return false
+  for (const [name, value] of Object.entries(filter.labels ?? {})) {
+    if (labels[name] !== value) return false
+  }
+  return true
+}
+
+/**
+ * The id of an event's delivery to a webhook: derived, so a dispatch that runs twice (a lease
+ * that ran out) adds the same delivery, which the store keeps once.
+ */
+const deliveryIdOf = (event: OutboxEvent, webhook: WebhookRecord) =>
+  'msg_' +
+  createHash('sha256')
+    .update(
+      [event.tenant, event.session_id, event.id, event.kind, event.at, webhook.id].join('\u0000')
+    )
+    .digest('base64url')
+    .slice(0, 24)
+
+const subscribes = (webhook: WebhookRecord, type: string) =>
+  webhook.events.includes('*') || webhook.events.includes(type)
+
+/**
+ * The body of a delivery in its webhook's format.
+ * @param format - the webhook's format
+ * @param payload - the event
+ */
+export const bodyOf = (format: WebhookRecord['format'], payload: AlertPayload) =>
+  format === 'slack' ? slackBody(payload) : standardBody(payload)
+
+/**
+ * Creates the worker.
+ * @param options - store, clock, delivery settings and the summary function
+ */
+export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
+  const alerts: AlertStore | undefined = options.store.alerts
+  const owner = randomBytes(8).toString('hex')
+  const pollMs = options.pollMs ?? 500
+  const staleScanMs = options.staleScanMs ?? 5000
+  const perTenant = options.perTenant ?? 4
+  const maxInFlight = options.maxInFlight ?? 64
+  // what a killed instance held is taken over after this: a dispatch is a few store steps
+  const eventLeaseMs = 10_000
+  // an attempt ends by its timeout (DNS, then the request, each bounded by it); the lease
+  // outlives both with a margin for the store's writes
+  const deliveryLeaseMs = 2 * options.timeoutMs + 5000
+  const inFlight = new Map<string, number>()
+  const attempts = new Set<Promise<void>>()
+  let timer: NodeJS.Timeout | undefined
+  let running = false
+  let stopped = true
+  let again = false
+  let lastScan = 0
+  let unsubscribe: (() => void) | undefined
+  let changeWake: NodeJS.Timeout | undefined
+  const changeWakeMs = options.changeWakeMs ?? 50
+
+  const report = (error: unknown, what: string) => options.onError?.(error, what)
+  const staleBefore = () => options.now() - options.staleAfterMs
+  const link = (sessionId: string | null) =>
+    options.publicUrl === null
+      ? null
+      : `${options.publicUrl.replace(/\/+$/, '')}/${sessionId ? `#session=${encodeURIComponent(sessionId)}` : ''}`
+
+  /** Turns one leased outbox event into its deliveries. */
+  const dispatch = async (store: AlertStore, event: OutboxEvent) => {
+    const type = `session.${event.kind}` as EventType
+    const key = { tenant: event.tenant, sessionId: event.session_id }
+    const none: Dispatch = { deliveries: [], dropWaiting: false, clearMarks: [] }
+    const webhooks = await store.listWebhooks(event.tenant)
+    const brief = webhooks.length > 0 ? await options.store.brief(key) : null
+    if (!brief) return store.settleEvent(event, none)
+    const summary = options.summarise(brief, staleBefore())
+    let targets = webhooks.filter((w) => subscribes(w, type))
+    const plan: Dispatch = { ...none }
+    if (event.kind === 'stale') {
+      // still the stall the scan found: no change since, still unfinished and not waiting
+      if (brief.updated_at !== event.at || summary.state !== 'stale') targets = []
+    } else if (event.kind === 'resumed') {
+      const marked = await store.marksOf(event.tenant, event.session_id)
+      targets = targets.filter((w) => marked.includes(w.id))
+      plan.clearMarks = marked
+      plan.dropWaiting = true
+    }
+    const now = options.now()
+    plan.deliveries = targets
+      .filter((w) => matchesFilter(w, summary))
+      .map((w): DeliveryRecord => {
+        const waiting = event.kind === 'waiting'
+        const payload: AlertPayload = {
+          type,
+          at: event.at,
+          session: summary,
+          waiting:
+            waiting && brief.waiting
+              ? {
+                  reason: brief.waiting.reason,
+                  message: brief.waiting.message,
+                  since: new Date(brief.waiting.at).toISOString(),
+                }
+              : undefined,
+          ended:
+            event.kind === 'ended' && brief.ended
+              ? {
+                  outcome: brief.ended.outcome,
+                  detail: brief.ended.detail,
+                  at: new Date(brief.ended.at).toISOString(),
+                  unfinished: brief.ended.unfinished,
+                }
+              : undefined,
+          url: link(event.session_id),
+        }
+        return {
+          id: deliveryIdOf(event, w),
+          tenant: event.tenant,
+          webhook_id: w.id,
+          type,
+          session_id: event.session_id,
+          status: 'pending',
+          attempts: 0,
+          last_status: null,
+          last_error: null,
+          next_attempt_at: waiting
+            ? Math.max(now, (event.since ?? event.at) + w.delay_seconds * 1000)
+            : now,
+          created_at: now,
+          body: bodyOf(w.format, payload),
+          waiting_since: waiting ? (event.since ?? event.at) : null,
+        }
+      })
+    await store.settleEvent(event, plan)
+  }
+
+  /** One attempt of one leased delivery. */
+  const deliver = async (store: AlertStore, delivery: DeliveryRecord) => {
+    const webhook = await store.getWebhook(delivery.tenant, delivery.webhook_id)
+    if (!webhook) return store.dropDelivery(delivery)
+    if (delivery.session_id !== null && delivery.type === 'session.waiting') {
+      const brief = await options.store.brief({
+        tenant: delivery.tenant,
+        sessionId: delivery.session_id,
+      })
+      // a wait that ended before its delay sends nothing
+      if (!brief?.waiting || brief.waiting.at < (delivery.waiting_since ?? 0)) {
+        options.onDelivery?.(delivery.type, 'dropped')
+        return store.dropDelivery(delivery)
+      }
+    }
+    if (
+      delivery.session_id !== null &&
+      (delivery.type === 'session.waiting' || delivery.type === 'session.stale')
+    ) {
+      // before the attempt: a change from now on owes this webhook a `session.resumed`
+      await store.setMark(delivery.tenant, webhook.id, delivery.session_id)
+    }
+    const at = options.now()
+    const timestamp = Math.floor(at / 1000)
+    const result = await attemptDelivery({
+      url: webhook.url,
+      body: delivery.body,
+      timeoutMs: options.timeoutMs,
+      allowPrivate: options.allowPrivate,
+      resolver: options.resolver,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'agent-todos-webhooks',
+        'webhook-id': delivery.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(
+          signingSecrets(webhook, at),
+          delivery.id,
+          timestamp,
+          delivery.body
+        ),
+      },
+    })
+    const made = delivery.attempts + 1
+    const next =
+      result.ok || result.refused ? null : nextAttemptAt(made, options.now(), options.retrySchedule)
+    const status = result.ok ? 'delivered' : next === null ? 'failed' : 'pending'
+    const error =
+      result.error && result.excerpt ? `${result.error}: ${result.excerpt}` : result.error
+    await store.finishAttempt(delivery, owner, {
+      status,
+      attempts: made,
+      last_status: result.status,
+      last_error: error,
+      next_attempt_at: next,
+    })
+    options.onDelivery?.(delivery.type, status === 'pending' ? 'retry' : status)
+  }
+
+  const startAttempt = (store: AlertStore, delivery: DeliveryRecord) => {
+    inFlight.set(delivery.tenant, (inFlight.get(delivery.tenant) ?? 0) + 1)
+    const attempt = deliver(store, delivery)
+      .catch((error) => report(error, 'delivery'))
+      .finally(() => {
+        const left = (inFlight.get(delivery.tenant) ?? 1) - 1
+        if (left > 0) inFlight.set(delivery.tenant, left)
+        else inFlight.delete(delivery.tenant)
+        attempts.delete(attempt)
+        wake()
+      })
+    attempts.add(attempt)
+  }
+
+  const tick = async (store: AlertStore) => {
+    const now = options.now()
+    if (now - lastScan >= staleScanMs) {
+      lastScan = now
+      await store.scanStale(staleBefore())
+    }
+    for (const event of await store.claimEvents(owner, now, eventLeaseMs, 100)) {
+      try {
+        await dispatch(store, event)
+      } catch (error) {
+        // its lease runs out and it is dispatched again
+        report(error, 'dispatch')
+      }
+    }
+    const free = maxInFlight - attempts.size
+    if (free <= 0 || stopped) return
+    const roomOf = (tenant: string) => perTenant - (inFlight.get(tenant) ?? 0)
+    const due = await store.claimDeliveries(owner, options.now(), deliveryLeaseMs, free, roomOf)
+    for (const delivery of due) startAttempt(store, delivery)
+  }
+
+  const run = async () => {
+    if (running || stopped || !alerts) {
+      again = running
+      return
+    }
+    running = true
+    try {
+      do {
+        again = false
+        await tick(alerts)
+      } while (again && !stopped)
+    } catch (error) {
+      report(error, 'tick')
+    } finally {
+      running = false
+    }
+  }
+
+  function wake() {
+    if (stopped) return
+    if (running) {
+      again = true
+      return
+    }
+    setImmediate(() => void run())
+  }
+
+  return {
+    start() {
+      if (!alerts || !stopped) return
+      stopped = false
+      timer = setInterval(() => void run(), pollMs)
+      timer.unref()
+      unsubscribe = options.store.subscribe(() => {
+        if (changeWake || stopped) return
+        changeWake = setTimeout(() => {
+          changeWake = undefined
+          wake()
+        }, changeWakeMs)
+        changeWake.unref()
+      })
+      wake()
+    },
+    wake,
+    async stop(graceMs = 5000) {
+      stopped = true
+      if (timer) clearInterval(timer)
+      if (changeWake) clearTimeout(changeWake)
+      unsubscribe?.()
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())
+      await Promise.race([Promise.allSettled([...attempts]).then(() => undefined), grace])
+      while (running) await new Promise((resolve) => setTimeout(resolve, 10))
+    },
+  }
+}

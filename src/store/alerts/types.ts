@@ -1,0 +1,152 @@
+/**
+ * @module store/alerts/types
+ * What a store keeps for alerts (SPEC §3 Alerts): a tenant's webhooks, the outbox of session
+ * transitions (written by the session write that caused them, `core/transitions`), and the
+ * deliveries made of them. Every claim is a lease: an instance that dies mid-delivery lets it go
+ * when the lease runs out, and another (or the restarted one) delivers it, with the same id.
+ */
+import type { Transition } from '../../core/transitions.js'
+
+/** One of a webhook's signing secrets; a rotated-out one signs until `expires_at`. */
+export interface WebhookSecret {
+  secret: string
+  /** Epoch ms; null for the current secret. */
+  expires_at: number | null
+}
+
+/** A webhook's filter: a session must match every field given. */
+export interface WebhookFilter {
+  source?: string
+  user?: string
+  repo?: string
+  state?: string
+  labels?: Record<string, string>
+}
+
+/** A webhook as stored. */
+export interface WebhookRecord {
+  id: string
+  tenant: string
+  url: string
+  events: string[]
+  format: 'standard' | 'slack'
+  delay_seconds: number
+  filter: WebhookFilter
+  description: string | null
+  secrets: WebhookSecret[]
+  /** Epoch ms. */
+  created_at: number
+}
+
+/** A transition waiting in the outbox to become deliveries. */
+export interface OutboxEvent extends Transition {
+  /** The outbox row's id. */
+  id: string
+  tenant: string
+  session_id: string
+  /** Who leased it: only that owner settles it (a lease that ran out was taken over). */
+  owner: string
+}
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
+
+/** One event for one webhook: its log line and what is sent. */
+export interface DeliveryRecord {
+  /** `webhook-id`: the same on every attempt. */
+  id: string
+  tenant: string
+  webhook_id: string
+  type: string
+  session_id: string | null
+  status: DeliveryStatus
+  attempts: number
+  last_status: number | null
+  last_error: string | null
+  /** Epoch ms; null once delivered or failed. */
+  next_attempt_at: number | null
+  created_at: number
+  /** The body, built when the event became this delivery. */
+  body: string
+  /** `session.waiting`: the wait this delivery tells of (`waiting.at`); sent only if it goes on. */
+  waiting_since: number | null
+}
+
+/** What one attempt changed of a delivery. */
+export interface AttemptOutcome {
+  status: DeliveryStatus
+  attempts: number
+  last_status: number | null
+  last_error: string | null
+  next_attempt_at: number | null
+}
+
+/** What dispatching one outbox event does, in one atomic step. */
+export interface Dispatch {
+  /** New deliveries. */
+  deliveries: DeliveryRecord[]
+  /** Webhooks whose pending `session.waiting` of this session are dropped (the wait ended). */
+  dropWaiting: boolean
+  /** (webhook) marks of this session that are cleared: their `session.resumed` is made. */
+  clearMarks: string[]
+}
+
+/** Refused: the tenant holds `MAX_WEBHOOKS_PER_TENANT` webhooks already. */
+export class WebhookQuotaError extends Error {
+  constructor(readonly cap: number) {
+    super(`the tenant holds ${cap} webhooks already`)
+    this.name = 'WebhookQuotaError'
+  }
+}
+
+/** How many deliveries a webhook's log keeps (the newest); the README's Limits table says it. */
+export const DELIVERY_LOG_LIMIT = 100
+
+export interface AlertStore {
+  /** Stores a new webhook unless the tenant holds `cap` already (one atomic step). */
+  createWebhook(record: WebhookRecord, cap: number): Promise<void>
+  listWebhooks(tenant: string): Promise<WebhookRecord[]>
+  getWebhook(tenant: string, id: string): Promise<WebhookRecord | null>
+  /** Replaces a webhook's secrets; false when there is no such webhook. */
+  setSecrets(tenant: string, id: string, secrets: WebhookSecret[]): Promise<boolean>
+  /** Deletes a webhook, its log and its pending deliveries; false when there was none. */
+  deleteWebhook(tenant: string, id: string): Promise<boolean>
+  /** A webhook's deliveries, newest first. */
+  listDeliveries(tenant: string, webhookId: string, limit: number): Promise<DeliveryRecord[]>
+  /** Adds a delivery (`webhook.test`), trimming the webhook's log. */
+  addDelivery(delivery: DeliveryRecord): Promise<void>
+  /**
+   * Puts `stale` events in the outbox for sessions of tenants with webhooks whose last change
+   * fell between the tenant's scan mark and `staleBefore`, and moves the mark, in one step: each
+   * stall is found once for the fleet.
+   */
+  scanStale(staleBefore: number): Promise<number>
+  /** Leases up to `limit` outbox events for `leaseMs`. */
+  claimEvents(owner: string, now: number, leaseMs: number, limit: number): Promise<OutboxEvent[]>
+  /** Turns a leased event into its deliveries and removes it, in one step. */
+  settleEvent(event: OutboxEvent, dispatch: Dispatch): Promise<void>
+  /**
+   * Leases due pending deliveries for `leaseMs`: at most `limit`, and of each tenant at most
+   * `roomOf(tenant)` (its concurrency bound less what it has in flight).
+   */
+  claimDeliveries(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+    roomOf: (tenant: string) => number
+  ): Promise<DeliveryRecord[]>
+  /** Records an attempt of a delivery this owner leased; a delivery deleted meanwhile stays so. */
+  finishAttempt(delivery: DeliveryRecord, owner: string, outcome: AttemptOutcome): Promise<void>
+  /** Drops a leased delivery that must not be sent (a wait that ended). */
+  dropDelivery(delivery: DeliveryRecord): Promise<void>
+  /** Marks that a webhook told of a session's wait or stall (its `resumed` is due on a change). */
+  setMark(tenant: string, webhookId: string, sessionId: string): Promise<void>
+  /** The webhooks with a mark on a session. */
+  marksOf(tenant: string, sessionId: string): Promise<string[]>
+  /** Sessions by state across the store (`agent_todos_sessions`). */
+  countStates(staleBefore: number): Promise<Record<string, number>>
+}
+
+/** The transitions a session store writes into the outbox, given by the store to the alert store. */
+export type OutboxRows = Transition[]
