@@ -19,7 +19,8 @@
  *   `tool_call_update` whose `rawInput` is an opencode / Kilo `todowrite` input (`{todos}`) is a
  *   todo call (`acp:todowrite`), applied once it is `completed`. Other updates are activity.
  * - `session/request_permission` marks the session waiting until its answer (the response with
- *   its JSON-RPC id) or any later event of the session; updates between the two in the same body
+ *   its JSON-RPC id), the prompt's end or the next prompt; the updates and requests the agent
+ *   sends meanwhile (its commands, usage, the pending tool call), in that delivery or later ones,
  *   do not clear it.
  * - `initialize`, `authenticate` and other messages that name no session feed none.
  */
@@ -250,7 +251,11 @@ function requestEvents(
   }
 }
 
-/** Activity, or ignored while the session waits for a person's answer in this body. */
+/**
+ * Activity that leaves a wait as it is: an ACP agent keeps streaming updates (its commands, usage,
+ * the pending tool call) while it waits for the answer to `session/request_permission`, often in
+ * a later delivery than the request; only the answer (or the prompt's end) clears the wait.
+ */
 function aliveUnlessAsking(
   target: Target & { session: string },
   what: string,
@@ -258,7 +263,7 @@ function aliveUnlessAsking(
 ): ObservedEvent {
   return asking.has(target.session)
     ? { kind: 'ignored', target, what }
-    : { kind: 'activity', target, what }
+    : { kind: 'activity', target, what, keepsWaiting: true }
 }
 
 /** A `session/update`: a plan, a todo tool call, or activity. */

@@ -82,6 +82,31 @@ describe('POST /v1/ingest/acp', () => {
     assert.equal((await view(t, QWEN)).ended.outcome, 'completed')
   })
 
+  it('Should keep the wait through updates the agent streams in later deliveries, until the answer', async () => {
+    // a real qwen --acp run: its available_commands_update came in the tap's next batch, after
+    // the permission request and before the answer, and cleared the wait it should have kept
+    const t = makeTestApp()
+    const session = QWEN.slice('acp:'.length)
+    const lines = fixtureLines('acp/qwen-wire.ndjson')
+    const asked = lineOf(lines, isPermission)
+    await post(t, lines.slice(0, asked + 1))
+    const waiting = await view(t, QWEN)
+    assert.equal(waiting.waiting.reason, 'permission_prompt')
+    for (const body of [
+      update(session, { sessionUpdate: 'available_commands_update', availableCommands: [] }),
+      update(session, { sessionUpdate: 'usage_update', used: 1, size: 2 }),
+      { jsonrpc: '2.0', id: 99, method: 'craft/drainMidTurnQueue', params: { sessionId: session } },
+    ]) {
+      const res = await post(t, [JSON.stringify(body)])
+      assert.equal(res.status, 200, res.text)
+      const still = await view(t, QWEN)
+      assert.equal(still.waiting?.reason, 'permission_prompt', JSON.stringify(body))
+      assert.equal(still.version, waiting.version)
+    }
+    await post(t, lines.slice(asked + 1, asked + 2))
+    assert.equal((await view(t, QWEN)).waiting, null)
+  })
+
   it('Should apply a connection posted twice, or in overlapping parts, once', async () => {
     const t = makeTestApp()
     const lines = fixtureLines('acp/qwen-wire.ndjson')
