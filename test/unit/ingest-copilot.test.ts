@@ -141,6 +141,19 @@ describe('POST /v1/ingest/copilot', () => {
     })
   }
 
+  it('Should take the cwd of the hooks, camelCase and PascalCase alike', async () => {
+    const t = makeTestApp()
+    for (const [casing, session] of [
+      ['camel', CAMEL],
+      ['pascal', PASCAL],
+    ] as const) {
+      await postHooks(t, 'copilot', hooks(casing))
+      const origin = (await view(t, session)).origin
+      assert.equal(origin.cwd, '/tmp/copilot-run/project')
+      assert.equal(origin.agent, 'copilot')
+    }
+  })
+
   it('Should build the same list from the real --output-format json stream, and end it with result (exitCode 0)', async () => {
     const t = makeTestApp()
     const res = await ingest(t, 'copilot', fixtureText('copilot/real-stream.jsonl'))
