@@ -16,6 +16,7 @@
 // thread included) per delivery is taken per batch; the median per route and the ratio to the
 // Claude Code batch of the same round (paired median) are printed.
 // Usage: node --expose-gc bench/ingest-routes.mjs [batches=30] [per-batch=200] [store=both|memory|sqlite]
+// (BENCH_ROUTES=claude-code,copilot runs only those routes, e.g. under --cpu-prof)
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -27,6 +28,8 @@ const BATCHES = Number(process.argv[2] ?? 30)
 const PER_BATCH = Number(process.argv[3] ?? 200)
 const STORES = (process.argv[4] ?? 'both') === 'both' ? ['memory', 'sqlite'] : [process.argv[4]]
 const SESSIONS = 64
+/** BENCH_ROUTES=claude-code,copilot: only these routes (to profile one). */
+const ONLY = process.env.BENCH_ROUTES?.split(',')
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const dist = path.join(ROOT, 'dist')
 const load = (file) => import(pathToFileURL(path.join(dist, file)).href)
@@ -249,6 +252,7 @@ async function setup(storeName) {
   })
   const routes = []
   for (const [name, route] of Object.entries(ROUTES)) {
+    if (ONLY && !ONLY.includes(name)) continue
     const counts = new Map()
     let serial = 0
     const post = async (body) => {
