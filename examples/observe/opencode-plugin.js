@@ -27,13 +27,18 @@ function git(cwd, args) {
   })
 }
 
+// who and where, as `agent-todos observe` says it: AGENT_TODOS_USER / AGENT_TODOS_HOST override
 function user() {
+  if (process.env.AGENT_TODOS_USER) return process.env.AGENT_TODOS_USER
   try {
-    return process.env.USER || userInfo().username
+    return userInfo().username
   } catch {
-    return ''
+    return process.env.USER || ''
   }
 }
+
+/** A remote URL without its credentials (`https://user:tok@host/…` → `https://host/…`). */
+const withoutUserinfo = (remote) => remote.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1')
 
 export const AgentTodos = async ({ directory, worktree }) => {
   const base = (process.env.AGENT_TODOS_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '')
@@ -48,7 +53,11 @@ export const AgentTodos = async ({ directory, worktree }) => {
   ])
   const headers = { 'Content-Type': 'application/json' }
   if (process.env.AGENT_TODOS_KEY) headers.Authorization = `Bearer ${process.env.AGENT_TODOS_KEY}`
-  const origin = { 'X-Agent-User': user(), 'X-Agent-Host': hostname(), 'X-Agent-Repo': repo }
+  const origin = {
+    'X-Agent-User': user(),
+    'X-Agent-Host': process.env.AGENT_TODOS_HOST || hostname(),
+    'X-Agent-Repo': withoutUserinfo(repo),
+  }
   if (branch && branch !== 'HEAD') origin['X-Agent-Branch'] = branch
   for (const [name, value] of Object.entries(origin)) if (value) headers[name] = value
 

@@ -24,6 +24,7 @@ import { constants as osConstants } from 'node:os'
 import type { Readable, Writable } from 'node:stream'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import { LineSplitter } from './lines.js'
+import { originHeaders } from './origin.js'
 
 export interface AcpTapOptions {
   /** Service base URL, without a trailing slash. */
@@ -36,6 +37,11 @@ export interface AcpTapOptions {
   stderr: Writable
   /** The agent's environment (the tap's, without the key). */
   env?: NodeJS.ProcessEnv
+  /**
+   * The `X-Agent-User` / `-Host` / `-Repo` / `-Branch` headers of every delivery (default: who runs
+   * the tap, and the git remote and branch of its working directory, the agent's).
+   */
+  originHeaders?: Record<string, string>
   /** Forward these signals of the tap's process to the agent (the CLI; tests leave it off). */
   forwardSignals?: boolean
   tuning?: Partial<AcpTuning>
@@ -200,7 +206,7 @@ class TapSender {
   dropped = 0
 
   constructor(
-    private readonly options: { url: string; key?: string },
+    private readonly options: { url: string; key?: string; origin: Record<string, string> },
     private readonly tuning: AcpTuning,
     private readonly warn: (message: string) => void
   ) {
@@ -270,7 +276,10 @@ class TapSender {
 
   /** One batch: taken, or dropped (counted) once refused or out of attempts; false past the deadline. */
   private async deliver(batch: string[]): Promise<boolean> {
-    const headers: Record<string, string> = { 'Content-Type': 'application/x-ndjson' }
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/x-ndjson',
+      ...this.options.origin,
+    }
     if (this.options.key) headers.Authorization = `Bearer ${this.options.key}`
     for (let attempt = 1; ; attempt++) {
       if (this.deadline.signal.aborted) return false
@@ -376,6 +385,9 @@ interface TeeConfig {
   url: string
   key?: string
   tuning: AcpTuning
+  /** The origin headers given, else found by the tee thread in `cwd` (git runs off the path). */
+  origin?: Record<string, string>
+  cwd: string
 }
 
 /** Messages of the passthrough thread to the tee thread, in the order the bytes passed. */
@@ -397,7 +409,8 @@ const TEE_MARK = 'agent-todos-acp-tee'
 function runTee(config: TeeConfig): void {
   const port = parentPort!
   const warn = (text: string) => port.postMessage({ warn: text } satisfies FromTee)
-  const sender = new TapSender(config, config.tuning, warn)
+  const origin = config.origin ?? originHeaders(config.cwd)
+  const sender = new TapSender({ ...config, origin }, config.tuning, warn)
   const sessions = new SessionTracker()
   const connection = randomUUID()
   let seq = 0
@@ -495,7 +508,13 @@ function teeWorker(data: { mark: string; config: TeeConfig }): Worker {
  */
 export async function acpTap(options: AcpTapOptions): Promise<AcpTapStats> {
   const tuning = { ...DEFAULT_TUNING, ...options.tuning }
-  const config: TeeConfig = { url: options.url, key: options.key, tuning }
+  const config: TeeConfig = {
+    url: options.url,
+    key: options.key,
+    tuning,
+    origin: options.originHeaders,
+    cwd: process.cwd(),
+  }
   // the tee's JSON work runs in its own thread: a long line parsed, a batch posted, a service
   // that hangs, none of it waits in front of the editor's bytes
   const tee = teeWorker({ mark: TEE_MARK, config })

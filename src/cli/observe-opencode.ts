@@ -11,8 +11,7 @@
  * Its own small sender rather than `observe`'s: that one follows one command's stdout lines to
  * one session, this one a server's events of many sessions, with origin headers per directory.
  */
-import { execFile } from 'node:child_process'
-import { hostname, userInfo } from 'node:os'
+import { originHeaders } from './origin.js'
 import { readSse } from './sse.js'
 
 export type OpencodeAgent = 'opencode' | 'kilo'
@@ -95,23 +94,6 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', done, { once: true })
   })
 
-/** One line of a git command's output in `cwd`, or '' (not a repository, no git, no such dir). */
-function git(cwd: string, args: string[]): Promise<string> {
-  return new Promise((resolve) => {
-    execFile('git', ['-C', cwd, ...args], { timeout: 3000 }, (error, stdout) =>
-      resolve(error ? '' : stdout.trim())
-    )
-  })
-}
-
-function currentUser(): string {
-  try {
-    return process.env.USER || userInfo().username
-  } catch {
-    return ''
-  }
-}
-
 /**
  * Forwards a server's events until stopped.
  * @returns 0 once stopped and flushed, 1 when the service refused the key or has no such route
@@ -132,24 +114,17 @@ export async function observeOpencode(options: ObserveOpencodeOptions): Promise<
   const route = new URL('/v1/ingest/opencode', options.url)
   if (options.agent === 'kilo') route.searchParams.set('agent', 'kilo')
 
-  const origins = new Map<string, Promise<Record<string, string>>>()
-  const base: Record<string, string> = { 'X-Agent-Host': hostname() }
-  const user = currentUser()
-  if (user) base['X-Agent-User'] = user
-  /** The origin headers of a directory: its git remote and branch, when it is a repository here. */
+  const origins = new Map<string, Record<string, string>>()
+  /**
+   * The origin headers of a directory, as `observe` sends them: who, and the git remote and
+   * branch when it is a repository here (the server may run elsewhere: then who only).
+   */
   const originOf = (directory: string | null) => {
-    if (directory === null || !directory.startsWith('/')) return Promise.resolve(base)
-    let found = origins.get(directory)
+    const key = directory !== null && directory.startsWith('/') ? directory : ''
+    let found = origins.get(key)
     if (!found) {
-      found = Promise.all([
-        git(directory, ['remote', 'get-url', 'origin']),
-        git(directory, ['rev-parse', '--abbrev-ref', 'HEAD']),
-      ]).then(([repo, branch]) => ({
-        ...base,
-        ...(repo ? { 'X-Agent-Repo': repo } : {}),
-        ...(branch && branch !== 'HEAD' ? { 'X-Agent-Branch': branch } : {}),
-      }))
-      origins.set(directory, found)
+      found = originHeaders(key === '' ? null : key)
+      origins.set(key, found)
     }
     return found
   }
@@ -158,7 +133,7 @@ export async function observeOpencode(options: ObserveOpencodeOptions): Promise<
   const deliver = async (batch: Queued[]): Promise<boolean> => {
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
-      ...(await originOf(batch[0].directory)),
+      ...originOf(batch[0].directory),
     }
     if (options.key) headers.Authorization = `Bearer ${options.key}`
     for (let attempt = 0; ; attempt++) {

@@ -38,11 +38,11 @@ const headerValue = (text: string) => text.replace(/[\p{Cc}]+/gu, '').slice(0, 5
 /**
  * The `X-Agent-User`, `X-Agent-Host`, `X-Agent-Repo` and `X-Agent-Branch` headers for an agent
  * run in `cwd` (the ones that are known).
- * @param cwd - the agent's working directory
+ * @param cwd - the agent's working directory (null: not a directory here, no repository)
  * @param env - the environment (`AGENT_TODOS_USER` / `AGENT_TODOS_HOST` override the names)
  */
 export function originHeaders(
-  cwd: string,
+  cwd: string | null,
   env: NodeJS.ProcessEnv = process.env
 ): Record<string, string> {
   let user = env.AGENT_TODOS_USER ?? ''
@@ -54,10 +54,11 @@ export function originHeaders(
     }
   }
   const host = env.AGENT_TODOS_HOST || hostname()
-  const remotes = git(cwd, ['remote']).split('\n').filter(Boolean)
+  const remotes = cwd === null ? [] : git(cwd, ['remote']).split('\n').filter(Boolean)
   const remote = remotes.includes('origin') ? 'origin' : remotes[0]
-  const repo = remote ? withoutUserinfo(git(cwd, ['remote', 'get-url', remote])) : ''
-  const branch = git(cwd, ['symbolic-ref', '--quiet', '--short', 'HEAD'])
+  const repo =
+    remote && cwd !== null ? withoutUserinfo(git(cwd, ['remote', 'get-url', remote])) : ''
+  const branch = cwd === null ? '' : git(cwd, ['symbolic-ref', '--quiet', '--short', 'HEAD'])
   const headers: Record<string, string> = {}
   const add = (name: string, value: string) => {
     const clean = headerValue(value)

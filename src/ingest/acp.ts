@@ -24,6 +24,7 @@
  *   do not clear it.
  * - `initialize`, `authenticate` and other messages that name no session feed none.
  */
+import type { OriginHints } from '../core/origin.js'
 import type { EndedOutcome } from '../core/session.js'
 import { isRecord } from '../dialects/json.js'
 import { ACP_PLAN_TOOL, ACP_TODOWRITE_TOOL } from '../dialects/opencode-todos/observe-acp.js'
@@ -32,6 +33,7 @@ import {
   exitEvent,
   IngestFormatError,
   nonEmpty,
+  originHintsOf,
   type ObservedEvent,
   type Target,
 } from './events.js'
@@ -56,7 +58,17 @@ interface Pending {
   session?: string
   from?: Side
   key: string
+  /** What a `session/new` (`load`, `resume`, `fork`) request says of where the session runs. */
+  origin?: OriginHints
 }
+
+/** The requests that open a session, whose params name its working directory. */
+const OPENS_SESSION: ReadonlySet<string> = new Set([
+  'session/new',
+  'session/load',
+  'session/resume',
+  'session/fork',
+])
 
 /** The ACP stop reasons, as the run's end. */
 const STOP_OUTCOMES: Record<string, EndedOutcome> = {
@@ -107,6 +119,37 @@ function wireMessage(value: unknown, index: number): WireMessage | 'exit' {
 /** The JSON-RPC id as a map key (ids are strings or numbers). */
 const idKey = (id: unknown) => (typeof id === 'string' || typeof id === 'number' ? `${id}` : null)
 
+/**
+ * The model a session opened with, from `session/new`'s result: the (unstable) models API's
+ * current model by its name (`qwen3-coder-plus`, where its id is `$runtime|openai|…`), else the
+ * value of the config option of category `model` (`fake/fake-model`, Claude's `default`).
+ */
+function modelOf(result: Record<string, unknown>): string | undefined {
+  const models = isRecord(result.models) ? result.models : undefined
+  const current = nonEmpty(models?.currentModelId)
+  if (current !== undefined) {
+    const available = Array.isArray(models?.availableModels) ? models.availableModels : []
+    const named = (available as unknown[]).find(
+      (model) => isRecord(model) && model.modelId === current
+    )
+    return (isRecord(named) ? nonEmpty(named.name) : undefined) ?? current
+  }
+  const options = Array.isArray(result.configOptions) ? (result.configOptions as unknown[]) : []
+  const option = options.find(
+    (entry) => isRecord(entry) && entry.category === 'model' && entry.id === 'model'
+  )
+  return isRecord(option) ? nonEmpty(option.currentValue) : undefined
+}
+
+/** The agent's name and version from `initialize`'s result (`qwen-code 0.24.4`). */
+function agentVersionOf(result: Record<string, unknown> | undefined): string | undefined {
+  const info = isRecord(result?.agentInfo) ? result.agentInfo : undefined
+  const version = nonEmpty(info?.version)
+  if (version === undefined) return undefined
+  const name = nonEmpty(info?.name)
+  return name ? `${name} ${version}` : version
+}
+
 /** A todo list in a tool call's `rawInput` or `rawOutput.metadata` (opencode / Kilo todowrite). */
 function hasTodos(value: unknown): boolean {
   return isRecord(value) && Array.isArray(value.todos)
@@ -122,6 +165,8 @@ export function parseAcp(values: readonly unknown[]): ObservedEvent[] {
   const pending = new Map<string, Pending[]>()
   /** Sessions with a permission request not answered yet in this body. */
   const asking = new Set<string>()
+  /** The agent's `initialize` result seen in this body: its name and version. */
+  let agentVersion: string | undefined
 
   /** The request a response answers: by id (and side, when known), the latest that fits. */
   const answered = (wire: WireMessage): Pending | undefined => {
@@ -172,6 +217,7 @@ export function parseAcp(values: readonly unknown[]): ObservedEvent[] {
           session,
           from: wire.from,
           key: wire.key ?? digest({ session, message }),
+          origin: OPENS_SESSION.has(method) ? originHintsOf(params, { cwd: 'cwd' }) : undefined,
         })
         pending.set(id, list)
       }
@@ -181,6 +227,7 @@ export function parseAcp(values: readonly unknown[]): ObservedEvent[] {
     }
     const request = answered(wire)
     const result = isRecord(message.result) ? message.result : undefined
+    agentVersion = agentVersionOf(result) ?? agentVersion
     const session = nonEmpty(result?.sessionId) ?? request?.session ?? wire.session
     if (session === undefined) return
     const target: Target = { session }
@@ -190,8 +237,15 @@ export function parseAcp(values: readonly unknown[]): ObservedEvent[] {
       case 'session/load':
       case 'session/resume':
       case 'session/fork':
-        if (nonEmpty(result?.sessionId)) {
-          events.push({ kind: 'session_start', target, run: true, id: `acp:new:${session}` })
+        if (result && nonEmpty(result.sessionId)) {
+          // where it runs: the request's cwd, the result's model, the agent of `initialize`
+          events.push({
+            kind: 'session_start',
+            target,
+            run: true,
+            id: `acp:new:${session}`,
+            origin: { ...request?.origin, model: modelOf(result), agent_version: agentVersion },
+          })
         } else events.push({ kind: 'activity', target, what: `${answers} result` })
         break
       case 'session/prompt': {

@@ -26,6 +26,8 @@ import {
   exitEvent,
   IngestFormatError,
   nonEmpty,
+  originHintsOf,
+  withOrigin,
   type ObservedEvent,
   type Target,
 } from './events.js'
@@ -135,6 +137,11 @@ const field = (value: Record<string, unknown>, camel: string, snake: string): un
  * @param value - the hook input
  */
 export function parseCopilotHook(value: Record<string, unknown>): ObservedEvent[] {
+  // every hook input, in either spelling, says where the agent runs (`cwd`)
+  return withOrigin(copilotHookEvents(value), originHintsOf(value, { cwd: 'cwd' }))
+}
+
+function copilotHookEvents(value: Record<string, unknown>): ObservedEvent[] {
   const session = nonEmpty(field(value, 'sessionId', 'session_id'))
   if (!session) throw new IngestFormatError('sessionId is missing.', '/sessionId')
   const main: Target = { session }

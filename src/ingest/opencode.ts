@@ -25,7 +25,15 @@
  */
 import { isRecord } from '../dialects/json.js'
 import { digest } from './body.js'
-import { IngestFormatError, nonEmpty, type ObservedEvent, type Target } from './events.js'
+import type { OriginHints } from '../core/origin.js'
+import {
+  IngestFormatError,
+  nonEmpty,
+  originHintsOf,
+  withOrigin,
+  type ObservedEvent,
+  type Target,
+} from './events.js'
 
 /** opencode's todo tool. */
 const TODO_TOOL = 'todowrite'
@@ -70,6 +78,23 @@ function questionMessage(properties: Record<string, unknown>): string | null {
 }
 
 /**
+ * What an event says of where its session runs: a session's `info` its directory and the server's
+ * version, a message's `info.model` the model (`provider/model`, as opencode names them).
+ */
+function eventOrigin(type: string, properties: Record<string, unknown>): OriginHints | undefined {
+  const info = isRecord(properties.info) ? properties.info : undefined
+  if (!info) return undefined
+  if (type === 'session.created' || type === 'session.updated') {
+    return originHintsOf(info, { cwd: 'directory', agent_version: 'version' })
+  }
+  const model = isRecord(info.model) ? info.model : undefined
+  const id = nonEmpty(model?.modelID)
+  if (type !== 'message.updated' || !id) return undefined
+  const provider = nonEmpty(model?.providerID)
+  return { model: provider ? `${provider}/${id}` : id }
+}
+
+/**
  * Parses one event-stream event (`{id, type, properties}`).
  * @param event - the event
  * @param index - its place in the body, for errors
@@ -85,6 +110,17 @@ function parseStreamEvent(event: Record<string, unknown>, index: number): Observ
   const { properties } = event
   const session = sessionOfEvent(type, properties)
   if (!session) return []
+  const events = streamEvents(event, index, type, properties, session)
+  return withOrigin(events, eventOrigin(type, properties))
+}
+
+function streamEvents(
+  event: Record<string, unknown>,
+  index: number,
+  type: string,
+  properties: Record<string, unknown>,
+  session: string
+): ObservedEvent[] {
   const target: Target = { session }
   const id = nonEmpty(event.id)
   const key = id ?? digest(event)
@@ -217,8 +253,13 @@ export function parseOpencode(values: readonly unknown[]): ObservedEvent[] {
         `/${index}`
       )
     }
-    if ('properties' in event) events.push(...parseStreamEvent(event, index))
-    else if ('sessionID' in event && 'timestamp' in event) events.push(...parseRunLine(event))
+    if ('properties' in event) {
+      const parsed = parseStreamEvent(event, index)
+      // `/global/event` names the project directory of each event ('global': none)
+      const directory = isRecord(value) && value !== event ? nonEmpty(value.directory) : undefined
+      if (directory === undefined || directory === 'global') events.push(...parsed)
+      else events.push(...parsed.map((e) => ({ ...e, origin: { ...e.origin, cwd: directory } })))
+    } else if ('sessionID' in event && 'timestamp' in event) events.push(...parseRunLine(event))
     else if (event.type === 'sync' || event.type.startsWith('server.')) return
     else {
       throw new IngestFormatError(

@@ -29,6 +29,8 @@ import {
   IngestFormatError,
   IngestWrongAgentError,
   nonEmpty,
+  originHintsOf,
+  withOrigin,
   type ObservedEvent,
   type Target,
 } from './events.js'
@@ -156,6 +158,11 @@ export function isQwenHook(value: unknown): boolean {
  * @throws IngestFormatError when it names no session
  */
 export function parseQwenHook(value: Record<string, unknown>): ObservedEvent[] {
+  // every hook input says where the agent runs (`cwd`; `model` on SessionStart)
+  return withOrigin(qwenHookEvents(value), originHintsOf(value, { cwd: 'cwd', model: 'model' }))
+}
+
+function qwenHookEvents(value: Record<string, unknown>): ObservedEvent[] {
   const session = nonEmpty(value.session_id)
   if (!session) throw new IngestFormatError('session_id is missing.', '/session_id')
   if (typeof value.timestamp !== 'string') {
@@ -264,6 +271,11 @@ function streamLineEvents(line: Record<string, unknown>, main: Target): Observed
           tools: Array.isArray(line.tools)
             ? line.tools.filter((tool): tool is string => typeof tool === 'string')
             : undefined,
+          origin: originHintsOf(line, {
+            cwd: 'cwd',
+            model: 'model',
+            agent_version: 'qwen_code_version',
+          }),
         },
       ]
     case 'assistant':

@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { PassThrough, Writable } from 'node:stream'
 import { spawn } from 'node:child_process'
@@ -23,19 +23,31 @@ process.stdin.on('end', () => { process.exitCode = Number(process.env.EXIT_CODE 
 `
 
 /** A service stand-in that keeps what was posted. */
-async function recorder(): Promise<{ url: string; bodies: string[]; server: Server }> {
+async function recorder(): Promise<{
+  url: string
+  bodies: string[]
+  headers: IncomingHttpHeaders[]
+  server: Server
+}> {
   const bodies: string[] = []
+  const headers: IncomingHttpHeaders[] = []
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
       bodies.push(Buffer.concat(chunks).toString('utf8'))
+      headers.push(req.headers)
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
     })
   })
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, server }
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    bodies,
+    headers,
+    server,
+  }
 }
 
 /** A writable that keeps every byte. */
@@ -96,6 +108,25 @@ const posted = (bodies: string[]) =>
     .map((line) => JSON.parse(line))
 
 describe('agent-todos acp (the stdio tap)', () => {
+  it('Should send who and where with every delivery, as observe does', async () => {
+    const service = await recorder()
+    const origin = { 'X-Agent-User': 'ada', 'X-Agent-Host': 'laptop-1', 'X-Agent-Repo': 'acme/api' }
+    await tap(service.url, [Buffer.from(`${message(0, 'one')}\n`)], { originHeaders: origin })
+    // by default: who runs the tap (the repository and branch of its directory, when it is one)
+    await tap(service.url, [Buffer.from(`${message(1, 'two')}\n`)])
+    service.server.close()
+    assert.ok(service.headers.length >= 2)
+    const given = service.headers.filter((headers) => headers['x-agent-user'] === 'ada')
+    assert.ok(given.length > 0)
+    for (const headers of given) {
+      assert.equal(headers['x-agent-host'], 'laptop-1')
+      assert.equal(headers['x-agent-repo'], 'acme/api')
+    }
+    const found = service.headers.filter((headers) => headers['x-agent-user'] !== 'ada')
+    assert.ok(found.length > 0)
+    for (const headers of found) assert.equal(typeof headers['x-agent-host'], 'string')
+  })
+
   it('Should pass every byte through unchanged and tee both directions’ JSON lines in order', async () => {
     const service = await recorder()
     const big = message(2, 'x'.repeat(900 * 1024))

@@ -63,6 +63,25 @@ describe('POST /v1/ingest/acp', () => {
     ])
   })
 
+  it('Should take session/new’s cwd, the model it opened with and the agent of initialize', async () => {
+    const t = makeTestApp()
+    const expected = [
+      ['qwen', QWEN, 'qwen3-coder-plus', 'qwen-code 0.24.4'],
+      ['claude', CLAUDE, 'default', '@agentclientprotocol/claude-agent-acp 0.101.0'],
+      ['opencode', OPENCODE, 'fake/fake-model', 'OpenCode 1.18.33'],
+      ['copilot', COPILOT, null, 'Copilot 1.0.102'],
+    ] as const
+    for (const [wire, id, model, version] of expected) {
+      const res = await post(t, fixtureLines(`acp/${wire}-wire.ndjson`))
+      assert.equal(res.status, 200, res.text)
+      const { origin } = await view(t, id)
+      assert.equal(origin.cwd, '/tmp/acp-run/project', wire)
+      assert.equal(origin.model, model, wire)
+      assert.equal(origin.agent_version, version, wire)
+      assert.equal(origin.agent, 'acp', wire)
+    }
+  })
+
   it('Should mark the session waiting on session/request_permission until its answer', async () => {
     const t = makeTestApp()
     const lines = fixtureLines('acp/qwen-wire.ndjson')

@@ -141,6 +141,19 @@ describe('POST /v1/ingest/copilot', () => {
     })
   }
 
+  it('Should take the cwd of the hooks, camelCase and PascalCase alike', async () => {
+    const t = makeTestApp()
+    for (const [casing, session] of [
+      ['camel', CAMEL],
+      ['pascal', PASCAL],
+    ] as const) {
+      await postHooks(t, 'copilot', hooks(casing))
+      const origin = (await view(t, session)).origin
+      assert.equal(origin.cwd, '/tmp/copilot-run/project')
+      assert.equal(origin.agent, 'copilot')
+    }
+  })
+
   it('Should build the same list from the real --output-format json stream, and end it with result (exitCode 0)', async () => {
     const t = makeTestApp()
     const res = await ingest(t, 'copilot', fixtureText('copilot/real-stream.jsonl'))
@@ -342,6 +355,40 @@ describe('copilot-todos replay (the private copy)', () => {
     ],
     deps: [['b', 'a']],
   }
+
+  it('Should leave nothing of one replay for the next (the copy is reused): rows, rowids, a rolled-back conflict', () => {
+    const queries = [
+      "INSERT INTO todos (id, title) VALUES ('d', 'D'); INSERT INTO todo_deps VALUES ('d', 'c')",
+      // a conflict that rolls back: in autocommit it undoes its own statement only
+      "INSERT OR ROLLBACK INTO todos (id, title) VALUES ('a', 'again'); UPDATE todos SET status = 'done' WHERE id = 'c'",
+      "INSERT INTO todos (rowid, id, title) VALUES (9000000000, 'far', 'Far')",
+      "UPDATE todos SET title = 'x' WHERE id = 'nope'; DELETE FROM todo_deps",
+    ]
+    for (const query of queries) replayTodoQuery(three, query)
+    const rolled = replayTodoQuery(
+      three,
+      "INSERT OR ROLLBACK INTO todos (id, title) VALUES ('a', 'again'); UPDATE todos SET status = 'done' WHERE id = 'c'"
+    )
+    assert.deepEqual(
+      rolled.tables.todos.map((row) => [row.id, row.status]),
+      [
+        ['a', 'pending'],
+        ['b', 'pending'],
+        ['c', 'done'],
+      ]
+    )
+    // a session with an empty list starts from empty tables, whatever ran before
+    const fresh = replayTodoQuery(
+      { todos: [], deps: [] },
+      "INSERT INTO todos (id, title) VALUES ('n', 'New')"
+    )
+    assert.deepEqual(fresh.tables, {
+      todos: [{ id: 'n', title: 'New', description: null, status: 'pending' }],
+      deps: [],
+    })
+    // the same replay twice gives the same tables
+    assert.deepEqual(replayTodoQuery(three, queries[0]), replayTodoQuery(three, queries[0]))
+  })
 
   it('Should run nothing but writes to the two tables, and touch no file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'copilot-replay-'))

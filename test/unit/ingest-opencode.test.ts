@@ -194,7 +194,11 @@ describe('POST /v1/ingest/opencode', () => {
     }
     const res = await ingest(t, 'opencode', same)
     assert.equal(res.body.version, before.version)
-    assert.deepEqual(await view(t, SESSION), before)
+    // the server's stream said one thing more, the model (the plugin forwards no message.*
+    // events): the origin fills it, nothing else changed
+    const after = await view(t, SESSION)
+    assert.deepEqual(after.origin, { ...before.origin, model: 'fake/fake-model' })
+    assert.deepEqual({ ...after, origin: before.origin }, before)
   })
 
   it('Should keep the newest snapshot when deliveries come out of order', async () => {
@@ -273,6 +277,36 @@ describe('POST /v1/ingest/opencode', () => {
       }),
     ])
     assert.equal((await view(t, id)).ended, null)
+  })
+
+  it('Should take the origin from /global/event: its directory, the server’s version and the model', async () => {
+    const t = makeTestApp()
+    await ingest(t, 'opencode', fixtureText('opencode/real-permission.global.ndjson'))
+    const session = await view(t, SESSION)
+    assert.equal(session.origin.cwd, '/home/user/project')
+    assert.equal(session.origin.agent_version, '1.18.33')
+    assert.equal(session.origin.model, 'fake/fake-model')
+    assert.equal(session.origin.agent, 'opencode')
+    // Kilo's server, the same way
+    const kilo = truth('kilo/real-permission.tool-results.json')
+    await ingest(t, 'opencode', fixtureText('kilo/real-permission.global.ndjson'), '?agent=kilo')
+    const k = await view(t, sessionOf('kilo', kilo.session))
+    assert.equal(k.origin.cwd, '/home/user/project')
+    assert.equal(k.origin.agent_version, '7.7.7')
+    assert.equal(k.origin.agent, 'kilo')
+  })
+
+  it('Should take the plugin’s batches’ origin from their headers and session.created’s directory', async () => {
+    const t = makeTestApp()
+    for (const batch of batches('opencode/real-permission.plugin.json') as any[]) {
+      const res = await ingest(t, 'opencode', batch.body, '', batch.headers)
+      assert.equal(res.status, 200, res.text)
+    }
+    const session = await view(t, SESSION)
+    assert.equal(session.origin.user, 'unknown')
+    assert.equal(session.origin.host, 'vm')
+    assert.equal(session.origin.cwd, '/home/user/project')
+    assert.equal(session.origin.agent_version, '1.18.33')
   })
 
   it('Should refuse a body that is not opencode’s, and an unknown ?agent=, changing nothing', async () => {

@@ -66,6 +66,21 @@ const hookNamed = (name: string, more: (hook: any) => boolean = () => true) =>
   HOOKS.filter((hook) => hook.hook_event_name === name && more(hook))
 
 describe('Ingest: Qwen Code hooks (real, 0.24.4)', () => {
+  it('Should take the hooks’ cwd and SessionStart’s model, and the stream init’s cwd, model and version', async () => {
+    const t = makeTestApp()
+    await postHooks(t, 'qwen-code', HOOKS)
+    const hooked = (await view(t, SESSION)).origin
+    assert.equal(hooked.cwd, '/home/user/project')
+    assert.equal(hooked.model, 'qwen3-coder-plus')
+    assert.equal(hooked.agent, 'qwen-code')
+    const init = JSON.parse(STREAM[0])
+    await ingest(t, 'qwen-code', STREAM.join('\n'))
+    const streamed = (await view(t, STREAM_SESSION)).origin
+    assert.equal(streamed.cwd, init.cwd)
+    assert.equal(streamed.model, init.model)
+    assert.equal(streamed.agent_version, init.qwen_code_version)
+  })
+
   it('Should build the list Qwen wrote, with the model’s ids, from its hooks in arrival order', async () => {
     const t = makeTestApp()
     const replies = await postHooks(t, 'qwen-code', HOOKS)

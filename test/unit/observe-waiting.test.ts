@@ -16,6 +16,8 @@ interface Row {
   reason: string
   clears: string
   route: string
+  /** The route's query (`?agent=kilo`, a stream part's `?session_id=`). */
+  query?: string
   /** What comes before: a session with unfinished items. */
   before: unknown[]
   mark: unknown
@@ -33,6 +35,48 @@ const sdk = fixtureLines('claude-agent-sdk/real-todowrite.ndjson').map((line) =>
 const sdkSession = sdk[0].session_id
 const execLines = fixtureLines('codex/real-plan.ndjson').map((line) => JSON.parse(line))
 const thread = execLines[0].thread_id
+const qwen = fixtureJson('qwen-code/real-permission.json')
+const qwenStream = fixtureLines('qwen-code/real-permission.ndjson')
+const qwenStreamSession = JSON.parse(qwenStream[1]).session_id
+const copilotHooks = (casing: string) =>
+  fixtureLines(`copilot/real-permission-hooks-${casing}.ndjson`).map((line) => JSON.parse(line))
+const camel = copilotHooks('camel')
+const pascal = copilotHooks('pascal')
+const acpWire = fixtureLines('acp/qwen-wire.ndjson')
+const acpAsked = acpWire.findIndex((line) => line.includes('"session/request_permission"'))
+const acpSession = JSON.parse(acpWire[acpAsked]).message.params.sessionId
+
+/** A `/global/event` capture cut at its first `asked` and `replied` events (NDJSON parts). */
+function opencodeWait(capture: string, asked: string, replied: string) {
+  const lines = fixtureLines(capture)
+  const type = (line: string) => JSON.parse(line).payload?.type
+  const ask = lines.findIndex((line) => type(line) === asked)
+  const reply = lines.findIndex((line) => type(line) === replied)
+  const session = JSON.parse(lines[ask]).payload.properties.sessionID
+  return {
+    before: [lines.slice(0, ask).join('\n')],
+    // what the server sends while the person has not answered keeps the wait
+    mark: lines.slice(ask, reply).join('\n'),
+    clear: lines[reply],
+    session,
+  }
+}
+const opencodePermission = opencodeWait(
+  'opencode/real-permission.global.ndjson',
+  'permission.asked',
+  'permission.replied'
+)
+const opencodeQuestion = opencodeWait(
+  'opencode/real-question.global.ndjson',
+  'question.asked',
+  'question.replied'
+)
+const kiloPermission = opencodeWait(
+  'kilo/real-permission.global.ndjson',
+  'permission.asked',
+  'permission.replied'
+)
+
 const without = (hook: Record<string, unknown>, ...keys: string[]) =>
   Object.fromEntries(Object.entries(hook).filter(([key]) => !keys.includes(key)))
 
@@ -162,12 +206,109 @@ const ROWS: Row[] = [
     clear: [openhandsLater[3]],
     session: 'openhands:0a1b2c3d4e5f46a7b8c9d0e1f2a3b4c5',
   },
+  {
+    source: 'Qwen Code',
+    marks: 'PermissionRequest hook',
+    reason: 'permission_prompt',
+    clears: 'PreToolUse of the allowed call',
+    route: 'qwen-code',
+    before: qwen.slice(0, 6),
+    mark: qwen[9],
+    clear: qwen[11],
+    session: `qwen:${qwen[0].session_id}`,
+  },
+  {
+    source: 'Qwen Code',
+    marks: 'Notification permission_prompt',
+    reason: 'permission_prompt',
+    clears: 'PostToolBatch of the denied call',
+    route: 'qwen-code',
+    before: qwen.slice(0, 6),
+    mark: qwen[7],
+    clear: qwen[8],
+    session: `qwen:${qwen[0].session_id}`,
+  },
+  {
+    source: 'Qwen Code',
+    marks: 'stream-json control_request can_use_tool',
+    reason: 'permission_prompt',
+    clears: 'the next line',
+    route: 'qwen-code',
+    query: `?session_id=qwen:${qwenStreamSession}`,
+    before: [qwenStream.slice(0, 6).join('\n')],
+    mark: qwenStream[6],
+    clear: qwenStream[7],
+    session: `qwen:${qwenStreamSession}`,
+  },
+  {
+    source: 'opencode, Kilo',
+    marks: 'permission.asked',
+    reason: 'permission_prompt',
+    clears: 'permission.replied (opencode)',
+    route: 'opencode',
+    ...opencodePermission,
+    session: `opencode:${opencodePermission.session}`,
+  },
+  {
+    source: 'opencode, Kilo',
+    marks: 'question.asked',
+    reason: 'question',
+    clears: 'question.replied (opencode)',
+    route: 'opencode',
+    ...opencodeQuestion,
+    session: `opencode:${opencodeQuestion.session}`,
+  },
+  {
+    source: 'opencode, Kilo',
+    marks: 'permission.asked',
+    reason: 'permission_prompt',
+    clears: 'permission.replied (Kilo)',
+    route: 'opencode',
+    query: '?agent=kilo',
+    ...kiloPermission,
+    session: `kilo:${kiloPermission.session}`,
+  },
+  {
+    source: 'Copilot CLI',
+    marks: 'permissionRequest hook',
+    reason: 'permission_prompt',
+    clears: 'agentStop',
+    route: 'copilot',
+    before: camel.slice(0, 3),
+    mark: camel[3],
+    clear: camel[4],
+    session: `copilot:${camel[0].sessionId}`,
+  },
+  {
+    source: 'Copilot CLI',
+    marks: 'Notification permission_prompt',
+    reason: 'permission_prompt',
+    clears: 'Stop',
+    route: 'copilot',
+    before: pascal.slice(0, 3),
+    mark: pascal[4],
+    clear: pascal[5],
+    session: `copilot:${pascal[0].session_id}`,
+  },
+  {
+    source: 'ACP',
+    marks: 'session/request_permission',
+    reason: 'permission_prompt',
+    clears: 'its answer',
+    route: 'acp',
+    before: [acpWire.slice(0, acpAsked).join('\n')],
+    mark: acpWire[acpAsked],
+    clear: acpWire[acpAsked + 1],
+    session: `acp:${acpSession}`,
+  },
 ]
 
 /** Posts one body (an NDJSON string as a stream's part, a value as JSON). */
-async function post(t: TestApp, route: string, body: unknown, session: string) {
+async function post(t: TestApp, row: Row, body: unknown) {
+  const { route, session } = row
   // a Codex stream's later parts name the session by ?session_id= (its first line names it)
-  const query = typeof body === 'string' && route === 'codex' ? `?session_id=${session}` : ''
+  const query =
+    row.query ?? (typeof body === 'string' && route === 'codex' ? `?session_id=${session}` : '')
   const res = await ingest(t, route, body, query)
   assert.equal(res.status, 200, `${route}: ${res.text}`)
 }
@@ -176,10 +317,10 @@ describe('Waiting for a person, per source (docs/observe.md)', () => {
   for (const row of ROWS) {
     it(`Should mark ${row.source} waiting on ${row.marks} and clear it on ${row.clears}`, async () => {
       const t = makeTestApp()
-      for (const body of row.before) await post(t, row.route, body, row.session)
+      for (const body of row.before) await post(t, row, body)
       const before = await view(t, row.session)
       assert.equal(before.waiting, null)
-      await post(t, row.route, row.mark, row.session)
+      await post(t, row, row.mark)
       const waiting = await view(t, row.session)
       assert.equal(waiting.state, 'waiting', JSON.stringify(waiting.progress))
       assert.equal(waiting.waiting.reason, row.reason)
@@ -189,7 +330,7 @@ describe('Waiting for a person, per source (docs/observe.md)', () => {
         listed.map((s: { session_id: string }) => s.session_id),
         [row.session]
       )
-      await post(t, row.route, row.clear, row.session)
+      await post(t, row, row.clear)
       const cleared = await view(t, row.session)
       assert.equal(cleared.waiting, null)
       assert.notEqual(cleared.state, 'waiting')
@@ -205,6 +346,24 @@ describe('Waiting for a person, per source (docs/observe.md)', () => {
         .find((l) => l.startsWith(`| ${row.source} `) && l.includes(row.marks))
       assert.ok(line, `${row.source}: ${row.marks}`)
       assert.ok(line.includes(`\`${row.reason}\``), line)
+    }
+  })
+
+  it('Should test every row of the docs table on a payload', () => {
+    const docs = readFileSync(new URL('../../docs/observe.md', import.meta.url), 'utf8')
+    const table = docs.slice(docs.indexOf('## Waiting for a person'))
+    const lines = table.slice(0, table.indexOf('\n## ')).split('\n')
+    const rows = lines.filter((l) => l.startsWith('| ') && !/^\| (source|-)/.test(l))
+    assert.ok(rows.length >= ROWS.length - 1)
+    for (const line of rows) {
+      const [source, marks] = line
+        .split('|')
+        .map((cell) => cell.trim())
+        .slice(1, 3)
+      assert.ok(
+        ROWS.some((row) => row.source === source && marks.includes(row.marks)),
+        `no test for: ${line}`
+      )
     }
   })
 })
