@@ -2,15 +2,39 @@
  * The layering, as rules that fail CI (`npm run lint`): HTTP (and MCP) → service (the use cases)
  * → ingest, dialects, store, alerts → core, and each layer imports only what is below it.
  * Imports within a layer (a dialect's shared helpers, the registry) are the layer's own business.
+ * A test beside its sources (a *.test.ts under src/, as a dialect's in src/dialects/<name>/) is a
+ * test like those of test/: the layering binds the code it tests, not the test, which may import
+ * test/'s helpers (test/helpers.ts builds the app, test/dialect-support.ts); no other file of src/
+ * imports test code.
  */
+
+/** A test file: under src/ (beside its sources) or test/. */
+const TEST = '\\.test\\.ts$'
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     {
+      name: 'src-imports-no-test-code',
+      comment:
+        "What src/ ships imports nothing of test/ and no test: only a test beside its sources (src/**/*.test.ts) imports test/'s helpers (test/helpers.ts, test/dialect-support.ts).",
+      severity: 'error',
+      from: { path: '^src/', pathNot: TEST },
+      to: { path: `^test/|${TEST}` },
+    },
+    {
+      name: 'no-test-imports-a-test',
+      comment:
+        'A test file is run by the runner, never imported: the unit shards (test/run-unit.ts) would run an imported one twice. Shared cases go in a helper (test/dialect-support.ts).',
+      severity: 'error',
+      from: {},
+      to: { path: TEST },
+    },
+    {
       name: 'core-is-pure',
       comment: 'src/core is the pure domain: it imports nothing else of the project.',
       severity: 'error',
-      from: { path: '^src/core/' },
+      from: { path: '^src/core/', pathNot: TEST },
       to: { path: '^src/', pathNot: '^src/core/' },
     },
     {
@@ -18,7 +42,7 @@ module.exports = {
       comment:
         'src/core is the pure domain: no Node built-in module (files, network, processes, crypto).',
       severity: 'error',
-      from: { path: '^src/core/' },
+      from: { path: '^src/core/', pathNot: TEST },
       to: { dependencyTypes: ['core'] },
     },
     {
@@ -26,7 +50,7 @@ module.exports = {
       comment:
         'src/service holds the use cases (run a round, edit a list, end, delete, deliver observed events): HTTP and MCP are its adapters, so it imports no framework and nothing of src/http; it uses ingest, dialects, store and alerts, and core.',
       severity: 'error',
-      from: { path: '^src/service/' },
+      from: { path: '^src/service/', pathNot: TEST },
       to: {
         path: '^src/',
         pathNot: '^src/(core|dialects|ingest|agents|store|alerts|tools|service)/',
@@ -36,7 +60,7 @@ module.exports = {
       name: 'service-uses-no-web-framework',
       comment: 'A use case takes its dependencies explicitly, never hono or its context.',
       severity: 'error',
-      from: { path: '^src/service/' },
+      from: { path: '^src/service/', pathNot: TEST },
       to: { path: '^(node_modules/)?(hono|@hono/[^/]+)(/|$)' },
     },
     {
@@ -44,7 +68,7 @@ module.exports = {
       comment:
         'The layers below the use cases (ingest, dialects, store, alerts, tools, core) are called by them, never the reverse.',
       severity: 'error',
-      from: { path: '^src/(core|dialects|ingest|agents|store|alerts|tools)/' },
+      from: { path: '^src/(core|dialects|ingest|agents|store|alerts|tools)/', pathNot: TEST },
       to: { path: '^src/service/' },
     },
     {
@@ -52,14 +76,14 @@ module.exports = {
       comment:
         'A dialect never touches HTTP, storage or ingest: it imports only core (and dialects).',
       severity: 'error',
-      from: { path: '^src/dialects/' },
+      from: { path: '^src/dialects/', pathNot: TEST },
       to: { path: '^src/', pathNot: '^src/(core|dialects)/' },
     },
     {
       name: 'store-imports-only-core',
       comment: 'A store never knows a dialect or HTTP: it imports only core (and store).',
       severity: 'error',
-      from: { path: '^src/store/' },
+      from: { path: '^src/store/', pathNot: TEST },
       to: { path: '^src/', pathNot: '^src/(core|store)/' },
     },
     {
@@ -67,7 +91,7 @@ module.exports = {
       comment:
         "An agent's event format is parsed without HTTP or storage, and ingest names no agent: it is handed the agent's facts (ingest/agent). ingest/edit re-exports agents' editRefusal for its older importers.",
       severity: 'error',
-      from: { path: '^src/ingest/', pathNot: '^src/ingest/edit\\.ts$' },
+      from: { path: '^src/ingest/', pathNot: `^src/ingest/edit\\.ts$|${TEST}` },
       to: { path: '^src/', pathNot: '^src/(core|dialects|ingest)/' },
     },
     {
@@ -83,7 +107,7 @@ module.exports = {
       comment:
         "An agent's descriptor (route, schemas, parser, reply, facts) knows its format, not HTTP, storage or the use cases: http and service read the descriptors.",
       severity: 'error',
-      from: { path: '^src/agents/' },
+      from: { path: '^src/agents/', pathNot: TEST },
       to: { path: '^src/', pathNot: '^src/(core|dialects|ingest|agents)/' },
     },
     {
@@ -91,14 +115,14 @@ module.exports = {
       comment:
         'A webhook delivery (signature, target check, attempt, body) knows no HTTP route, store or dialect.',
       severity: 'error',
-      from: { path: '^src/alerts/' },
+      from: { path: '^src/alerts/', pathNot: TEST },
       to: { path: '^src/', pathNot: '^src/(core|alerts)/' },
     },
     {
       name: 'tools-import-only-core-and-dialects',
       comment: "A provider format of a dialect's tools knows the dialect, not HTTP or storage.",
       severity: 'error',
-      from: { path: '^src/tools/' },
+      from: { path: '^src/tools/', pathNot: TEST },
       to: { path: '^src/', pathNot: '^src/(core|dialects|tools)/' },
     },
     {
@@ -106,7 +130,7 @@ module.exports = {
       comment:
         'src/client is published as its own package (packages/client): it imports only itself.',
       severity: 'error',
-      from: { path: '^src/client/' },
+      from: { path: '^src/client/', pathNot: TEST },
       to: { path: '^src/', pathNot: '^src/client/' },
     },
     {
@@ -116,7 +140,7 @@ module.exports = {
       severity: 'error',
       from: {
         path: '^src/(client|cli)',
-        pathNot: '^src/client/adapters/(langchain|ai-sdk|openai-agents)\\.ts$',
+        pathNot: `^src/client/adapters/(langchain|ai-sdk|openai-agents)\\.ts$|${TEST}`,
       },
       to: {
         path: '^(langchain|@langchain/|ai$|ai/|@openai/agents)|node_modules/(langchain|@langchain|ai|@openai/agents)/|^src/client/adapters/(langchain|ai-sdk|openai-agents)\\.ts$',
@@ -126,7 +150,7 @@ module.exports = {
       name: 'cli-imports-only-the-client',
       comment: 'The CLI is a client of the HTTP API like any other: it imports only src/client.',
       severity: 'error',
-      from: { path: '^src/cli' },
+      from: { path: '^src/cli', pathNot: TEST },
       to: { path: '^src/', pathNot: '^src/(cli|client)(/|\\.ts$)' },
     },
     {

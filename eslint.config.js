@@ -1,7 +1,7 @@
 // ESLint: typescript-eslint's type-checked rules over the TypeScript sources, scripts and
-// benchmarks; the tests and examples get the rules that need no types. Formatting is Prettier's
-// (`npm run format`), not ESLint's; the layering rules are dependency-cruiser's
-// (.dependency-cruiser.cjs).
+// benchmarks; the tests (test/, and those beside their sources: src/**/*.test.ts) and examples
+// get the rules that need no types. Formatting is Prettier's (`npm run format`), not ESLint's;
+// the layering rules are dependency-cruiser's (.dependency-cruiser.cjs).
 import { readFileSync } from 'node:fs'
 import js from '@eslint/js'
 import globals from 'globals'
@@ -17,6 +17,9 @@ const providers = JSON.parse(
 const adapters = JSON.parse(
   readFileSync(new URL('tsconfig.adapters.json', import.meta.url), 'utf8')
 )
+
+// The tests: test/'s, and those beside their sources (a dialect's, src/dialects/<name>/)
+const TESTS = ['test/**/*.ts', 'src/**/*.test.ts']
 
 export default tseslint.config(
   {
@@ -57,7 +60,7 @@ export default tseslint.config(
   },
   {
     // tests read JSON bodies typed `any` on purpose: asserting on them is the point
-    files: ['test/**/*.ts'],
+    files: TESTS,
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
@@ -71,7 +74,7 @@ export default tseslint.config(
     // Type-aware linting costs about what tsc does (here 40 of the 58 s of CPU it took over
     // everything): the tests and examples, half the files, are linted without it; tsc still
     // checks them (npm run typecheck).
-    files: ['test/**/*.ts', 'examples/**/*.ts'],
+    files: [...TESTS, 'examples/**/*.ts'],
     ...tseslint.configs.disableTypeChecked,
   },
   {

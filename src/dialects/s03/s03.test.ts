@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { advanceReminder } from '../../src/core/reminder.js'
-import { parseS03Items, renderS03, s03 } from '../../src/dialects/s03/index.js'
-import { formatTool } from '../../src/tools/formats.js'
-import { makeTestApp, round } from '../helpers.js'
+import { advanceReminder } from '../../core/reminder.js'
+import { parseS03Items, renderS03, s03 } from './index.js'
+import { formatTool } from '../../tools/formats.js'
+import { makeTestApp, round } from '../../../test/helpers.js'
 
 const REFERENCE_TOOL = {
   name: 'todo',

@@ -4,15 +4,11 @@
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeItem, type Status } from '../../src/core/items.js'
-import {
-  openhandsTracker,
-  parseTaskTracker,
-  renderTaskList,
-} from '../../src/dialects/openhands-tracker/index.js'
-import type { DialectState } from '../../src/dialects/types.js'
-import { formatTool } from '../../src/tools/formats.js'
-import { makeTestApp, round } from '../helpers.js'
+import { makeItem, type Status } from '../../core/items.js'
+import { openhandsTracker, parseTaskTracker, renderTaskList } from './index.js'
+import type { DialectState } from '../types.js'
+import { formatTool } from '../../tools/formats.js'
+import { makeTestApp, round } from '../../../test/helpers.js'
 
 /**
  * The released SDK's `to_openai_tool()` parameters of `task_tracker`: `TaskTrackerAction` with the

@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeItem, type Status } from '../../src/core/items.js'
-import { geminiTodos, renderGeminiTodos } from '../../src/dialects/gemini-todos/index.js'
-import type { DialectState } from '../../src/dialects/types.js'
-import { formatTool } from '../../src/tools/formats.js'
-import { makeTestApp, round } from '../helpers.js'
+import { makeItem, type Status } from '../../core/items.js'
+import { geminiTodos, renderGeminiTodos } from './index.js'
+import type { DialectState } from '../types.js'
+import { formatTool } from '../../tools/formats.js'
+import { makeTestApp, round } from '../../../test/helpers.js'
 
 /** Gemini CLI's `parametersJsonSchema` of write_todos (`@google/gemini-cli-core` 0.61.0). */
 const NATIVE_PARAMETERS = {

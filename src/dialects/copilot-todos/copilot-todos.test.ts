@@ -5,11 +5,11 @@
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeItem } from '../../src/core/items.js'
-import { observerOf, todoDialectOf } from '../../src/dialects/observe/index.js'
-import { getDialect } from '../../src/dialects/registry.js'
-import type { DialectState } from '../../src/dialects/types.js'
-import { makeTestApp } from '../helpers.js'
+import { makeItem } from '../../core/items.js'
+import { observerOf, todoDialectOf } from '../observe/index.js'
+import { getDialect } from '../registry.js'
+import type { DialectState } from '../types.js'
+import { makeTestApp } from '../../../test/helpers.js'
 
 const empty: DialectState = { items: [], data: {} }
 const observer = observerOf('copilot-todos')!

@@ -1,16 +1,11 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeItem, type Status } from '../../src/core/items.js'
-import {
-  langchainTodos,
-  PARALLEL_CALL_ERROR,
-  renderLangchainTodos,
-  updatedText,
-} from '../../src/dialects/langchain-todos/index.js'
-import { pyRepr } from '../../src/dialects/native/python.js'
-import type { DialectState } from '../../src/dialects/types.js'
-import { formatTool } from '../../src/tools/formats.js'
-import { makeTestApp, round } from '../helpers.js'
+import { makeItem, type Status } from '../../core/items.js'
+import { langchainTodos, PARALLEL_CALL_ERROR, renderLangchainTodos, updatedText } from './index.js'
+import { pyRepr } from '../native/python.js'
+import type { DialectState } from '../types.js'
+import { formatTool } from '../../tools/formats.js'
+import { makeTestApp, round } from '../../../test/helpers.js'
 
 /** The args schema LangChain derives from `write_todos(todos: list[Todo])` (reference §6). */
 const NATIVE_PARAMETERS = {

@@ -13,14 +13,14 @@ import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { langchainTodos, langchainTodosJs } from '../../src/dialects/langchain-todos/index.js'
-import type { DialectState } from '../../src/dialects/types.js'
-import { formatTool } from '../../src/tools/formats.js'
-import { makeTestApp } from '../helpers.js'
+import { langchainTodos, langchainTodosJs } from './index.js'
+import type { DialectState } from '../types.js'
+import { formatTool } from '../../tools/formats.js'
+import { makeTestApp } from '../../../test/helpers.js'
 
 const LANGCHAIN_VERSION = '1.5.14'
 const CI = process.env.CI === 'true' || process.env.CI === '1'
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 const AGENTS_DIR = process.env.AGENT_TODOS_TEST_AGENTS_DIR ?? join(ROOT, 'test/agents')
 
 type ToolCall = { name: string; id: string; args: unknown }

@@ -1,20 +1,15 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeItem, type Item } from '../../src/core/items.js'
-import {
-  qwenTodos,
-  renderQwenTodos,
-  UNCHANGED_TEXT,
-  validateQwenTodos,
-} from '../../src/dialects/qwen-todos/index.js'
-import type { CallOutcome } from '../../src/dialects/types.js'
+import { makeItem, type Item } from '../../core/items.js'
+import { qwenTodos, renderQwenTodos, UNCHANGED_TEXT, validateQwenTodos } from './index.js'
+import type { CallOutcome } from '../types.js'
 import {
   assertNativeTool,
   dialectCalls,
   EMPTY_STATE,
   remindersOfIdleRounds,
-} from '../dialect-support.js'
-import { makeTestApp, round } from '../helpers.js'
+} from '../../../test/dialect-support.js'
+import { makeTestApp, round } from '../../../test/helpers.js'
 
 /**
  * todo_write's parameters as Qwen Code 0.24.4 sent them to an OpenAI-compatible model (captured):

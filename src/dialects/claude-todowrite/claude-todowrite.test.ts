@@ -4,12 +4,12 @@
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeItem, type Item } from '../../src/core/items.js'
-import { claudeTodoWrite } from '../../src/dialects/claude-todowrite/index.js'
-import { TODO_WRITE_PROMPT } from '../../src/dialects/claude-todowrite/texts.js'
-import type { DialectState } from '../../src/dialects/types.js'
-import { formatTool } from '../../src/tools/formats.js'
-import { makeTestApp, round } from '../helpers.js'
+import { makeItem, type Item } from '../../core/items.js'
+import { claudeTodoWrite } from './index.js'
+import { TODO_WRITE_PROMPT } from './texts.js'
+import type { DialectState } from '../types.js'
+import { formatTool } from '../../tools/formats.js'
+import { makeTestApp, round } from '../../../test/helpers.js'
 
 const SUCCESS =
   'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable'

@@ -1,14 +1,10 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import {
-  codexPlan,
-  parseUpdatePlanArguments,
-  renderCodexPlan,
-} from '../../src/dialects/codex-plan/index.js'
-import type { DialectState } from '../../src/dialects/types.js'
-import { makeItem } from '../../src/core/items.js'
-import { formatTool } from '../../src/tools/formats.js'
-import { makeTestApp, round } from '../helpers.js'
+import { codexPlan, parseUpdatePlanArguments, renderCodexPlan } from './index.js'
+import type { DialectState } from '../types.js'
+import { makeItem } from '../../core/items.js'
+import { formatTool } from '../../tools/formats.js'
+import { makeTestApp, round } from '../../../test/helpers.js'
 
 /** Codex 0.171.0's `update_plan` spec (openai/codex `codex-rs/protocol/src/plan_tool.rs`). */
 const NATIVE_TOOL = {

@@ -4,17 +4,17 @@
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeItem, type Item } from '../../src/core/items.js'
-import { claudeTasks } from '../../src/dialects/claude-tasks/index.js'
+import { makeItem, type Item } from '../../core/items.js'
+import { claudeTasks } from './index.js'
 import {
   TASK_CREATE_PROMPT,
   TASK_GET_PROMPT,
   TASK_LIST_PROMPT,
   TASK_UPDATE_PROMPT,
-} from '../../src/dialects/claude-tasks/texts.js'
-import type { CallOutcome, DialectState } from '../../src/dialects/types.js'
-import { formatTool } from '../../src/tools/formats.js'
-import { makeTestApp, round } from '../helpers.js'
+} from './texts.js'
+import type { CallOutcome, DialectState } from '../types.js'
+import { formatTool } from '../../tools/formats.js'
+import { makeTestApp, round } from '../../../test/helpers.js'
 
 const REMINDER_BODY =
   "The task tools haven't been used recently. If you're working on tasks that would benefit from tracking progress, consider using TaskCreate to add new tasks and TaskUpdate to update task status (set to in_progress when starting, completed when done). Also consider cleaning up the task list if it has become stale. Only use these if relevant to the current work. This is just a gentle reminder - ignore if not applicable.\n"

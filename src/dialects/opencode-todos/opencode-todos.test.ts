@@ -1,13 +1,13 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeItem, type Item } from '../../src/core/items.js'
+import { makeItem, type Item } from '../../core/items.js'
+import { decodeTodoWrite, opencodeTodos, renderOpencodeTodos } from './index.js'
 import {
-  decodeTodoWrite,
-  opencodeTodos,
-  renderOpencodeTodos,
-} from '../../src/dialects/opencode-todos/index.js'
-import { assertNativeTool, dialectCalls, remindersOfIdleRounds } from '../dialect-support.js'
-import { makeTestApp, round } from '../helpers.js'
+  assertNativeTool,
+  dialectCalls,
+  remindersOfIdleRounds,
+} from '../../../test/dialect-support.js'
+import { makeTestApp, round } from '../../../test/helpers.js'
 
 /**
  * opencode 1.18.33's todowrite schema: its effect Schema through `ToolJsonSchema.fromSchema`
