@@ -332,6 +332,17 @@ describe('The dashboard in headless Chromium', { skip, timeout: 60_000 }, () => 
       clearInterval(pump)
       assert.deepEqual(problems, [])
     })
+
+    it('Should show open access the webhooks panel, with none yet', async () => {
+      await page.waitForSelector('#webhooks:not([hidden])')
+      await page.click('#webhooks-panel > summary')
+      await page.waitForFunction(() =>
+        /^No webhooks\./.test(document.querySelector('#webhooks-status')?.textContent ?? '')
+      )
+      assert.equal(await page.textContent('#count-webhooks'), '0')
+      assert.equal(await page.$$eval('#webhooks-list li', (items) => items.length), 0)
+      assert.deepEqual(problems, [])
+    })
   })
 
   describe('observed agents (fed through the ingest routes)', () => {
