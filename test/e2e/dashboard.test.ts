@@ -908,6 +908,14 @@ describe('The dashboard in headless Chromium', { skip, timeout: 60_000 }, () => 
             'webhook.test',
           `${card(everything.id)} li.delivery`
         )
+        // on its way (its attempts under way or one retry due), or failed already
+        const [sent] = await shownDeliveries(everything.id)
+        if (sent.status === 'pending')
+          assert.match(
+            sent.facts ?? '',
+            /^\d attempts? · (HTTP 500 · )?next attempt (now|in \d s)$/
+          )
+        else assert.equal(sent.status, 'failed')
         assert.ok(
           await until(async () => (await deliveries(everything.id))[0]?.status === 'failed'),
           'the test delivery fails at its receiver'
