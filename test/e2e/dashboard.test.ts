@@ -6,12 +6,14 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { BrowserContext, Page } from 'playwright-core'
 import { eventually } from '../eventually.js'
 import { fixtureJson, fixtureLines } from '../ingest-support.js'
+import { startReceiver } from '../webhook-support.js'
 import { request, startServer, type ServerProcess } from './server-process.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
@@ -28,6 +30,7 @@ const CHROMIUM_ARGS = [
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url))
 const AGENT_KEY = 'agent-key-0001'
 const VIEWER_KEY = 'viewer-key-0001'
+const ADMIN_KEY = 'admin-key-0001'
 
 const chromiumMissing = !existsSync(CHROMIUM)
 const skip =
@@ -81,6 +84,13 @@ declare const document: any, window: any, localStorage: any, getComputedStyle: a
 
 const rowSelector = (id: string) => `#rows tr[data-session-id="${id}"]`
 
+/** Waits until an asynchronous condition holds (a state another process reaches), for at most `ms`. */
+async function until(check: () => Promise<boolean>, ms = 30_000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(50))
+    if (await check()) return true
+  return check()
+}
+
 describe('The dashboard in headless Chromium', { skip, timeout: 60_000 }, () => {
   let context: BrowserContext
   let userDataDir: string
@@ -104,7 +114,13 @@ describe('The dashboard in headless Chromium', { skip, timeout: 60_000 }, () => 
         viewport: { width: 1440, height: 900 },
       }),
       startServer({ STALE_AFTER_SECONDS: '1' }),
-      startServer({ AUTH_KEYS: `acme:agent:${AGENT_KEY},acme:viewer:${VIEWER_KEY}` }),
+      startServer({
+        AUTH_KEYS: `acme:agent:${AGENT_KEY},acme:viewer:${VIEWER_KEY},acme:admin:${ADMIN_KEY}`,
+        // the webhooks panel's receivers listen on 127.0.0.1; one retry, then a failure is final
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_RETRY_SCHEDULE: '1',
+        WEBHOOK_TIMEOUT_MS: '2000',
+      }),
     ])
   })
 
@@ -314,6 +330,17 @@ describe('The dashboard in headless Chromium', { skip, timeout: 60_000 }, () => 
       mkdirSync(ARTIFACTS, { recursive: true })
       await page.screenshot({ path: join(ARTIFACTS, 'dashboard.png'), fullPage: true })
       clearInterval(pump)
+      assert.deepEqual(problems, [])
+    })
+
+    it('Should show open access the webhooks panel, with none yet', async () => {
+      await page.waitForSelector('#webhooks:not([hidden])')
+      await page.click('#webhooks-panel > summary')
+      await page.waitForFunction(() =>
+        /^No webhooks\./.test(document.querySelector('#webhooks-status')?.textContent ?? '')
+      )
+      assert.equal(await page.textContent('#count-webhooks'), '0')
+      assert.equal(await page.$$eval('#webhooks-list li', (items) => items.length), 0)
       assert.deepEqual(problems, [])
     })
   })
@@ -733,6 +760,250 @@ describe('The dashboard in headless Chromium', { skip, timeout: 60_000 }, () => 
       const second = await api('POST', '/v1/sessions/ops-1/rounds', bash)
       assert.equal(second.body.notice, null)
       assert.deepEqual(problems, [])
+    })
+
+    describe('the webhooks panel', () => {
+      const admin = { Authorization: `Bearer ${ADMIN_KEY}` }
+      const adminApi = (method: string, path: string, body?: unknown) =>
+        request(server.url, method, path, body, admin)
+      let ok: Awaited<ReturnType<typeof startReceiver>>
+      let failing: Awaited<ReturnType<typeof startReceiver>>
+      let onCall: { id: string; secret: string }
+      let everything: { id: string; secret: string }
+      const card = (id: string) => `#webhooks-list li.webhook[data-webhook-id="${id}"]`
+      /** The deliveries a card shows, newest first. */
+      const shownDeliveries = (id: string) =>
+        page.$$eval(`${card(id)} li.delivery`, (items) =>
+          items.map((li) => ({
+            status: li.getAttribute('data-status'),
+            type: li.querySelector('.delivery-type')?.textContent,
+            session: li.querySelector('.delivery-session')?.getAttribute('href') ?? null,
+            facts: li.querySelector('.delivery-facts')?.textContent,
+            error: li.querySelector('.delivery-error')?.textContent ?? null,
+          }))
+        )
+      /** A webhook's deliveries as the API lists them. */
+      const deliveries = async (id: string) =>
+        (await adminApi('GET', `/v1/webhooks/${id}/deliveries`)).body.deliveries as {
+          id: string
+          type: string
+          status: string
+        }[]
+
+      before(async () => {
+        ;[ok, failing] = await Promise.all([startReceiver(() => 200), startReceiver(() => 500)])
+        const created = await adminApi('POST', '/v1/webhooks', {
+          url: ok.url,
+          events: ['session.waiting', 'session.ended'],
+          format: 'standard',
+          delay_seconds: 60,
+          filter: { repo: 'acme/api', labels: { team: 'infra' } },
+          description: 'On-call channel',
+        })
+        assert.equal(created.status, 201, created.text)
+        onCall = created.body
+        const all = await adminApi('POST', '/v1/webhooks', {
+          url: failing.url,
+          events: ['*'],
+          format: 'slack',
+        })
+        assert.equal(all.status, 201, all.text)
+        everything = all.body
+        assert.equal((await adminApi('POST', `/v1/webhooks/${onCall.id}/test`)).status, 202)
+        // a session that ends: a session.ended for the webhook of every event (the other one's
+        // filter wants acme/api), which its receiver refuses twice
+        assert.equal(
+          (await api('POST', '/v1/sessions/hooked-1/rounds', s03([['Deploy', 'in_progress']])))
+            .status,
+          200
+        )
+        assert.equal(
+          (await api('POST', '/v1/sessions/hooked-1/end', { outcome: 'error', detail: 'boom' }))
+            .status,
+          200
+        )
+        assert.ok(
+          await until(async () => {
+            const [a, b] = await Promise.all([deliveries(onCall.id), deliveries(everything.id)])
+            return a[0]?.status === 'delivered' && b[0]?.status === 'failed'
+          }),
+          'the test is delivered and the session.ended has failed'
+        )
+      })
+
+      after(async () => {
+        await Promise.all([ok?.close(), failing?.close()])
+      })
+
+      it("Should show an admin key the tenant's webhooks and each one's recent deliveries, never a secret", async () => {
+        await useKey(ADMIN_KEY)
+        await page.waitForFunction(
+          () => document.querySelector('#role')?.textContent === 'Admin key · can edit'
+        )
+        await page.waitForSelector('#webhooks:not([hidden])')
+        // an admin key edits lists too
+        await page.waitForSelector('#edit-button:not([hidden])')
+        await page.click('#webhooks-panel > summary')
+        await page.waitForFunction(
+          () => document.querySelectorAll('#webhooks-list li.webhook').length === 2
+        )
+        assert.equal(await page.textContent('#count-webhooks'), '2')
+
+        const field = (id: string, name: string) =>
+          page.textContent(`${card(id)} dd[data-field="${name}"]`)
+        assert.equal(await page.textContent(`${card(onCall.id)} .webhook-url`), ok.url)
+        assert.equal(
+          await page.textContent(`${card(onCall.id)} .webhook-description`),
+          'On-call channel'
+        )
+        assert.equal(await field(onCall.id, 'events'), 'session.waiting, session.ended')
+        assert.equal(await field(onCall.id, 'format'), 'standard')
+        assert.equal(await field(onCall.id, 'delay'), '60 s before session.waiting')
+        assert.equal(await field(onCall.id, 'filter'), 'repo=acme/api · label team=infra')
+        assert.deepEqual(await shownDeliveries(onCall.id), [
+          {
+            status: 'delivered',
+            type: 'webhook.test',
+            session: null,
+            facts: '1 attempt · HTTP 200',
+            error: null,
+          },
+        ])
+
+        assert.equal(await page.textContent(`${card(everything.id)} .webhook-url`), failing.url)
+        assert.equal(await field(everything.id, 'events'), '*')
+        assert.equal(await field(everything.id, 'format'), 'slack')
+        assert.equal(await field(everything.id, 'delay'), 'none')
+        assert.equal(await field(everything.id, 'filter'), 'every session')
+        assert.equal(await page.$(`${card(everything.id)} .webhook-description`), null)
+        assert.deepEqual(await shownDeliveries(everything.id), [
+          {
+            status: 'failed',
+            type: 'session.ended',
+            session: '#session=hooked-1',
+            facts: '2 attempts · HTTP 500',
+            error: 'HTTP 500: nope',
+          },
+        ])
+        // the session link opens the session
+        await page.click(`${card(everything.id)} .delivery-session`)
+        await page.waitForFunction(
+          () => document.querySelector('#detail-title')?.textContent === 'hooked-1'
+        )
+        // no secret is on the page, nor in what the page was sent
+        const html = await page.content()
+        for (const secret of [onCall.secret, everything.secret])
+          assert.ok(!html.includes(secret), 'a secret is on the page')
+        assert.doesNotMatch(html, /whsec_/)
+        assert.deepEqual(problems, [])
+      })
+
+      it('Should send a test from its button and show its outcome on Refresh', async () => {
+        const before = failing.received.length
+        await page.click(`${card(everything.id)} button.webhook-test`)
+        // the panel loads again after the test is queued: the test is the newest delivery
+        await page.waitForFunction(
+          (selector) =>
+            document.querySelector(selector)?.querySelector('.delivery-type')?.textContent ===
+            'webhook.test',
+          `${card(everything.id)} li.delivery`
+        )
+        // on its way (its attempts under way or one retry due), or failed already
+        const [sent] = await shownDeliveries(everything.id)
+        if (sent.status === 'pending')
+          assert.match(
+            sent.facts ?? '',
+            /^\d attempts? · (HTTP 500 · )?next attempt (now|in \d s)$/
+          )
+        else assert.equal(sent.status, 'failed')
+        assert.ok(
+          await until(async () => (await deliveries(everything.id))[0]?.status === 'failed'),
+          'the test delivery fails at its receiver'
+        )
+        assert.ok(failing.received.length >= before + 2, 'the test was sent and retried once')
+        await page.click('#webhooks-refresh')
+        await page.waitForFunction(
+          (selector) => document.querySelector(selector)?.getAttribute('data-status') === 'failed',
+          `${card(everything.id)} li.delivery`
+        )
+        assert.deepEqual(
+          (await shownDeliveries(everything.id)).map((d) => [d.type, d.status, d.facts]),
+          [
+            ['webhook.test', 'failed', '2 attempts · HTTP 500'],
+            ['session.ended', 'failed', '2 attempts · HTTP 500'],
+          ]
+        )
+        assert.deepEqual(problems, [])
+      })
+
+      it('Should fit the webhooks panel on a 390 px phone screen', async () => {
+        const phone = await context.newPage()
+        const phoneProblems = watchPage(phone)
+        try {
+          await phone.setViewportSize({ width: 390, height: 844 })
+          // the admin key is kept in this browser
+          await phone.goto(server.url)
+          await phone.waitForSelector('#webhooks:not([hidden])')
+          await phone.click('#webhooks-panel > summary')
+          await phone.waitForFunction(
+            () => document.querySelectorAll('#webhooks-list li.delivery').length === 3
+          )
+          const layout = await phone.evaluate(() => ({
+            scrollWidth: document.documentElement.scrollWidth,
+            innerWidth: window.innerWidth,
+            right: Math.max(
+              ...Array.from(
+                document.querySelectorAll('#webhooks-list li.webhook, #webhooks-list button')
+              ).map((node: any) => node.getBoundingClientRect().right)
+            ),
+          }))
+          assert.ok(layout.scrollWidth <= layout.innerWidth, JSON.stringify(layout))
+          assert.ok(layout.right <= layout.innerWidth, JSON.stringify(layout))
+          mkdirSync(ARTIFACTS, { recursive: true })
+          await phone.screenshot({
+            path: join(ARTIFACTS, 'dashboard-webhooks-phone.png'),
+            fullPage: true,
+          })
+          assert.deepEqual(phoneProblems, [])
+        } finally {
+          await phone.close()
+        }
+      })
+
+      it('Should show agent and viewer keys no webhooks panel, and send no webhook request for them', async () => {
+        /** the page's requests for webhooks, by path */
+        const asked: string[] = []
+        page.on('request', (req) => {
+          const { pathname } = new URL(req.url())
+          if (pathname.startsWith('/v1/webhooks')) asked.push(pathname)
+        })
+        for (const [key, role] of [
+          [AGENT_KEY, 'Agent key · can edit'],
+          [VIEWER_KEY, 'Viewer key · read-only'],
+        ]) {
+          await useKey(key)
+          await page.waitForFunction(
+            (text) => document.querySelector('#role')?.textContent === text,
+            role
+          )
+          assert.equal(await page.isVisible('#webhooks'), false, role)
+          // and a fresh page with this key
+          await page.reload()
+          await page.waitForFunction(
+            (text) => document.querySelector('#role')?.textContent === text,
+            role
+          )
+          await page.waitForSelector(rowSelector('hooked-1'))
+          assert.equal(await page.isVisible('#webhooks'), false, role)
+          assert.equal(
+            await page.$$eval('#webhooks-list li', (items) => items.length),
+            0,
+            `${role}: nothing left of the admin's panel`
+          )
+        }
+        assert.deepEqual(asked, [])
+        assert.deepEqual(problems, [])
+      })
     })
   })
 

@@ -155,4 +155,23 @@ describe('GET / (dashboard)', () => {
     }
     assert.doesNotMatch(DASHBOARD_STYLE, /<\/style/i)
   })
+
+  it('Should ship the webhooks panel hidden until the role allows it, its module served and admitted by hash', async () => {
+    const html = dashboardHtml({ staleAfterMs: 60_000, serverNow: 0 })
+    // hidden in the page itself: an agent or viewer key never sees it, even before whoami answers
+    assert.match(html, /<section id="webhooks"[^>]*\bhidden\b/)
+    assert.match(html, /<details id="webhooks-panel">/)
+    const module = DASHBOARD_MODULES.get('webhooks.js')
+    assert.ok(module, 'main.js imports webhooks.js')
+    const t = makeTestApp({ keys: parseAuthKeys('acme:admin:admin-key-123') })
+    const res = await t.call('GET', '/')
+    assert.ok(
+      (res.headers.get('content-security-policy') ?? '').includes(`'${module.integrity}'`),
+      'the CSP admits webhooks.js by its hash'
+    )
+    assert.equal((await t.app.request(modulePath('webhooks.js'))).status, 200)
+    // the panel asks only after the role check, and never shows a webhook's secret
+    assert.match(module.source, /canManageWebhooks\(\)/)
+    assert.doesNotMatch(module.source, /\.secret\b/)
+  })
 })

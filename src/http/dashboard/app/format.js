@@ -31,6 +31,21 @@ export function relativeTime(iso) {
 }
 
 /**
+ * How long until, in the largest whole unit ("now", "in 12 s", "in 3 min", …).
+ * @param {string} iso
+ */
+export function untilTime(iso) {
+  const seconds = Math.max(0, Math.ceil((Date.parse(iso) - now()) / 1000))
+  if (seconds < 1) return 'now'
+  if (seconds < 60) return 'in ' + seconds + ' s'
+  const minutes = Math.floor(seconds / 60)
+  if (minutes < 60) return 'in ' + minutes + ' min'
+  const hours = Math.floor(minutes / 60)
+  if (hours < 48) return 'in ' + hours + ' h'
+  return 'in ' + Math.floor(hours / 24) + ' d'
+}
+
+/**
  * The time in the browser's locale; the text itself when it is no time.
  * @param {string} iso
  */

@@ -12,7 +12,7 @@ export function needKey() {
   openKeyDialog(
     app.key
       ? 'The service refused the stored key. Enter a valid key.'
-      : 'This service requires an API key. Enter an agent key to read and edit, or a viewer key to read.'
+      : 'This service requires an API key. Enter an agent or admin key to read and edit, or a viewer key to read.'
   )
 }
 

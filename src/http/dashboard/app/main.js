@@ -12,11 +12,13 @@ import { detectRole, renderRole } from './role.js'
 import { closeDetail, openDetail, selectFromHash } from './selection.js'
 import { app, detail, storeKey } from './state.js'
 import { markDirty, startTenantStream, tickRows } from './table.js'
+import { renderWebhooks, wireWebhooks } from './webhooks.js'
 
-/** Asks what the key may do, then shows the details' controls for it. */
+/** Asks what the key may do, then shows the details' controls and the webhooks panel for it. */
 async function refreshRole() {
   await detectRole()
   renderDetail()
+  renderWebhooks()
 }
 
 /** Opens every stream again, with the current key. */
@@ -35,6 +37,7 @@ function useKey(key) {
   storeKey(key)
   app.role = null
   renderRole()
+  renderWebhooks()
   restartStreams()
 }
 
@@ -105,6 +108,7 @@ wireDetail()
 wireEdit()
 wireKeyDialog(useKey)
 wireNotifications()
+wireWebhooks()
 
 startTenantStream()
 refreshRole()

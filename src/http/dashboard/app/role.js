@@ -16,6 +16,7 @@ import { app } from './state.js'
 
 /** @type {Record<Role, string>} */
 const ROLE_LABEL = {
+  admin: 'Admin key · can edit',
   agent: 'Agent key · can edit',
   viewer: 'Viewer key · read-only',
   open: 'Open access',
@@ -25,7 +26,7 @@ const ROLE_LABEL = {
 export async function detectRole() {
   /** @type {ApiResult<Whoami>} */
   const res = await api('GET', '/v1/whoami')
-  if (res.ok && res.data && (res.data.role === 'agent' || res.data.role === 'viewer')) {
+  if (res.ok && res.data && ['admin', 'agent', 'viewer'].indexOf(res.data.role) >= 0) {
     app.role = res.data.role === 'agent' && !app.key ? 'open' : res.data.role
   } else {
     app.role = null
@@ -35,7 +36,12 @@ export async function detectRole() {
 
 /** Whether the key may edit lists. */
 export function canEdit() {
-  return app.role === 'agent' || app.role === 'open'
+  return app.role === 'admin' || app.role === 'agent' || app.role === 'open'
+}
+
+/** Whether the key may see and test the tenant's webhooks: an admin key, or open access. */
+export function canManageWebhooks() {
+  return app.role === 'admin' || app.role === 'open'
 }
 
 /** The header's badge naming the key's role. */

@@ -13,7 +13,12 @@
 /** @typedef {Schemas['HistoryEntry']} HistoryEntry */
 /** @typedef {Schemas['Whoami']} Whoami */
 /** @typedef {Schemas['ProblemDetails']} ProblemDetails */
-/** @typedef {'agent' | 'viewer' | 'open'} Role */
+/** @typedef {Schemas['Webhook']} Webhook */
+/** @typedef {Schemas['WebhookList']} WebhookList */
+/** @typedef {Schemas['WebhookDelivery']} WebhookDelivery */
+/** @typedef {Schemas['WebhookDeliveries']} WebhookDeliveries */
+/** @typedef {Schemas['TestDelivery']} TestDelivery */
+/** @typedef {'admin' | 'agent' | 'viewer' | 'open'} Role */
 /** @typedef {SessionSummary | SessionView} Shown a row's session: a summary, or the open session's view */
 /**
  * @typedef {object} SessionRecord
