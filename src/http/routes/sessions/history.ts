@@ -91,11 +91,15 @@ export const getHistory =
       // a batch the store ended at the budget may leave older entries: the next read tells
       if (usable.length === 0 || bytes - bytesBefore <= budget) break
     }
-    parts.reverse()
     const nextCursor =
       more && before !== undefined ? JSON.stringify(encodeHistoryCursor(before)) : 'null'
-    const text = serialised<z.infer<typeof History>>(
-      `{"entries":[${parts.join(',')}],"next_cursor":${nextCursor}}`
-    )
+    // the body in one join, in a turn of its own: one flat copy of the page, which the response
+    // then hands out a slice at a time (a join inside a template would be copied once more when
+    // its first slice flattens it)
+    if (parts.length > 1) await yieldToLoop()
+    const pieces = ['{"entries":[']
+    for (let i = parts.length - 1; i >= 0; i--) pieces.push(parts[i], i ? ',' : '')
+    pieces.push(`],"next_cursor":${nextCursor}}`)
+    const text = serialised<z.infer<typeof History>>(pieces.join(''))
     return jsonResponse(c, text, 200, { ETag: etag })
   }
