@@ -191,9 +191,12 @@ async function start(build, store) {
 }
 
 /** On the 1 MB sessions: four listing clients, one reopening the tenant stream, one paging history. */
-async function readersPhase(port) {
+async function readersPhase(port, pid) {
   // history: one session with 20 versions of 1 MB
   for (let v = 0; v < 20; v++) await put(port, 'big', SIZES['1 MB'](`v${v}`))
+  // bench/eld-monitor.mjs (preloaded with ELD_OUT) times the loop's delay from here to the end
+  const markLoopDelay = () => env.ELD_OUT && process.kill(pid, 'SIGUSR2')
+  markLoopDelay()
   const stopAt = Date.now() + SECONDS * 1000
   // the newest page of history again and again (2 MiB of lists; older pages cost the same)
   const historyPages = () => request(port, 'GET', '/v1/sessions/big/history')
@@ -205,6 +208,7 @@ async function readersPhase(port) {
     loop(stopAt, () => snapshotOnce(port)),
     loop(stopAt, historyPages),
   ])
+  markLoopDelay()
   const listings = clients.slice(0, 4)
   return {
     livez: probe,
@@ -271,7 +275,7 @@ async function listingCost(build, store, size) {
     const cpuMs = ((procs[0] / 100) * seconds * 1000) / LISTINGS
     Object.assign(result, { cpuMs, p50: pct(latencies, 50), max: Math.max(...latencies), statuses })
     if (size !== '1 MB') return result
-    if (PARTS.includes('readers')) result.readers = await readersPhase(server.port)
+    if (PARTS.includes('readers')) result.readers = await readersPhase(server.port, server.pid)
     if (PARTS.includes('writer')) result.writer = await writerPhase(server.port)
     return result
   } finally {

@@ -46,7 +46,6 @@ import {
   listOriginParams,
   prepareStatements,
   type SessionParams,
-  type HistoryRow,
   type SessionRow,
   type Statements,
 } from './sqlite/statements.js'
@@ -446,34 +445,39 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     maxBytes = Infinity
   ): HistoryText[] => {
     // one read transaction: the version and the rows of one snapshot, whatever another
-    // process commits meanwhile; rows newest first, read one at a time until the budget is
-    // passed, so a page of large lists reads about its budget
-    const rows = reading(
+    // process commits meanwhile; the page's rows newest first without their lists, then each
+    // kept row's list read on its own until the budget is passed, so a page of large lists
+    // reads about its budget
+    const kept = reading(
       db.transaction(() => {
         const row = sql.selectLiveness.get(key)
         if (!row || row.expires_at <= options.now()) return []
-        const kept: HistoryRow[] = []
-        let bytes = 0
-        for (const entry of sql.selectHistory.iterate({
+        const rows = sql.selectHistory.all({
           tenant: key.tenant,
           sessionId: key.sessionId,
           beforeVersion: beforeVersion ?? Number.MAX_SAFE_INTEGER,
           floor: row.version - ringOf(),
           limit,
-        })) {
-          kept.push(entry)
-          bytes += historyBytes(entry.items)
+        })
+        const texts: HistoryText[] = []
+        let bytes = 0
+        for (const entry of rows) {
+          const items = sql.selectHistoryItems.get(entry.row)
+          // the same snapshot as the rows: always there, but `get` cannot say so
+          if (items === undefined) continue
+          texts.push({
+            version: entry.version,
+            at: entry.at,
+            source: entry.source as HistoryEntry['source'],
+            items,
+          })
+          bytes += historyBytes(items)
           if (bytes > maxBytes) break
         }
-        return kept
+        return texts
       })
     )
-    return rows.reverse().map((row) => ({
-      version: row.version,
-      at: row.at,
-      source: row.source as HistoryEntry['source'],
-      items: row.items,
-    }))
+    return kept.reverse()
   }
 
   let closed = false

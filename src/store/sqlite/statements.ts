@@ -55,11 +55,12 @@ export interface ListRow {
   brief: string
 }
 
+/** A history row as a page lists it: where its list is, not the list (`selectHistoryItems`). */
 export interface HistoryRow {
+  row: number
   version: number
   at: number
   source: string
-  items: string
 }
 
 export interface IdempotencyRow {
@@ -71,17 +72,16 @@ export interface IdempotencyRow {
 
 /**
  * The newest `limit` history rows below a version and above the kept window's floor, newest
- * first (a reader of a byte budget stops early). The inner query visits the session's slots
- * (all of them: the primary key's prefix `(tenant, session_id)`,
- * `test/integration/sqlite-schema.test.ts`) and sorts only their versions; the outer one reads
- * the lists of the `limit` it keeps, one row at a time.
+ * first, without their lists: the session's slots are found by the primary key's prefix
+ * `(tenant, session_id)` (`test/integration/sqlite-schema.test.ts`) and only their small columns
+ * sorted. A reader then reads the list of each row it keeps (`selectHistoryItems`), one at a time,
+ * and stops at its byte budget. (Selecting the lists here made SQLite sort the `limit` rows with
+ * their lists before handing out the first: a page of two 1 MB lists read nine.)
  */
-export const HISTORY_PAGE_SQL = `SELECT version, at, source, items FROM history WHERE rowid IN
-  (SELECT rowid FROM history
-     WHERE tenant = @tenant AND session_id = @sessionId
-       AND version < @beforeVersion AND version > @floor
-     ORDER BY version DESC LIMIT @limit)
-  ORDER BY version DESC`
+export const HISTORY_PAGE_SQL = `SELECT rowid AS row, version, at, source FROM history
+  WHERE tenant = @tenant AND session_id = @sessionId
+    AND version < @beforeVersion AND version > @floor
+  ORDER BY version DESC LIMIT @limit`
 
 /** Listing filters per state, over the indexed summary columns. */
 const STATE_SQL: Record<ListQuery['state'], string> = {
@@ -137,10 +137,13 @@ export interface Statements {
    */
   historyRing: Database.Statement<[], number>
   deleteHistory: Named<KeyParams>
+  /** A page's rows, newest first, without their lists (`HISTORY_PAGE_SQL`). */
   selectHistory: Named<
     KeyParams & { beforeVersion: number; floor: number; limit: number },
     HistoryRow
   >
+  /** One history row's list, by its rowid (`HistoryRow.row`). */
+  selectHistoryItems: Database.Statement<[number], string>
   selectTombstone: Named<KeyParams, { version: number; expires_at: number }>
   upsertTombstone: Named<TombstoneParams>
   deleteTombstone: Named<KeyParams>
@@ -241,6 +244,9 @@ export function prepareStatements(db: Database.Database): Statements {
       [KeyParams & { beforeVersion: number; floor: number; limit: number }],
       HistoryRow
     >(HISTORY_PAGE_SQL),
+    selectHistoryItems: db
+      .prepare<[number], string>('SELECT items FROM history WHERE rowid = ?')
+      .pluck(),
 
     selectTombstone: db.prepare<[KeyParams], { version: number; expires_at: number }>(
       'SELECT version, expires_at FROM tombstones WHERE tenant = @tenant AND session_id = @sessionId'

@@ -31,8 +31,12 @@ export const getHistoryRoute = createRoute({
   },
 })
 
-/** History entries read from the store per call while a page is assembled. */
-const HISTORY_BATCH = 8
+/**
+ * The most bytes of lists one read of the store takes while a page is assembled: a read, and the
+ * turn of the event loop it holds, is about one large list (1 MB), not the page's 2 MiB; the
+ * handler yields between reads.
+ */
+const READ_BYTES = 256 * 1024
 
 /** The handler of `GET /v1/sessions/{session_id}/history`. */
 export const getHistory =
@@ -50,19 +54,18 @@ export const getHistory =
     const etag = versionTag(brief.version)
     const cached = notModified(c, etag)
     if (cached) return cached
-    // newest first while reading, in batches, until the page is full or its bytes are spent
+    // newest first while reading, a few hundred KB (or one large list) per read of the store and
+    // a turn of the event loop between reads, until the page is full or its bytes are spent
     const parts: string[] = []
     let bytes = 0
     let more = false
-    while (parts.length < limit) {
-      const want = Math.min(HISTORY_BATCH, limit - parts.length)
-      // one more than wanted tells whether older entries remain; the store stops at the bytes
-      // this page has left (past them, the loop below finds the page full), and the loop yields
-      // between batches, so a history of large lists costs what its page returns
+    for (;;) {
+      const want = limit - parts.length
       if (parts.length) await yieldToLoop()
-      const budget = PAGE_BYTES - bytes
+      // one more than wanted tells whether older entries remain (with the page's entries all
+      // taken, that one alone); the store stops once its lists pass `budget`
+      const budget = Math.min(PAGE_BYTES - bytes, READ_BYTES)
       const batch = await store.historyText(key, want + 1, before, budget)
-      if (batch.length === 0) break
       const olderRemain = batch.length > want
       const usable = olderRemain ? batch.slice(1) : batch
       const bytesBefore = bytes
@@ -70,7 +73,9 @@ export const getHistory =
       for (const entry of usable.reverse()) {
         // the stored list goes out as it is: no parse, no serialisation
         const json = historyViewText(entry)
-        const size = Buffer.byteLength(json) + 1
+        // counted on the stored text (flat) rather than the joined one, which would flatten it
+        // here; the rest of the entry is ASCII
+        const size = Buffer.byteLength(entry.items) + json.length - entry.items.length + 1
         if (parts.length && bytes + size > PAGE_BYTES) {
           full = true
           break
@@ -79,20 +84,22 @@ export const getHistory =
         bytes += size
         before = entry.version
       }
-      if (full) {
+      if (full || olderRemain) {
         more = true
         break
       }
-      // a short batch past the budget may have been ended by it (then older entries may
-      // remain): the next one tells
-      if (!olderRemain && bytes - bytesBefore <= budget) break
-      if (parts.length >= limit) more = true
+      // a batch the store ended at the budget may leave older entries: the next read tells
+      if (usable.length === 0 || bytes - bytesBefore <= budget) break
     }
-    parts.reverse()
     const nextCursor =
       more && before !== undefined ? JSON.stringify(encodeHistoryCursor(before)) : 'null'
-    const text = serialised<z.infer<typeof History>>(
-      `{"entries":[${parts.join(',')}],"next_cursor":${nextCursor}}`
-    )
+    // the body in one join, in a turn of its own: one flat copy of the page, which the response
+    // then hands out a slice at a time (a join inside a template would be copied once more when
+    // its first slice flattens it)
+    if (parts.length > 1) await yieldToLoop()
+    const pieces = ['{"entries":[']
+    for (let i = parts.length - 1; i >= 0; i--) pieces.push(parts[i], i ? ',' : '')
+    pieces.push(`],"next_cursor":${nextCursor}}`)
+    const text = serialised<z.infer<typeof History>>(pieces.join(''))
     return jsonResponse(c, text, 200, { ETag: etag })
   }
