@@ -25,6 +25,7 @@ import type { Readable, Writable } from 'node:stream'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import { LineSplitter } from './lines.js'
 import { originHeaders } from './origin.js'
+import { sleep } from './sleep.js'
 
 export interface AcpTapOptions {
   /** Service base URL, without a trailing slash. */
@@ -326,18 +327,6 @@ class TapSender {
     }
   }
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve()
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    signal?.addEventListener('abort', done, { once: true })
-  })
 
 /**
  * Pipes `from` into `to` as the bytes come (a slow reader holds the writer back, as without the

@@ -13,6 +13,7 @@
  */
 import { originHeaders } from './origin.js'
 import { readSse } from './sse.js'
+import { sleep } from './sleep.js'
 
 export type OpencodeAgent = 'opencode' | 'kilo'
 
@@ -81,18 +82,6 @@ export function forwardedEvent(value: unknown): Queued | null {
   const directory = isRecord(value) && typeof value.directory === 'string' ? value.directory : null
   return { directory, event }
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve()
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    signal?.addEventListener('abort', done, { once: true })
-  })
 
 /**
  * Forwards a server's events until stopped.

@@ -15,6 +15,7 @@ import type { Readable } from 'node:stream'
 import { createAgentTodosClient } from '../client/index.js'
 import { LineSplitter } from './lines.js'
 import { originHeaders } from './origin.js'
+import { sleep } from './sleep.js'
 
 /** The agents `observe` knows, and the ingest route each one's stream goes to. */
 export const AGENTS = {
@@ -174,18 +175,6 @@ function sessionOfLine(agent: AgentKind, value: Record<string, unknown>): string
     ? `claude:${value.session_id}`
     : null
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve()
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    signal?.addEventListener('abort', done, { once: true })
-  })
 
 interface Delivery {
   delivered: number
