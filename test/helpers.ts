@@ -12,6 +12,7 @@ import type { AppDeps } from '../src/http/deps.js'
 import { parseAuthKeys } from '../src/http/auth.js'
 import { createMemoryStore } from '../src/store/memory.js'
 import type { SessionStore } from '../src/store/types.js'
+import { servedContract, type Contract } from './contract.js'
 
 export interface TestApp {
   app: ReturnType<typeof createApp>
@@ -20,7 +21,9 @@ export interface TestApp {
   /**
    * The published typed client (`src/client`) bound to this app in process: `data` and `error`
    * are typed by the OpenAPI document, so a test that reads a field the document lacks does not
-   * compile. Use it for the documented routes; `call` is for what the document forbids.
+   * compile, and each response is checked against the document (its status documented, its body
+   * valid), so one the document does not describe fails the test. Use it for the documented
+   * routes; `call` is for what the document forbids.
    */
   api: AgentTodosClient
   /** `api`, sending `Authorization: Bearer <key>`. */
@@ -90,9 +93,37 @@ export function makeTestApp(overrides: Partial<AppDeps> = {}): TestApp {
     createAgentTodosClient({
       baseUrl: 'http://test',
       apiKey,
-      fetch: async (request: Request) => app.request(request),
+      fetch: async (request: Request) => {
+        const { method, url } = request
+        const response = await app.request(request)
+        await assertDocumented(method, new URL(url).pathname, response)
+        return response
+      },
     })
   return { app, store, clock, call, api: apiAs(), apiAs }
+}
+
+let contract: Contract | undefined
+
+/**
+ * Throws when the OpenAPI document does not describe a response (status, content type, body):
+ * the typed client's types are only as true as the document.
+ * @param method - the request's method
+ * @param path - the request's path, without the query
+ * @param response - the app's response (read through a clone)
+ */
+async function assertDocumented(method: string, path: string, response: Response) {
+  const contentType = response.headers.get('content-type')
+  const streamed = /event-stream/.test(contentType ?? '')
+  const problems = (contract ??= servedContract()).check({
+    method,
+    path,
+    status: response.status,
+    contentType,
+    body: streamed ? undefined : await response.clone().text(),
+  })
+  if (problems.length > 0)
+    throw new Error(`The OpenAPI document does not describe this response:\n${problems.join('\n')}`)
 }
 
 /**
