@@ -35,8 +35,7 @@ describe('GET /v1/sessions/{id} and /render', () => {
     assert.equal(cached.status, 304)
     assert.equal(cached.text, '')
     const stale = await t.api.GET('/v1/sessions/{session_id}', {
-      ...pathOf('s1'),
-      headers: { 'If-None-Match': '"1"' },
+      params: { path: { session_id: 's1' }, header: { 'if-none-match': '"1"' } },
     })
     assert.equal(stale.response.status, 200)
   })
@@ -51,8 +50,7 @@ describe('GET /v1/sessions/{id} and /render', () => {
     assert.match(response.headers.get('content-type') ?? '', /^text\/plain/)
     assert.ok(data?.endsWith('(0/5 completed)'))
     const cached = await t.api.GET('/v1/sessions/{session_id}/render', {
-      ...pathOf('s1'),
-      headers: { 'If-None-Match': '"1"' },
+      params: { path: { session_id: 's1' }, header: { 'if-none-match': '"1"' } },
       parseAs: 'text',
     })
     assert.equal(cached.response.status, 304)

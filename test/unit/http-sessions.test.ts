@@ -149,7 +149,7 @@ describe('Listing filters and quotas', () => {
     const first = await t.api.GET('/v1/sessions')
     const etag = first.response.headers.get('etag')
     assert.ok(etag)
-    const poll = () => t.api.GET('/v1/sessions', { headers: { 'If-None-Match': etag } })
+    const poll = () => t.api.GET('/v1/sessions', { params: { header: { 'if-none-match': etag } } })
     assert.equal((await poll()).response.status, 304)
     await round(t, 's1', [{ name: 'bash' }])
     assert.equal((await poll()).response.status, 200)
