@@ -1,5 +1,5 @@
 /**
- * Shared test fixtures: an app on a memory store, JSON request helpers.
+ * Shared test fixtures: an app on a memory store, the typed client bound to it, JSON request helpers.
  */
 import pino from 'pino'
 import {
