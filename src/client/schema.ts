@@ -1232,7 +1232,10 @@ export interface operations {
     listDialects: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier reply; while it still matches, the answer is 304 and no body */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1328,7 +1331,10 @@ export interface operations {
                 /** @description Which package of the native a flavoured dialect speaks: `langchain-todos` python (the default) or js (the npm `langchain`'s texts); other dialects have one flavour and ignore it */
                 flavour?: components["schemas"]["Flavour"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier reply; while it still matches, the answer is 304 and no body */
+                "if-none-match"?: string;
+            };
             path: {
                 name: string;
             };
@@ -1439,7 +1445,10 @@ export interface operations {
                 /** @description Which package of the native a flavoured dialect speaks: `langchain-todos` python (the default) or js (the npm `langchain`'s texts); other dialects have one flavour and ignore it */
                 flavour?: components["schemas"]["Flavour"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier reply; while it still matches, the answer is 304 and no body */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1747,7 +1756,10 @@ export interface operations {
     getSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier reply; while it still matches, the answer is 304 and no body */
+                "if-none-match"?: string;
+            };
             path: {
                 session_id: string;
             };
@@ -1953,7 +1965,10 @@ export interface operations {
     renderSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier reply; while it still matches, the answer is 304 and no body */
+                "if-none-match"?: string;
+            };
             path: {
                 session_id: string;
             };
@@ -2333,7 +2348,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier reply; while it still matches, the answer is 304 and no body */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2429,7 +2447,10 @@ export interface operations {
                 /** @description The previous page's next_cursor: the entries older than that page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier reply; while it still matches, the answer is 304 and no body */
+                "if-none-match"?: string;
+            };
             path: {
                 session_id: string;
             };

@@ -4,7 +4,8 @@
  * says what the middleware does: a unique `operationId`, and the problems any `/v1` route can
  * answer before or around its handler (400 for a malformed Authorization header, 401, 405 with
  * `Allow`, 429 from the tenant rate limit with its headers, 503 when the store is unreachable or
- * the instance drains, 413 for a body over the limit; 415 where a JSON body is read).
+ * the instance drains, 413 for a body over the limit; 415 where a JSON body is read), and the
+ * `If-None-Match` request header of every route that documents a 304.
  */
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi'
 
@@ -76,6 +77,19 @@ const rateLimitHeaders = {
   'Retry-After': { schema: { type: 'string' as const }, description: 'seconds' },
 }
 
+/**
+ * The conditional GET's request header: the ETag middleware and the session routes read it, so
+ * no route declares it, but a generated client only sends the parameters the document lists.
+ */
+const ifNoneMatch = {
+  name: 'if-none-match',
+  in: 'header' as const,
+  required: false,
+  schema: { type: 'string' as const },
+  description:
+    'The ETag of an earlier reply; while it still matches, the answer is 304 and no body',
+}
+
 /** The problems every `/v1` route can answer, with the headers that come with them. */
 function commonResponses(): RouteConfig['responses'] {
   const problems = problemResponses(400, 401, 405, 413, 429, 503)
@@ -115,6 +129,11 @@ export function documentSharedResponses(registry: OpenAPIRegistry): void {
     if (definition.type !== 'route') continue
     const route = definition.route
     route.operationId ??= operationIdOf(route)
+    if (route.responses[304]) {
+      const params = (route.parameters ??= [])
+      // once, also when the document is generated again from the same registry
+      if (!params.some((p) => 'name' in p && p.name === ifNoneMatch.name)) params.push(ifNoneMatch)
+    }
     if (route.path.startsWith('/v1/')) {
       const body = route.request?.body ? problemResponses(415) : {}
       const common = commonResponses()

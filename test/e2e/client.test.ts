@@ -3,7 +3,7 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { createAgentTodosClient, type AgentTodosClient } from '../../src/client/index.js'
+import type { AgentTodosClient } from '../../src/client/index.js'
 import { startServer, type ServerProcess } from './server-process.js'
 
 describe('The typed client against the real server', () => {
@@ -11,7 +11,7 @@ describe('The typed client against the real server', () => {
   let acme: AgentTodosClient
   before(async () => {
     server = await startServer({ AUTH_KEYS: 'acme:agent:acme-key-123,other:agent:other-key-123' })
-    acme = createAgentTodosClient({ baseUrl: server.url, apiKey: 'acme-key-123' })
+    acme = server.api('acme-key-123')
   })
   after(async () => {
     await server.stop()
@@ -54,8 +54,7 @@ describe('The typed client against the real server', () => {
     const etag = view.response.headers.get('etag')!
     assert.equal(etag, '"1"')
     const unchanged = await acme.GET('/v1/sessions/{session_id}', {
-      ...path('typed'),
-      headers: { 'If-None-Match': etag },
+      params: { path: { session_id: 'typed' }, header: { 'if-none-match': etag } },
     })
     assert.equal(unchanged.response.status, 304)
 
@@ -72,27 +71,23 @@ describe('The typed client against the real server', () => {
       body: { tool_calls: [{ name: 'bash' }] },
     })
     const edited = await acme.PUT('/v1/sessions/{session_id}/todos', {
-      ...path('edit'),
-      headers: { 'if-match': '"1"' },
-      // blocks and blocked_by default to [] on the server; the document marks them required
-      body: {
-        items: [{ id: '1', content: 'Ship it', status: 'in_progress', blocks: [], blocked_by: [] }],
-      },
+      params: { path: { session_id: 'edit' }, header: { 'if-match': '"1"' } },
+      // blocks and blocked_by default to [] on the server: the document leaves them out of ItemInput
+      body: { items: [{ id: '1', content: 'Ship it', status: 'in_progress' }] },
     })
     assert.equal(edited.data!.rendered, '[>] #1: Ship it\n\n(0/1 completed)')
     const stale = await acme.PUT('/v1/sessions/{session_id}/todos', {
-      ...path('edit'),
-      headers: { 'if-match': '"1"' },
+      params: { path: { session_id: 'edit' }, header: { 'if-match': '"1"' } },
       body: { items: [] },
     })
     assert.equal(stale.response.status, 412)
     assert.equal(stale.error!.status, 412)
     assert.match(stale.error!.type, /problems\//)
 
-    const other = createAgentTodosClient({ baseUrl: server.url, apiKey: 'other-key-123' })
+    const other = server.api('other-key-123')
     const hidden = await other.GET('/v1/sessions/{session_id}', path('edit'))
     assert.equal(hidden.error!.status, 404)
-    const anonymous = createAgentTodosClient({ baseUrl: server.url })
+    const anonymous = server.api()
     const refused = await anonymous.GET('/v1/sessions')
     assert.equal(refused.response.status, 401)
 

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { createAgentTodosClient, type AgentTodosClient } from '../../src/client/index.js'
 import { recordContract } from './contract-recorder.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -19,6 +20,12 @@ export interface ServerProcess {
   stop(): Promise<number | null>
   /** SIGKILL, then wait for exit. */
   kill(): Promise<void>
+  /**
+   * The published typed client (`src/client`) on this server, with `Authorization: Bearer <key>`
+   * when a key is given: `data` and `error` typed by the OpenAPI document (and each response
+   * checked against it by the contract recorder). `request` is for what the document forbids.
+   */
+  api(apiKey?: string): AgentTodosClient
 }
 
 /** A TCP port nobody listens on right now. */
@@ -76,6 +83,7 @@ export async function startServer(
       child.kill('SIGKILL')
       await exited
     },
+    api: (apiKey) => createAgentTodosClient({ baseUrl: url, apiKey }),
   }
   if (options.waitReady === false) return proc
   // generous: a condition waited on, so it costs nothing on an idle machine and holds on a loaded one

@@ -19,3 +19,6 @@ export async function seeded(): Promise<TestApp> {
   await round(t, 's1', [todo(five)])
   return t
 }
+
+/** The `params` of a typed request on one session's route. */
+export const pathOf = (session_id: string) => ({ params: { path: { session_id } } })

@@ -5,45 +5,69 @@ import { DIALECTS } from '../../src/dialects/registry.js'
 import { parseAuthKeys } from '../../src/http/auth.js'
 import { generateOpenApi } from '../../src/http/openapi.js'
 import { TOOL_FORMATS } from '../../src/tools/formats.js'
-import { makeTestApp, round } from '../helpers.js'
+import type { components } from '../../src/client/index.js'
+import { makeTestApp, typedRound } from '../helpers.js'
+import { pathOf } from './http-fixtures.js'
 
+type Schemas = components['schemas']
+
+/** Each tool's name and input schema, wherever its format puts them. */
+function toolShapes(reply: Schemas['ToolsReply']) {
+  const shape = (name: string, schema: Schemas['ToolInputSchema']) => ({ name, schema })
+  switch (reply.format) {
+    case 'anthropic':
+      return reply.tools.map((tool) => shape(tool.name, tool.input_schema))
+    case 'openai':
+      return reply.tools.map((tool) => shape(tool.function.name, tool.function.parameters))
+    case 'openai-responses':
+      return reply.tools.map((tool) => shape(tool.name, tool.parameters))
+    case 'gemini':
+      return reply.tools.map((tool) => shape(tool.name, tool.parametersJsonSchema))
+    case 'mcp':
+      return reply.tools.map((tool) => shape(tool.name, tool.inputSchema))
+  }
+}
+
+// Requests go through the typed client (t.api); `t.call` stays where a test sends what the
+// OpenAPI document forbids (unknown query values, an unknown route or method, keys the server
+// does not know) or asks for a route the document leaves out (probes, /openapi.json, /docs).
 describe('GET /v1/dialects and /v1/tools', () => {
   it('Should list every dialect with its tools', async () => {
     const t = makeTestApp()
-    const res = await t.call('GET', '/v1/dialects')
-    assert.equal(res.status, 200)
+    const { data, response } = await t.api.GET('/v1/dialects')
+    assert.equal(response.status, 200)
+    assert.ok(data)
     assert.deepEqual(
-      res.body.dialects.map((d: any) => d.name),
+      data.dialects.map((d) => d.name),
       [...DIALECTS.keys()]
     )
-    assert.deepEqual(res.body.dialects[0].tools, ['todo'])
+    assert.deepEqual(data.dialects[0].tools, ['todo'])
   })
 
   it('Should give s03 in every format, from one schema', async () => {
     const t = makeTestApp()
-    const shapes: Record<string, (tool: any) => any> = {
-      anthropic: (tool) => tool.input_schema,
-      openai: (tool) => (assert.equal(tool.type, 'function'), tool.function.parameters),
-      'openai-responses': (tool) => (assert.equal(tool.type, 'function'), tool.parameters),
-      gemini: (tool) => tool.parametersJsonSchema,
-      mcp: (tool) => tool.inputSchema,
-    }
     const schemas = []
     for (const format of TOOL_FORMATS) {
-      const res = await t.call('GET', `/v1/tools?dialect=s03&format=${format}`)
-      assert.equal(res.status, 200, format)
-      assert.equal(res.body.dialect, 's03')
-      assert.equal(res.body.format, format)
-      assert.equal(res.body.tools.length, 1)
-      schemas.push(shapes[format](res.body.tools[0]))
+      const { data, response } = await t.api.GET('/v1/tools', {
+        params: { query: { dialect: 's03', format } },
+      })
+      assert.equal(response.status, 200, format)
+      assert.ok(data)
+      assert.equal(data.dialect, 's03')
+      assert.equal(data.format, format)
+      assert.equal(data.tools.length, 1)
+      if (data.format === 'openai' || data.format === 'openai-responses')
+        assert.equal(data.tools[0].type, 'function')
+      schemas.push(toolShapes(data)[0].schema)
     }
     for (const schema of schemas) assert.deepEqual(schema, schemas[0])
   })
 
   it('Should default to s03 + anthropic and reject unknown values with 400', async () => {
     const t = makeTestApp()
-    const res = await t.call('GET', '/v1/tools')
-    assert.equal(res.body.tools[0].name, 'todo')
+    const { data } = await t.api.GET('/v1/tools')
+    assert.equal(data?.format, 'anthropic')
+    assert.equal(data.tools[0].name, 'todo')
     assert.equal((await t.call('GET', '/v1/tools?dialect=nope')).status, 400)
     assert.equal((await t.call('GET', '/v1/tools?format=xml')).status, 400)
   })
@@ -90,9 +114,12 @@ describe('Operations', () => {
 
   it('Should put the request id in every problem', async () => {
     const t = makeTestApp()
-    const res = await t.call('GET', '/v1/sessions/nope', undefined, { 'X-Request-Id': 'req-123' })
-    assert.equal(res.body.request_id, 'req-123')
-    assert.equal(res.headers.get('x-request-id'), 'req-123')
+    const { error, response } = await t.api.GET('/v1/sessions/{session_id}', {
+      ...pathOf('nope'),
+      headers: { 'X-Request-Id': 'req-123' },
+    })
+    assert.equal(error?.request_id, 'req-123')
+    assert.equal(response.headers.get('x-request-id'), 'req-123')
   })
 })
 
@@ -145,10 +172,10 @@ describe('Bearer keys', () => {
 
   it('Should require a key on /v1 when keys are configured, but not on probes', async () => {
     const t = makeTestApp({ keys })
-    const none = await t.call('GET', '/v1/sessions')
-    assert.equal(none.status, 401)
-    assert.equal(none.headers.get('content-type'), 'application/problem+json')
-    assert.match(none.headers.get('www-authenticate') ?? '', /Bearer/)
+    const none = await t.api.GET('/v1/sessions')
+    assert.equal(none.response.status, 401)
+    assert.equal(none.response.headers.get('content-type'), 'application/problem+json')
+    assert.match(none.response.headers.get('www-authenticate') ?? '', /Bearer/)
     assert.equal((await t.call('GET', '/v1/sessions', undefined, auth('wrong-secret'))).status, 401)
     assert.equal((await t.call('GET', '/v1/sessions', undefined, auth('agent-secret'))).status, 401)
     assert.equal((await t.call('GET', '/livez')).status, 200)
@@ -156,25 +183,17 @@ describe('Bearer keys', () => {
 
   it('Should keep tenants apart (404, not 403) and refuse viewer writes', async () => {
     const t = makeTestApp({ keys })
-    const body = { tool_calls: [{ name: 'bash' }] }
-    assert.equal(
-      (await t.call('POST', '/v1/sessions/s1/rounds', body, auth('agent-secret-1'))).status,
-      200
+    const [agent, viewer, other] = ['agent-secret-1', 'viewer-secret-1', 'other-secret-1'].map(
+      (key) => t.apiAs(key)
     )
-    assert.equal(
-      (await t.call('GET', '/v1/sessions/s1', undefined, auth('other-secret-1'))).status,
-      404
-    )
-    assert.equal(
-      (await t.call('GET', '/v1/sessions/s1', undefined, auth('viewer-secret-1'))).status,
-      200
-    )
-    const write = await t.call('POST', '/v1/sessions/s1/rounds', body, auth('viewer-secret-1'))
-    assert.equal(write.status, 403)
-    assert.equal(
-      (await t.call('GET', '/v1/sessions', undefined, auth('other-secret-1'))).body.sessions.length,
-      0
-    )
+    const post = { ...pathOf('s1'), body: { tool_calls: [{ name: 'bash' }] } }
+    const s1 = '/v1/sessions/{session_id}/rounds'
+    assert.equal((await agent.POST(s1, post)).response.status, 200)
+    assert.equal((await other.GET('/v1/sessions/{session_id}', pathOf('s1'))).response.status, 404)
+    assert.equal((await viewer.GET('/v1/sessions/{session_id}', pathOf('s1'))).response.status, 200)
+    const write = await viewer.POST(s1, post)
+    assert.equal(write.response.status, 403)
+    assert.equal((await other.GET('/v1/sessions')).data?.sessions.length, 0)
   })
 
   it('Should reject malformed AUTH_KEYS without echoing secrets', () => {
@@ -189,11 +208,15 @@ describe('Bearer keys', () => {
 describe('Unknown tools only', () => {
   it('Should count a round with only other tools and return no results', async () => {
     const t = makeTestApp()
-    const res = await round(t, 'x', [{ name: 'bash' }, { name: 'read_file', input: { path: 'a' } }])
-    assert.equal(res.status, 200)
-    assert.deepEqual(res.body.results, [])
-    assert.equal(res.body.used_todo, false)
-    assert.equal(res.body.rounds_since_todo, 1)
+    const res = await typedRound(t, 'x', [
+      { name: 'bash' },
+      { name: 'read_file', input: { path: 'a' } },
+    ])
+    assert.equal(res.response.status, 200)
+    assert.ok(res.data)
+    assert.deepEqual(res.data.results, [])
+    assert.equal(res.data.used_todo, false)
+    assert.equal(res.data.rounds_since_todo, 1)
   })
 })
 
@@ -203,24 +226,23 @@ describe('Tool definitions are valid JSON Schema', () => {
     const t = makeTestApp()
     // one instance: each new one compiles the 2020-12 meta-schema again (~50 ms a schema)
     const ajv = new Ajv2020({ strict: false })
-    const pick: Record<string, (tool: any) => any> = {
-      anthropic: (tool) => tool.input_schema,
-      openai: (tool) => tool.function.parameters,
-      'openai-responses': (tool) => tool.parameters,
-      gemini: (tool) => tool.parametersJsonSchema,
-      mcp: (tool) => tool.inputSchema,
-    }
+    // every dialect of the registry, named as the document types them
+    const listed = (await t.api.GET('/v1/dialects')).data?.dialects.map((d) => d.name) ?? []
+    assert.deepEqual(listed, [...DIALECTS.keys()])
     let count = 0
-    for (const dialect of DIALECTS.keys()) {
+    for (const dialect of listed) {
       for (const format of TOOL_FORMATS) {
-        const res = await t.call('GET', `/v1/tools?dialect=${dialect}&format=${format}`)
-        assert.equal(res.status, 200, `${dialect} ${format}`)
+        const { data, response } = await t.api.GET('/v1/tools', {
+          params: { query: { dialect, format } },
+        })
+        assert.equal(response.status, 200, `${dialect} ${format}`)
+        assert.ok(data)
+        const tools = toolShapes(data)
         assert.deepEqual(
-          res.body.tools.map((tool: any) => tool.name ?? tool.function.name),
+          tools.map((tool) => tool.name),
           DIALECTS.get(dialect)!.tools.map((tool) => tool.name)
         )
-        for (const tool of res.body.tools) {
-          const schema = pick[format](tool)
+        for (const { schema } of tools) {
           assert.equal(schema.type, 'object', `${dialect} ${format}`)
           const validate = ajv.compile(schema)
           assert.equal(typeof validate, 'function')

@@ -5,32 +5,36 @@
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeTestApp } from '../helpers.js'
+import { makeTestApp, typedRound } from '../helpers.js'
 import { fixtureJson, postHooks } from '../ingest-support.js'
+import { pathOf } from './http-fixtures.js'
 
+// Requests go through the typed client (t.api); `t.call` stays where a test sends what the
+// OpenAPI document forbids (an unknown flavour).
 describe('PUT …/todos settings', () => {
   it('Should create a session with the settings a PUT names, and keep them', async () => {
     const t = makeTestApp()
-    const put = await t.call('PUT', '/v1/sessions/lc-put/todos', {
-      dialect: 'langchain-todos',
-      settings: { flavour: 'js', reminder: false },
-      items: [{ id: '1', content: 'a', status: 'pending' }],
+    const put = await t.api.PUT('/v1/sessions/{session_id}/todos', {
+      ...pathOf('lc-put'),
+      body: {
+        dialect: 'langchain-todos',
+        settings: { flavour: 'js', reminder: false },
+        items: [{ id: '1', content: 'a', status: 'pending' }],
+      },
     })
-    assert.equal(put.status, 200, put.text)
-    assert.equal(put.body.settings.flavour, 'js')
-    assert.equal(put.body.settings.reminder, false)
-    const round = await t.call('POST', '/v1/sessions/lc-put/rounds', {
-      tool_calls: [
-        {
-          id: 'c1',
-          name: 'write_todos',
-          arguments: JSON.stringify({ todos: [{ content: 'b', status: 'pending' }] }),
-        },
-      ],
-    })
+    assert.equal(put.response.status, 200, JSON.stringify(put.error))
+    assert.equal(put.data?.settings.flavour, 'js')
+    assert.equal(put.data?.settings.reminder, false)
+    const round = await typedRound(t, 'lc-put', [
+      {
+        id: 'c1',
+        name: 'write_todos',
+        arguments: JSON.stringify({ todos: [{ content: 'b', status: 'pending' }] }),
+      },
+    ])
     // the js flavour's JSON.stringify result, not the Python repr
     assert.equal(
-      round.body.results[0].content,
+      round.data?.results[0].content,
       'Updated todo list to [{"content":"b","status":"pending"}]'
     )
     const refused = await t.call('PUT', '/v1/sessions/lc-put-bad/todos', {
@@ -55,12 +59,14 @@ describe("A person's pending edit and MAX_SESSION_BYTES", () => {
     const big = Array.from({ length: 4 }, (_, i) => ({
       id: String(i + 1),
       content: `${i} `.padEnd(1900, 'x'),
-      status: 'pending',
+      status: 'pending' as const,
     }))
-    const fits = await t.call('PUT', `/v1/sessions/${session}/todos`, { items: big.slice(0, 1) })
-    assert.equal(fits.status, 200, fits.text)
-    const over = await t.call('PUT', `/v1/sessions/${session}/todos`, { items: big })
-    assert.equal(over.status, 422)
-    assert.match(over.body.detail, /staged calls and pending edit|MAX_SESSION_BYTES/)
+    const edit = (items: typeof big) =>
+      t.api.PUT('/v1/sessions/{session_id}/todos', { ...pathOf(session), body: { items } })
+    const fits = await edit(big.slice(0, 1))
+    assert.equal(fits.response.status, 200, JSON.stringify(fits.error))
+    const over = await edit(big)
+    assert.equal(over.response.status, 422)
+    assert.match(over.error?.detail ?? '', /staged calls and pending edit|MAX_SESSION_BYTES/)
   })
 })

@@ -1,74 +1,83 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeTestApp, round } from '../helpers.js'
-import { seeded } from './http-fixtures.js'
+import type { components } from '../../src/client/index.js'
+import { makeTestApp, typedRound, type TestApp } from '../helpers.js'
+import { pathOf, seeded } from './http-fixtures.js'
 
+type PutTodosRequest = components['schemas']['PutTodosRequest']
+
+// Requests go through the typed client (t.api); `t.call` stays where a test sends what the
+// OpenAPI document forbids (a body off the schema, malformed JSON, a text body).
 describe('PUT /v1/sessions/{id}/todos', () => {
-  const items = [
+  const items: PutTodosRequest['items'] = [
     { id: '1', content: 'Plan', status: 'completed' },
     { id: '2', content: 'Build', status: 'in_progress', active_form: 'Building' },
   ]
+  const put = (session_id: string, body: PutTodosRequest, ifMatch?: string) =>
+    ifMatch === undefined
+      ? { params: { path: { session_id } }, body }
+      : { params: { path: { session_id }, header: { 'if-match': ifMatch } }, body }
+  const version = async (t: TestApp) =>
+    (await t.api.GET('/v1/sessions/{session_id}', pathOf('s1'))).data?.version
 
   it('Should let an operator edit the list without counting a round, and notify the loop once', async () => {
     const t = await seeded()
-    const res = await t.call('PUT', '/v1/sessions/s1/todos', { items }, { 'If-Match': '"1"' })
-    assert.equal(res.status, 200)
-    assert.equal(res.body.version, 2)
-    assert.equal(res.body.round, 1)
-    assert.equal(res.headers.get('etag'), '"2"')
-    assert.equal(res.body.current.active_form, 'Building')
-    const next = await round(t, 's1', [{ name: 'bash' }])
-    assert.deepEqual(next.body.notice, {
+    const { data, response } = await t.api.PUT(
+      '/v1/sessions/{session_id}/todos',
+      put('s1', { items }, '"1"')
+    )
+    assert.equal(response.status, 200)
+    assert.equal(data?.version, 2)
+    assert.equal(data?.round, 1)
+    assert.equal(response.headers.get('etag'), '"2"')
+    assert.equal(data?.current?.active_form, 'Building')
+    const next = await typedRound(t, 's1', [{ name: 'bash' }])
+    assert.deepEqual(next.data?.notice, {
       text: `The todo list was changed by a person while you were working. This is the current list; continue from it:\n\n[x] #1: Plan\n[>] #2: Build\n\n(1/2 completed)`,
       rendered: '[x] #1: Plan\n[>] #2: Build\n\n(1/2 completed)',
     })
-    assert.equal((await round(t, 's1', [{ name: 'bash' }])).body.notice, null, 'exactly once')
+    assert.equal((await typedRound(t, 's1', [{ name: 'bash' }])).data?.notice, null, 'exactly once')
   })
 
   it('Should answer 412 on a version mismatch, also for an unknown session', async () => {
     const t = await seeded()
-    assert.equal(
-      (await t.call('PUT', '/v1/sessions/s1/todos', { items }, { 'If-Match': '"9"' })).status,
-      412
-    )
-    assert.equal(
-      (await t.call('PUT', '/v1/sessions/new/todos', { items }, { 'If-Match': '"1"' })).status,
-      412
-    )
-    assert.equal(
-      (await t.call('PUT', '/v1/sessions/new/todos', { items }, { 'If-Match': '*' })).status,
-      412
-    )
-    assert.equal(
-      (await t.call('PUT', '/v1/sessions/s1/todos', { items }, { 'If-Match': '*' })).status,
-      200
-    )
-    assert.equal((await t.call('GET', '/v1/sessions/s1')).body.version, 2)
+    const status = async (session_id: string, ifMatch: string) =>
+      (await t.api.PUT('/v1/sessions/{session_id}/todos', put(session_id, { items }, ifMatch)))
+        .response.status
+    assert.equal(await status('s1', '"9"'), 412)
+    assert.equal(await status('new', '"1"'), 412)
+    assert.equal(await status('new', '*'), 412)
+    assert.equal(await status('s1', '*'), 200)
+    assert.equal(await version(t), 2)
   })
 
   it('Should create an unknown session without If-Match', async () => {
     const t = makeTestApp()
-    const res = await t.call('PUT', '/v1/sessions/new/todos', { items })
-    assert.equal(res.status, 200)
-    assert.equal(res.body.version, 1)
-    assert.equal(res.body.dialect, 's03')
+    const { data, response } = await t.api.PUT(
+      '/v1/sessions/{session_id}/todos',
+      put('new', { items })
+    )
+    assert.equal(response.status, 200)
+    assert.equal(data?.version, 1)
+    assert.equal(data?.dialect, 's03')
   })
 
   it("Should answer 422 with the dialect's message for a list that breaks its rules", async () => {
     const t = await seeded()
-    const two = [
+    const two: PutTodosRequest['items'] = [
       { id: '1', content: 'a', status: 'in_progress' },
       { id: '2', content: 'b', status: 'in_progress' },
     ]
-    const res = await t.call('PUT', '/v1/sessions/s1/todos', { items: two })
-    assert.equal(res.status, 422)
-    assert.equal(res.body.detail, 'Only one task can be in_progress at a time')
-    const blocked = await t.call('PUT', '/v1/sessions/s1/todos', {
-      items: [{ id: '1', content: 'a', status: 'blocked' }],
-    })
-    assert.equal(blocked.status, 422)
-    assert.equal(blocked.body.detail, "Item 1: invalid status 'blocked'")
-    assert.equal((await t.call('GET', '/v1/sessions/s1')).body.version, 1)
+    const res = await t.api.PUT('/v1/sessions/{session_id}/todos', put('s1', { items: two }))
+    assert.equal(res.response.status, 422)
+    assert.equal(res.error?.detail, 'Only one task can be in_progress at a time')
+    const blocked = await t.api.PUT(
+      '/v1/sessions/{session_id}/todos',
+      put('s1', { items: [{ id: '1', content: 'a', status: 'blocked' }] })
+    )
+    assert.equal(blocked.response.status, 422)
+    assert.equal(blocked.error?.detail, "Item 1: invalid status 'blocked'")
+    assert.equal(await version(t), 1)
   })
 
   it('Should answer 400 for a body that breaks the schema', async () => {
@@ -100,6 +109,6 @@ describe('PUT /v1/sessions/{id}/todos', () => {
     })
     assert.equal(text.status, 415)
     assert.equal(text.body.type, 'https://agent-todos.dev/problems/http-error')
-    assert.equal((await t.call('GET', '/v1/sessions/s1')).body.version, 1)
+    assert.equal(await version(t), 1)
   })
 })
