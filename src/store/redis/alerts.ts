@@ -17,6 +17,10 @@
  * dispatch (a lease that ran out, two instances on one stale list) adds nothing twice.
  * `stale` events go to the tenant's own list: the scan script moves the tenant's mark and lists
  * what turned stale in one step, so each stall is found once for the fleet.
+ *
+ * The sessions-by-state gauge counts every tenant, with webhooks or not: the tenants' listing
+ * indexes are found by SCAN on each master (the fleet keeps no list of every tenant; a count
+ * runs at most every 10 s), and each member's brief is read in batches, as listings do.
  */
 import type { Cluster, Redis } from 'ioredis'
 import { sessionState } from '../../core/session.js'
@@ -143,6 +147,16 @@ interface Claimed {
   list: string
 }
 
+/**
+ * The sessions-by-state count's reads, each far below the command timeout (1 s by default):
+ * SCAN looks at this many keys per call (a fraction of a millisecond of Redis time)…
+ */
+const SCAN_COUNT = 1000
+/** …ZSCAN about this many index members… */
+const INDEX_PAGE = 1000
+/** …and this many briefs (a few hundred bytes each, as listings read them) go in one round. */
+const BRIEF_BATCH = 100
+
 type Client = Redis | Cluster
 
 /**
@@ -191,6 +205,46 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
         return []
       }
     })
+
+  /** Every tenant with a listing index: SCAN of each master (each Cluster node holds a part). */
+  const indexedTenants = async (): Promise<string[]> => {
+    const [head, tail] = keys.index('\u0000').split('\u0000')
+    const tenants = new Set<string>()
+    const nodes: Redis[] =
+      'nodes' in client && client.isCluster ? client.nodes('master') : [client as Redis]
+    for (const node of nodes) {
+      let cursor = '0'
+      do {
+        const [next, found] = await guarded(() =>
+          node.scan(cursor, 'MATCH', `${head}*${tail}`, 'COUNT', SCAN_COUNT, 'TYPE', 'zset')
+        )
+        cursor = next
+        for (const key of found) tenants.add(key.slice(head.length, key.length - tail.length))
+      } while (cursor !== '0')
+    }
+    return [...tenants]
+  }
+
+  /**
+   * A tenant's index members, a page at a time, each once: ZSCAN (not ranks, which shift as
+   * writes move members) returns every member present throughout at least once.
+   */
+  async function* indexPages(tenant: string): AsyncGenerator<string[]> {
+    const seen = new Set<string>()
+    let cursor = '0'
+    do {
+      const [next, flat] = await guarded(() =>
+        client.zscan(keys.index(tenant), cursor, 'COUNT', INDEX_PAGE)
+      )
+      cursor = next
+      const ids: string[] = []
+      for (let i = 0; i < flat.length; i += 2) {
+        if (!seen.has(flat[i])) ids.push(flat[i])
+        seen.add(flat[i])
+      }
+      if (ids.length > 0) yield ids
+    } while (cursor !== '0')
+  }
 
   const store: AlertStore = {
     async createWebhook(record, cap) {
@@ -365,24 +419,25 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
         .map(([webhookId]) => webhookId)
     },
     async countStates(staleBefore) {
-      // the tenants with webhooks (the fleet keeps no list of every tenant): their listing
-      // indexes' briefs, read in pages
+      // every tenant's listing index (found by SCAN: the fleet keeps no list of every tenant),
+      // each member's brief (never its record) read in batches
       const counts: Record<string, number> = {}
       const at = now()
-      for (const tenant of await guarded(() => client.smembers(keys.alertsTenants))) {
-        const ids = await guarded(() => client.zrange(keys.index(tenant), '0', '-1'))
-        for (let i = 0; i < ids.length; i += 200) {
-          const page = ids.slice(i, i + 200)
-          const briefs = await Promise.all(
-            page.map((sessionId) =>
-              guarded(() => client.hmget(keys.session({ tenant, sessionId }), 'b', 'exp'))
+      for (const tenant of await indexedTenants()) {
+        for await (const ids of indexPages(tenant)) {
+          for (let i = 0; i < ids.length; i += BRIEF_BATCH) {
+            const page = ids.slice(i, i + BRIEF_BATCH)
+            const briefs = await Promise.all(
+              page.map((sessionId) =>
+                guarded(() => client.hmget(keys.session({ tenant, sessionId }), 'b', 'exp'))
+              )
             )
-          )
-          for (const [brief, exp] of briefs) {
-            const parsed = parseBrief(brief)
-            if (!parsed || Number(exp) <= at) continue
-            const state = sessionState(briefColumns(parsed), parsed.updated_at, staleBefore)
-            counts[state] = (counts[state] ?? 0) + 1
+            for (const [brief, exp] of briefs) {
+              const parsed = parseBrief(brief)
+              if (!parsed || Number(exp) <= at) continue
+              const state = sessionState(briefColumns(parsed), parsed.updated_at, staleBefore)
+              counts[state] = (counts[state] ?? 0) + 1
+            }
           }
         }
       }
