@@ -58,18 +58,27 @@ for _, mark in ipairs(redis.call('SMEMBERS', KEYS[5])) do
 end
 return 1`
 
+/** Log entries looked at past the excess when trimming (pending ones are skipped). */
+const LOG_TRIM_LOOK = 100
+
 // KEYS: deliveries, due, log; ARGV: id, record, due ('' none), created_at, log limit
+// The log's oldest beyond the limit leave it, but never a pending one (in `due`): it leaves once
+// settled, so a receiver that was down while more than the log's length piled up loses none.
+// At most LOG_TRIM_LOOK past the excess are looked at per add (a long backlog is not walked).
 const ADD_DELIVERY = `
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 if ARGV[3] ~= '' then redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
 local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[5])
 if over > 0 then
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, over - 1)) do
-    redis.call('HDEL', KEYS[1], id)
-    redis.call('ZREM', KEYS[2], id)
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, over + ${LOG_TRIM_LOOK} - 1)) do
+    if over <= 0 then break end
+    if not redis.call('ZSCORE', KEYS[2], id) then
+      redis.call('HDEL', KEYS[1], id)
+      redis.call('ZREM', KEYS[3], id)
+      over = over - 1
+    end
   end
-  redis.call('ZREMRANGEBYRANK', KEYS[3], 0, over - 1)
 end
 return 1`
 
