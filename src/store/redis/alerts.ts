@@ -43,9 +43,10 @@ if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
 return 1`
 
-// KEYS: webhooks, deliveries, due, log, marks, leases; ARGV: id
+// KEYS: webhooks, deliveries, due, log, marks, leases, seen; ARGV: id
 const DELETE_WEBHOOK = `
 if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('DEL', KEYS[7])
 for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
   redis.call('HDEL', KEYS[2], id)
   redis.call('ZREM', KEYS[3], id)
@@ -60,25 +61,37 @@ return 1`
 
 /** Log entries looked at past the excess when trimming (pending ones are skipped). */
 const LOG_TRIM_LOOK = 100
+/**
+ * How long the id of a delivery trimmed from the log still keeps it from being added again: far
+ * longer than a dispatch repeated by a second instance or after an event's lease (10 s) takes.
+ */
+const SEEN_MS = 3_600_000
 
-// KEYS: deliveries, due, log; ARGV: id, record, due ('' none), created_at, log limit
+// KEYS: deliveries, due, log, seen; ARGV: id, record, due ('' none), created_at, log limit, now
+// A delivery is added once: not if its id is in the log or was trimmed from it within the last
+// SEEN_MS (`seen`: a dispatch repeated after the first one's delivery left the log, e.g. two
+// instances that drained one outbox while a write listed it again, sends nothing twice).
 // The log's oldest beyond the limit leave it, but never a pending one (in `due`): it leaves once
 // settled, so a receiver that was down while more than the log's length piled up loses none.
 // At most LOG_TRIM_LOOK past the excess are looked at per add (a long backlog is not walked).
 const ADD_DELIVERY = `
+if redis.call('ZSCORE', KEYS[4], ARGV[1]) then return 0 end
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 if ARGV[3] ~= '' then redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
 local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[5])
 if over > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. (tonumber(ARGV[6]) - ${SEEN_MS}))
   for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, over + ${LOG_TRIM_LOOK} - 1)) do
     if over <= 0 then break end
     if not redis.call('ZSCORE', KEYS[2], id) then
       redis.call('HDEL', KEYS[1], id)
       redis.call('ZREM', KEYS[3], id)
+      redis.call('ZADD', KEYS[4], ARGV[6], id)
       over = over - 1
     end
   end
+  redis.call('PEXPIRE', KEYS[4], ${SEEN_MS})
 end
 return 1`
 
@@ -185,13 +198,19 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
   const addDelivery = (d: DeliveryRecord) =>
     run<number>(
       ADD_DELIVERY,
-      [k(d.tenant, 'deliveries'), k(d.tenant, 'due'), k(d.tenant, `log:${d.webhook_id}`)],
+      [
+        k(d.tenant, 'deliveries'),
+        k(d.tenant, 'due'),
+        k(d.tenant, `log:${d.webhook_id}`),
+        k(d.tenant, `seen:${d.webhook_id}`),
+      ],
       [
         d.id,
         JSON.stringify(d),
         d.status === 'pending' ? (d.next_attempt_at ?? '') : '',
         d.created_at,
         DELIVERY_LOG_LIMIT,
+        now(),
       ]
     )
 
@@ -295,6 +314,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
           k(tenant, `log:${id}`),
           k(tenant, 'marks'),
           k(tenant, 'leases'),
+          k(tenant, `seen:${id}`),
         ],
         [id]
       )
