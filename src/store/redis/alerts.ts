@@ -254,6 +254,27 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
   }
 
   /**
+   * `[brief, exp]` of a tenant's sessions: one pipeline on standalone Redis (one write, one
+   * read), one command each on Cluster (the sessions sit in many slots).
+   */
+  const readBriefs = async (tenant: string, ids: string[]): Promise<(string | null)[][]> => {
+    if ('isCluster' in client && client.isCluster) {
+      return Promise.all(
+        ids.map((sessionId) =>
+          guarded(() => client.hmget(keys.session({ tenant, sessionId }), 'b', 'exp'))
+        )
+      )
+    }
+    const pipeline = client.pipeline()
+    for (const sessionId of ids) pipeline.hmget(keys.session({ tenant, sessionId }), 'b', 'exp')
+    const replies = (await guarded(() => pipeline.exec())) ?? []
+    return replies.map(([error, reply]) => {
+      if (error) throw error
+      return reply as (string | null)[]
+    })
+  }
+
+  /**
    * A tenant's index members, a page at a time, each once: ZSCAN (not ranks, which shift as
    * writes move members) returns every member present throughout at least once.
    */
@@ -456,11 +477,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
         for await (const ids of indexPages(tenant)) {
           for (let i = 0; i < ids.length; i += BRIEF_BATCH) {
             const page = ids.slice(i, i + BRIEF_BATCH)
-            const briefs = await Promise.all(
-              page.map((sessionId) =>
-                guarded(() => client.hmget(keys.session({ tenant, sessionId }), 'b', 'exp'))
-              )
-            )
+            const briefs = await readBriefs(tenant, page)
             for (const [brief, exp] of briefs) {
               const parsed = parseBrief(brief)
               if (!parsed || Number(exp) <= at) continue
