@@ -10,6 +10,8 @@
 //     time to its reply, so a stall shows even when the client falls behind.
 // Phases of PHASE_S seconds alternate quiet (A sends nothing) and flowing, PAIRS times; B's p50
 // and p99 per phase, and the paired ratios flowing / quiet.
+// With COMPARE=webhook, A's rounds flow in every phase and the phases differ by A's webhook
+// alone: "quiet" deletes it first (its pending deliveries go with it), "flowing" creates it again.
 // Usage: node bench/alerts-isolation.mjs [pairs, default 3] [phase seconds, default 20]
 //        env A_RATE (default 20), B_RATE (default 50)
 import { createServer } from 'node:net'
@@ -23,6 +25,7 @@ const PAIRS = Number(process.argv[2] ?? 3)
 const PHASE_S = Number(process.argv[3] ?? 20)
 const A_RATE = Number(process.env.A_RATE ?? 20)
 const B_RATE = Number(process.env.B_RATE ?? 50)
+const BY_WEBHOOK = process.env.COMPARE === 'webhook'
 const SESSIONS = 64
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
@@ -57,12 +60,17 @@ const call = async (method, route, key, body) => {
   if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${text}`)
   return text
 }
-await call(
-  'POST',
-  '/v1/webhooks',
-  'tenant-a-key',
-  JSON.stringify({ url: `http://127.0.0.1:${hanging.address().port}/hook`, events: ['*'] })
-)
+let webhookId = null
+const createWebhook = async () => {
+  const made = await call(
+    'POST',
+    '/v1/webhooks',
+    'tenant-a-key',
+    JSON.stringify({ url: `http://127.0.0.1:${hanging.address().port}/hook`, events: ['*'] })
+  )
+  webhookId = JSON.parse(made).id
+}
+await createWebhook()
 
 const flip = (done, id) =>
   JSON.stringify({
@@ -124,9 +132,15 @@ const rows = []
 for (let pair = 0; pair < PAIRS; pair++) {
   for (const flowing of pair % 2 ? [true, false] : [false, true]) {
     const load = os.loadavg()[0]
-    const b = flowing
-      ? (await Promise.all([bRounds(PHASE_S), aRounds(PHASE_S)]))[0]
-      : await bRounds(PHASE_S)
+    if (BY_WEBHOOK && flowing && webhookId === null) await createWebhook()
+    if (BY_WEBHOOK && !flowing && webhookId !== null) {
+      await call('DELETE', `/v1/webhooks/${webhookId}`, 'tenant-a-key')
+      webhookId = null
+    }
+    const b =
+      flowing || BY_WEBHOOK
+        ? (await Promise.all([bRounds(PHASE_S), aRounds(PHASE_S)]))[0]
+        : await bRounds(PHASE_S)
     const row = {
       pair,
       phase: flowing ? 'flowing' : 'quiet',
