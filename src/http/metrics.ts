@@ -97,8 +97,9 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
 const STATES_MAX_AGE_MS = 10_000
 
 /**
- * Adds `agent_todos_sessions{state}`: sessions by state across the store, counted from the
- * briefs at most every 10 s (a scrape between reads the last count).
+ * Adds `agent_todos_sessions{state}`: sessions by state across the store (every tenant's),
+ * counted from the briefs at most every 10 s and one count at a time (a scrape between reads
+ * the last count; scrapes during a count share it).
  * @param metrics - the registry's metrics
  * @param count - counts the store's sessions by state (`AlertStore.countStates`)
  * @param now - the clock
@@ -110,20 +111,25 @@ export function watchSessionStates(
 ): void {
   let countedAt = Number.NEGATIVE_INFINITY
   let last: Record<string, number> = {}
+  // scrapes that meet a count under way wait for it: one count at a time, whatever the scrapers
+  let counting: Promise<void> | null = null
+  const recount = async () => {
+    try {
+      last = await count()
+      countedAt = now()
+    } catch {
+      // a store that cannot be read keeps the last count
+    } finally {
+      counting = null
+    }
+  }
   new Gauge({
     name: 'agent_todos_sessions',
     help: 'Sessions by state (active, waiting, done, stale, ended) across the store, at most 15 s old',
     labelNames: ['state'],
     registers: [metrics.registry],
     async collect() {
-      if (now() - countedAt >= STATES_MAX_AGE_MS) {
-        try {
-          last = await count()
-          countedAt = now()
-        } catch {
-          // a store that cannot be read keeps the last count
-        }
-      }
+      if (now() - countedAt >= STATES_MAX_AGE_MS) await (counting ??= recount())
       for (const state of SESSION_STATES) this.set({ state }, last[state] ?? 0)
     },
   })

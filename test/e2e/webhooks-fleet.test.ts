@@ -3,6 +3,12 @@
  * 3-master Cluster this test starts). Every transition and
  * every stall is delivered by one instance (one webhook-id per event; a retry repeats its id),
  * stale timers fire once for the fleet, and a receiver that is down for a while loses nothing.
+ * The counts are small for CI; the issue's run (1,000 transitions, 100 stale sessions, the
+ * receiver down 10 s) sets them by environment:
+ *   WEBHOOKS_FLEET_TRANSITIONS  transition events, two per session (done, ended); default 48
+ *   WEBHOOKS_FLEET_STALE        stale sessions; default 6
+ *   WEBHOOKS_FLEET_DOWN_S       the receiver answers 503 at least this long from the first
+ *                               write (and until 10 attempts failed); default 0
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -17,13 +23,23 @@ import {
   uniquePrefix,
 } from '../redis-support.js'
 import { startReceiver, verify } from '../webhook-support.js'
+import { DELIVERY_LOG_LIMIT } from '../../src/store/alerts/types.js'
 import { request, startServer, type ServerProcess } from './server-process.js'
 
 const unreachable = await probeRedis()
 const noBinaries = probeRedisBinaries()
 
-const TRANSITIONS = 24
-const STALLS = 6
+const count = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback)
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a count`)
+  return value
+}
+/** Sessions that each make two transitions (done, then ended). */
+const SESSIONS = Math.ceil(count('WEBHOOKS_FLEET_TRANSITIONS', 48) / 2)
+const STALLS = count('WEBHOOKS_FLEET_STALE', 6)
+const DOWN_MS = count('WEBHOOKS_FLEET_DOWN_S', 0) * 1000
+/** Writes in flight at once (each session's three in order). */
+const WRITERS = 16
 
 /**
  * The scenario on two server processes sharing one Redis.
@@ -39,11 +55,17 @@ function fleetSuite(
   describe(`webhooks: two instances on one ${name}`, () => {
     const prefix = uniquePrefix('webhooks')
     let down = true
+    /** The receiver's requests answered 200: the deliveries. */
+    const answered200 = new Set<number>()
     let receiver: Awaited<ReturnType<typeof startReceiver>>
     let a: ServerProcess
     let b: ServerProcess
     before(async () => {
-      receiver = await startReceiver(() => (down ? 503 : 200))
+      receiver = await startReceiver((index) => {
+        if (down) return 503
+        answered200.add(index)
+        return 200
+      })
       const env = {
         STORE: 'redis',
         ...redis(),
@@ -72,8 +94,10 @@ function fleetSuite(
       await new Promise((resolve) => setTimeout(resolve, 5500))
       const servers = [a, b]
       const expected = new Set<string>()
-      await Promise.all(
-        Array.from({ length: TRANSITIONS }, async (_, i) => {
+      const started = performance.now()
+      let nextSession = 0
+      const writer = async () => {
+        for (let i = nextSession++; i < SESSIONS; i = nextSession++) {
           const server = servers[i % 2]
           const other = servers[(i + 1) % 2]
           const path = `/v1/sessions/fleet-${i}`
@@ -92,8 +116,9 @@ function fleetSuite(
             200
           )
           expected.add(`session.done fleet-${i}`).add(`session.ended fleet-${i}`)
-        })
-      )
+        }
+      }
+      await Promise.all(Array.from({ length: WRITERS }, writer))
       for (let i = 0; i < STALLS; i++) {
         const items = [{ id: '1', content: 'stuck', status: 'in_progress' }]
         const res = await request(servers[i % 2].url, 'PUT', `/v1/sessions/stuck-${i}/todos`, {
@@ -104,7 +129,10 @@ function fleetSuite(
       }
       // down for a while: attempts fail and are retried
       assert.ok(await eventually(() => receiver.received.length >= 10, 60_000))
+      const downFor = DOWN_MS - (performance.now() - started)
+      if (downFor > 0) await new Promise((resolve) => setTimeout(resolve, downFor))
       down = false
+      const upAt = performance.now()
       const ids = new Map<string, Set<string>>()
       const tally = () => {
         ids.clear()
@@ -117,9 +145,13 @@ function fleetSuite(
         return ids
       }
       assert.ok(
-        await eventually(() => [...expected].every((key) => tally().has(key)), 120_000),
+        await eventually(
+          () => [...expected].every((key) => tally().has(key)),
+          Math.max(120_000, expected.size * 200)
+        ),
         `missing: ${[...expected].filter((key) => !tally().has(key)).join(', ')}`
       )
+      const allIn = performance.now()
       // a test delivery from each instance, sent after everything above was due: a barrier
       for (const server of servers) {
         const test = await request(server.url, 'POST', `/v1/webhooks/${hook.body.id}/test`)
@@ -134,10 +166,25 @@ function fleetSuite(
       tally()
       assert.deepEqual([...ids.keys()].sort(), [...expected].sort())
       for (const [key, set] of ids) assert.equal(set.size, 1, `${key}: ${[...set].join(', ')}`)
+      // delivered exactly once: one 200 per event (two instances never both deliver it)
+      const delivered = new Map<string, number>()
+      for (const index of answered200) {
+        const d = receiver.received[index]
+        const key = `${d.json.type} ${d.json.data.session?.session_id ?? ''}`
+        delivered.set(key, (delivered.get(key) ?? 0) + 1)
+      }
+      for (const key of expected) assert.equal(delivered.get(key), 1, `${key} delivered`)
+      console.log(
+        `# ${name}: ${expected.size} events (${SESSIONS * 2} transitions, ${STALLS} stalls), ` +
+          `${receiver.received.length} requests (${answered200.size} answered 200), receiver down ` +
+          `${((upAt - started) / 1000).toFixed(1)} s from the first write; all delivered ` +
+          `${((allIn - upAt) / 1000).toFixed(1)} s after it came back`
+      )
       for (const d of receiver.received) verify(hook.body.secret, d)
       const log = await request(b.url, 'GET', `/v1/webhooks/${hook.body.id}/deliveries?limit=100`)
       const sessionDeliveries = log.body.deliveries.filter((d: any) => d.type !== 'webhook.test')
-      assert.equal(sessionDeliveries.length, expected.size)
+      // the log keeps the newest 100, the two tests among them
+      assert.equal(sessionDeliveries.length, Math.min(expected.size, DELIVERY_LOG_LIMIT - 2))
       assert.ok(sessionDeliveries.every((d: any) => d.status === 'delivered'))
     })
   })

@@ -56,7 +56,11 @@ export function createMemoryAlerts(sessions: MemorySessions) {
     const log = [...deliveries.values()]
       .filter((d) => d.value.tenant === tenant && d.value.webhook_id === webhookId)
       .sort((a, b) => b.value.created_at - a.value.created_at)
-    for (const old of log.slice(DELIVERY_LOG_LIMIT)) deliveries.delete(old.value.id)
+    // a pending delivery is never trimmed: it leaves the log once settled (a receiver that was
+    // down while more than the log's length piled up loses none of them)
+    for (const old of log.slice(DELIVERY_LOG_LIMIT)) {
+      if (old.value.status !== 'pending') deliveries.delete(old.value.id)
+    }
   }
 
   const add = (delivery: DeliveryRecord) => {

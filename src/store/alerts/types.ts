@@ -99,7 +99,10 @@ export class WebhookQuotaError extends Error {
   }
 }
 
-/** How many deliveries a webhook's log keeps (the newest); the README's Limits table says it. */
+/**
+ * How many deliveries a webhook's log keeps (the newest; a pending one stays until it is settled,
+ * whatever its age); the README's Limits table says it.
+ */
 export const DELIVERY_LOG_LIMIT = 100
 
 export interface AlertStore {

@@ -17,6 +17,10 @@
  * dispatch (a lease that ran out, two instances on one stale list) adds nothing twice.
  * `stale` events go to the tenant's own list: the scan script moves the tenant's mark and lists
  * what turned stale in one step, so each stall is found once for the fleet.
+ *
+ * The sessions-by-state gauge counts every tenant, with webhooks or not: the tenants' listing
+ * indexes are found by SCAN on each master (the fleet keeps no list of every tenant; a count
+ * runs at most every 10 s), and each member's brief is read in batches, as listings do.
  */
 import type { Cluster, Redis } from 'ioredis'
 import { sessionState } from '../../core/session.js'
@@ -39,9 +43,10 @@ if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
 return 1`
 
-// KEYS: webhooks, deliveries, due, log, marks, leases; ARGV: id
+// KEYS: webhooks, deliveries, due, log, marks, leases, seen; ARGV: id
 const DELETE_WEBHOOK = `
 if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('DEL', KEYS[7])
 for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
   redis.call('HDEL', KEYS[2], id)
   redis.call('ZREM', KEYS[3], id)
@@ -54,18 +59,39 @@ for _, mark in ipairs(redis.call('SMEMBERS', KEYS[5])) do
 end
 return 1`
 
-// KEYS: deliveries, due, log; ARGV: id, record, due ('' none), created_at, log limit
+/** Log entries looked at past the excess when trimming (pending ones are skipped). */
+const LOG_TRIM_LOOK = 100
+/**
+ * How long the id of a delivery trimmed from the log still keeps it from being added again: far
+ * longer than a dispatch repeated by a second instance or after an event's lease (10 s) takes.
+ */
+const SEEN_MS = 3_600_000
+
+// KEYS: deliveries, due, log, seen; ARGV: id, record, due ('' none), created_at, log limit, now
+// A delivery is added once: not if its id is in the log or was trimmed from it within the last
+// SEEN_MS (`seen`: a dispatch repeated after the first one's delivery left the log, e.g. two
+// instances that drained one outbox while a write listed it again, sends nothing twice).
+// The log's oldest beyond the limit leave it, but never a pending one (in `due`): it leaves once
+// settled, so a receiver that was down while more than the log's length piled up loses none.
+// At most LOG_TRIM_LOOK past the excess are looked at per add (a long backlog is not walked).
 const ADD_DELIVERY = `
+if redis.call('ZSCORE', KEYS[4], ARGV[1]) then return 0 end
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 if ARGV[3] ~= '' then redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
 local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[5])
 if over > 0 then
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, over - 1)) do
-    redis.call('HDEL', KEYS[1], id)
-    redis.call('ZREM', KEYS[2], id)
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. (tonumber(ARGV[6]) - ${SEEN_MS}))
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, over + ${LOG_TRIM_LOOK} - 1)) do
+    if over <= 0 then break end
+    if not redis.call('ZSCORE', KEYS[2], id) then
+      redis.call('HDEL', KEYS[1], id)
+      redis.call('ZREM', KEYS[3], id)
+      redis.call('ZADD', KEYS[4], ARGV[6], id)
+      over = over - 1
+    end
   end
-  redis.call('ZREMRANGEBYRANK', KEYS[3], 0, over - 1)
+  redis.call('PEXPIRE', KEYS[4], ${SEEN_MS})
 end
 return 1`
 
@@ -143,6 +169,16 @@ interface Claimed {
   list: string
 }
 
+/**
+ * The sessions-by-state count's reads, each far below the command timeout (1 s by default):
+ * SCAN looks at this many keys per call (a fraction of a millisecond of Redis time)…
+ */
+const SCAN_COUNT = 1000
+/** …ZSCAN about this many index members… */
+const INDEX_PAGE = 1000
+/** …and this many briefs (a few hundred bytes each, as listings read them) go in one round. */
+const BRIEF_BATCH = 100
+
 type Client = Redis | Cluster
 
 /**
@@ -162,13 +198,19 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
   const addDelivery = (d: DeliveryRecord) =>
     run<number>(
       ADD_DELIVERY,
-      [k(d.tenant, 'deliveries'), k(d.tenant, 'due'), k(d.tenant, `log:${d.webhook_id}`)],
+      [
+        k(d.tenant, 'deliveries'),
+        k(d.tenant, 'due'),
+        k(d.tenant, `log:${d.webhook_id}`),
+        k(d.tenant, `seen:${d.webhook_id}`),
+      ],
       [
         d.id,
         JSON.stringify(d),
         d.status === 'pending' ? (d.next_attempt_at ?? '') : '',
         d.created_at,
         DELIVERY_LOG_LIMIT,
+        now(),
       ]
     )
 
@@ -191,6 +233,67 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
         return []
       }
     })
+
+  /** Every tenant with a listing index: SCAN of each master (each Cluster node holds a part). */
+  const indexedTenants = async (): Promise<string[]> => {
+    const [head, tail] = keys.index('\u0000').split('\u0000')
+    const tenants = new Set<string>()
+    const nodes: Redis[] =
+      'nodes' in client && client.isCluster ? client.nodes('master') : [client as Redis]
+    for (const node of nodes) {
+      let cursor = '0'
+      do {
+        const [next, found] = await guarded(() =>
+          node.scan(cursor, 'MATCH', `${head}*${tail}`, 'COUNT', SCAN_COUNT, 'TYPE', 'zset')
+        )
+        cursor = next
+        for (const key of found) tenants.add(key.slice(head.length, key.length - tail.length))
+      } while (cursor !== '0')
+    }
+    return [...tenants]
+  }
+
+  /**
+   * `[brief, exp]` of a tenant's sessions: one pipeline on standalone Redis (one write, one
+   * read), one command each on Cluster (the sessions sit in many slots).
+   */
+  const readBriefs = async (tenant: string, ids: string[]): Promise<(string | null)[][]> => {
+    if ('isCluster' in client && client.isCluster) {
+      return Promise.all(
+        ids.map((sessionId) =>
+          guarded(() => client.hmget(keys.session({ tenant, sessionId }), 'b', 'exp'))
+        )
+      )
+    }
+    const pipeline = client.pipeline()
+    for (const sessionId of ids) pipeline.hmget(keys.session({ tenant, sessionId }), 'b', 'exp')
+    const replies = (await guarded(() => pipeline.exec())) ?? []
+    return replies.map(([error, reply]) => {
+      if (error) throw error
+      return reply as (string | null)[]
+    })
+  }
+
+  /**
+   * A tenant's index members, a page at a time, each once: ZSCAN (not ranks, which shift as
+   * writes move members) returns every member present throughout at least once.
+   */
+  async function* indexPages(tenant: string): AsyncGenerator<string[]> {
+    const seen = new Set<string>()
+    let cursor = '0'
+    do {
+      const [next, flat] = await guarded(() =>
+        client.zscan(keys.index(tenant), cursor, 'COUNT', INDEX_PAGE)
+      )
+      cursor = next
+      const ids: string[] = []
+      for (let i = 0; i < flat.length; i += 2) {
+        if (!seen.has(flat[i])) ids.push(flat[i])
+        seen.add(flat[i])
+      }
+      if (ids.length > 0) yield ids
+    } while (cursor !== '0')
+  }
 
   const store: AlertStore = {
     async createWebhook(record, cap) {
@@ -232,6 +335,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
           k(tenant, `log:${id}`),
           k(tenant, 'marks'),
           k(tenant, 'leases'),
+          k(tenant, `seen:${id}`),
         ],
         [id]
       )
@@ -365,24 +469,21 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
         .map(([webhookId]) => webhookId)
     },
     async countStates(staleBefore) {
-      // the tenants with webhooks (the fleet keeps no list of every tenant): their listing
-      // indexes' briefs, read in pages
+      // every tenant's listing index (found by SCAN: the fleet keeps no list of every tenant),
+      // each member's brief (never its record) read in batches
       const counts: Record<string, number> = {}
       const at = now()
-      for (const tenant of await guarded(() => client.smembers(keys.alertsTenants))) {
-        const ids = await guarded(() => client.zrange(keys.index(tenant), '0', '-1'))
-        for (let i = 0; i < ids.length; i += 200) {
-          const page = ids.slice(i, i + 200)
-          const briefs = await Promise.all(
-            page.map((sessionId) =>
-              guarded(() => client.hmget(keys.session({ tenant, sessionId }), 'b', 'exp'))
-            )
-          )
-          for (const [brief, exp] of briefs) {
-            const parsed = parseBrief(brief)
-            if (!parsed || Number(exp) <= at) continue
-            const state = sessionState(briefColumns(parsed), parsed.updated_at, staleBefore)
-            counts[state] = (counts[state] ?? 0) + 1
+      for (const tenant of await indexedTenants()) {
+        for await (const ids of indexPages(tenant)) {
+          for (let i = 0; i < ids.length; i += BRIEF_BATCH) {
+            const page = ids.slice(i, i + BRIEF_BATCH)
+            const briefs = await readBriefs(tenant, page)
+            for (const [brief, exp] of briefs) {
+              const parsed = parseBrief(brief)
+              if (!parsed || Number(exp) <= at) continue
+              const state = sessionState(briefColumns(parsed), parsed.updated_at, staleBefore)
+              counts[state] = (counts[state] ?? 0) + 1
+            }
           }
         }
       }

@@ -94,7 +94,10 @@ function prepare(db: Database.Database) {
        @body, @waiting_since)`
     ),
     trimDeliveries: db.prepare(
-      `DELETE FROM alert_deliveries WHERE tenant = @tenant AND webhook_id = @webhook_id AND id IN
+      // a pending delivery is never trimmed: it leaves the log once settled (a receiver that
+      // was down while more than the log's length piled up loses none of them)
+      `DELETE FROM alert_deliveries WHERE tenant = @tenant AND webhook_id = @webhook_id
+       AND status <> 'pending' AND id IN
        (SELECT id FROM alert_deliveries WHERE tenant = @tenant AND webhook_id = @webhook_id
         ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ${DELIVERY_LOG_LIMIT})`
     ),
