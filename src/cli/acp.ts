@@ -26,6 +26,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { LineSplitter } from './lines.js'
 import { originHeaders } from './origin.js'
 import { sleep } from './sleep.js'
+import { passThrough } from './pass-through.js'
 
 export interface AcpTapOptions {
   /** Service base URL, without a trailing slash. */
@@ -329,8 +330,7 @@ class TapSender {
 }
 
 /**
- * Pipes `from` into `to` as the bytes come (a slow reader holds the writer back, as without the
- * tap), and hands each chunk to `tee` after it was written.
+ * Pipes `from` into `to` as the bytes come (`passThrough`), and calls `onEnd` when it ends.
  */
 function pipeThrough(
   from: Readable,
@@ -338,18 +338,7 @@ function pipeThrough(
   tee: (chunk: Buffer) => void,
   onEnd: () => void
 ) {
-  let broken = false
-  to.on('error', () => {
-    broken = true
-    from.resume()
-  })
-  from.on('data', (chunk: Buffer) => {
-    if (!broken && !to.write(chunk)) {
-      from.pause()
-      to.once('drain', () => from.resume())
-    }
-    tee(chunk)
-  })
+  passThrough(from, to, tee)
   from.once('end', onEnd)
   from.once('error', onEnd)
 }

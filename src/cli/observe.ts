@@ -16,6 +16,7 @@ import { createAgentTodosClient } from '../client/index.js'
 import { LineSplitter } from './lines.js'
 import { originHeaders } from './origin.js'
 import { sleep } from './sleep.js'
+import { passThrough } from './pass-through.js'
 
 /** The agents `observe` knows, and the ingest route each one's stream goes to. */
 export const AGENTS = {
@@ -396,26 +397,6 @@ function commandEnv(passKey: string | undefined): NodeJS.ProcessEnv {
   for (const name of CREDENTIAL_ENV) delete env[name]
   if (passKey) env.AGENT_TODOS_KEY = passKey
   return env
-}
-
-/**
- * Passes a pipe of the command through to one of ours as it comes, then hands it to `tap`. A
- * reader of ours that is slow holds the command back as it would without observe; one that went
- * away (`| head`) does not.
- */
-function passThrough(from: Readable, to: NodeJS.WritableStream, tap?: (chunk: Buffer) => void) {
-  let broken = false
-  to.on('error', () => {
-    broken = true
-    from.resume()
-  })
-  from.on('data', (chunk: Buffer) => {
-    if (!broken && !to.write(chunk)) {
-      from.pause()
-      to.once('drain', () => from.resume())
-    }
-    tap?.(chunk)
-  })
 }
 
 /**
