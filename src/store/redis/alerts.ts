@@ -35,29 +35,8 @@ import {
   type WebhookRecord,
 } from '../alerts/types.js'
 import { guarded } from './errors.js'
+import type { AlertCommand } from './scripts.js'
 import type { KeyLayout } from './keys.js'
-
-// KEYS: webhooks; ARGV: cap, id, record
-const CREATE_WEBHOOK = `
-if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
-return 1`
-
-// KEYS: webhooks, deliveries, due, log, marks, leases, seen; ARGV: id
-const DELETE_WEBHOOK = `
-if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('DEL', KEYS[7])
-for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
-  redis.call('HDEL', KEYS[2], id)
-  redis.call('ZREM', KEYS[3], id)
-  redis.call('HDEL', KEYS[6], id)
-end
-redis.call('DEL', KEYS[4])
-local prefix = ARGV[1] .. '\\0'
-for _, mark in ipairs(redis.call('SMEMBERS', KEYS[5])) do
-  if string.sub(mark, 1, #prefix) == prefix then redis.call('SREM', KEYS[5], mark) end
-end
-return 1`
 
 /** Log entries looked at past the excess when trimming (pending ones are skipped). */
 const LOG_TRIM_LOOK = 100
@@ -66,101 +45,6 @@ const LOG_TRIM_LOOK = 100
  * longer than a dispatch repeated by a second instance or after an event's lease (10 s) takes.
  */
 const SEEN_MS = 3_600_000
-
-// KEYS: deliveries, due, log, seen; ARGV: id, record, due ('' none), created_at, log limit, now
-// A delivery is added once: not if its id is in the log or was trimmed from it within the last
-// SEEN_MS (`seen`: a dispatch repeated after the first one's delivery left the log, e.g. two
-// instances that drained one outbox while a write listed it again, sends nothing twice).
-// The log's oldest beyond the limit leave it, but never a pending one (in `due`): it leaves once
-// settled, so a receiver that was down while more than the log's length piled up loses none.
-// At most LOG_TRIM_LOOK past the excess are looked at per add (a long backlog is not walked).
-const ADD_DELIVERY = `
-if redis.call('ZSCORE', KEYS[4], ARGV[1]) then return 0 end
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-if ARGV[3] ~= '' then redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
-redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
-local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[5])
-if over > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. (tonumber(ARGV[6]) - ${SEEN_MS}))
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, over + ${LOG_TRIM_LOOK} - 1)) do
-    if over <= 0 then break end
-    if not redis.call('ZSCORE', KEYS[2], id) then
-      redis.call('HDEL', KEYS[1], id)
-      redis.call('ZREM', KEYS[3], id)
-      redis.call('ZADD', KEYS[4], ARGV[6], id)
-      over = over - 1
-    end
-  end
-  redis.call('PEXPIRE', KEYS[4], ${SEEN_MS})
-end
-return 1`
-
-// KEYS: deliveries, due, leases; ARGV: now, lease end, limit, owner
-const CLAIM_DELIVERIES = `
-local out = {}
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))) do
-  local record = redis.call('HGET', KEYS[1], id)
-  if record then
-    redis.call('ZADD', KEYS[2], ARGV[2], id)
-    redis.call('HSET', KEYS[3], id, ARGV[4])
-    table.insert(out, record)
-  else
-    redis.call('ZREM', KEYS[2], id)
-  end
-end
-return out`
-
-// KEYS: deliveries, due, leases; ARGV: id, owner, record, next due ('' for none)
-const FINISH_ATTEMPT = `
-if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return 0 end
-redis.call('HDEL', KEYS[3], ARGV[1])
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-if ARGV[4] ~= '' then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1]) else redis.call('ZREM', KEYS[2], ARGV[1]) end
-return 1`
-
-// KEYS: deliveries, due, leases, log; ARGV: id
-const DROP_DELIVERY = `
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('HDEL', KEYS[3], ARGV[1])
-redis.call('ZREM', KEYS[4], ARGV[1])
-return 1`
-
-// KEYS: scan mark, listing index, stale list; ARGV: staleBefore
-const SCAN_STALE = `
-local mark = redis.call('GET', KEYS[1])
-redis.call('SET', KEYS[1], ARGV[1])
-if not mark then return 0 end
-local found = redis.call('ZRANGEBYSCORE', KEYS[2], mark, '(' .. ARGV[1], 'WITHSCORES')
-for i = 1, #found, 2 do
-  redis.call('RPUSH', KEYS[3], cjson.encode({kind = 'stale', session_id = found[i], at = tonumber(found[i + 1]),
-    id = 'stale:' .. found[i] .. ':' .. found[i + 1]}))
-end
-return #found / 2`
-
-// KEYS: dirty; ARGV: now, lease end, limit
-const CLAIM_DIRTY = `
-local out = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-for _, member in ipairs(out) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
-return out`
-
-// KEYS: dirty; ARGV: member, lease end
-const RELEASE_DIRTY = `
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) == tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end
-return 1`
-
-// KEYS: deliveries, marks; ARGV: session id
-const DROP_WAITING = `
-for _, record in ipairs(redis.call('HVALS', KEYS[1])) do
-  local d = cjson.decode(record)
-  if d.session_id == ARGV[1] and d.type == 'session.waiting' and d.status == 'pending' and d.attempts == 0 then
-    redis.call('HDEL', KEYS[1], d.id)
-    redis.call('ZREM', KEYS[2], d.id)
-  end
-end
-return 1`
 
 /** Where a claimed event lives until it is settled. */
 interface Claimed {
@@ -189,15 +73,13 @@ type Client = Redis | Cluster
  */
 export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => number) {
   const k = (tenant: string, name: string) => keys.alerts(tenant, name)
-  const run = <T>(script: string, keyList: string[], args: (string | number)[]) =>
-    guarded(
-      () => client.eval(script, keyList.length, ...keyList, ...args.map(String)) as Promise<T>
-    )
+  const run = <T>(command: AlertCommand, keyList: string[], args: (string | number)[]) =>
+    guarded(() => client[command](keyList.length, ...keyList, ...args.map(String)) as Promise<T>)
   const claimed = new Map<string, Claimed>()
 
   const addDelivery = (d: DeliveryRecord) =>
     run<number>(
-      ADD_DELIVERY,
+      'atAlertAddDelivery',
       [
         k(d.tenant, 'deliveries'),
         k(d.tenant, 'due'),
@@ -211,6 +93,8 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
         d.created_at,
         DELIVERY_LOG_LIMIT,
         now(),
+        SEEN_MS,
+        LOG_TRIM_LOOK,
       ]
     )
 
@@ -299,7 +183,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
     async createWebhook(record, cap) {
       await guarded(() => client.sadd(keys.alertsTenants, record.tenant))
       const made = await run<number>(
-        CREATE_WEBHOOK,
+        'atAlertCreateWebhook',
         [k(record.tenant, 'webhooks')],
         [cap, record.id, JSON.stringify(record)]
       )
@@ -327,7 +211,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
     },
     async deleteWebhook(tenant, id) {
       const removed = await run<number>(
-        DELETE_WEBHOOK,
+        'atAlertDeleteWebhook',
         [
           k(tenant, 'webhooks'),
           k(tenant, 'deliveries'),
@@ -357,7 +241,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
       let found = 0
       for (const tenant of await guarded(() => client.smembers(keys.alertsTenants))) {
         found += await run<number>(
-          SCAN_STALE,
+          'atAlertScanStale',
           [k(tenant, 'scan'), keys.index(tenant), k(tenant, 'stale')],
           [staleBefore]
         )
@@ -367,14 +251,18 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
     async claimEvents(owner, at, leaseMs, limit) {
       const events: OutboxEvent[] = []
       const leaseEnd = at + leaseMs
-      const dirty = await run<string[]>(CLAIM_DIRTY, [keys.alertsDirty], [at, leaseEnd, limit])
+      const dirty = await run<string[]>(
+        'atAlertClaimDirty',
+        [keys.alertsDirty],
+        [at, leaseEnd, limit]
+      )
       for (const member of dirty) {
         const [tenant, sessionId] = JSON.parse(member) as [string, string]
         const list = keys.outbox({ tenant, sessionId })
         const raws = await guarded(() => client.lrange(list, 0, -1))
         if (raws.length === 0) {
           // drained (or a write that never happened): forget it unless a writer listed it again
-          await run(RELEASE_DIRTY, [keys.alertsDirty], [member, leaseEnd])
+          await run('atAlertReleaseDirty', [keys.alertsDirty], [member, leaseEnd])
           continue
         }
         // the lease's end goes back in the score after the drain (`settleEvent` releases)
@@ -395,7 +283,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
       const key = { tenant: event.tenant, sessionId: event.session_id }
       if (dispatch.dropWaiting) {
         await run(
-          DROP_WAITING,
+          'atAlertDropWaiting',
           [k(event.tenant, 'deliveries'), k(event.tenant, 'due')],
           [event.session_id]
         )
@@ -415,7 +303,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
       await guarded(() => client.lrem(where.list, 1, where.raw))
       const [, member, leaseEnd] = event.owner.split(' ')
       if (member && (await guarded(() => client.llen(where.list))) === 0) {
-        await run(RELEASE_DIRTY, [keys.alertsDirty], [member, leaseEnd])
+        await run('atAlertReleaseDirty', [keys.alertsDirty], [member, leaseEnd])
       }
     },
     async claimDeliveries(owner, at, leaseMs, limit, roomOf) {
@@ -424,7 +312,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
         const room = Math.min(roomOf(tenant), limit - out.length)
         if (room <= 0) continue
         const records = await run<string[]>(
-          CLAIM_DELIVERIES,
+          'atAlertClaimDeliveries',
           [k(tenant, 'deliveries'), k(tenant, 'due'), k(tenant, 'leases')],
           [at, at + leaseMs, room, owner]
         )
@@ -436,7 +324,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
     async finishAttempt(delivery, owner, outcome) {
       const record = { ...delivery, ...outcome }
       await run(
-        FINISH_ATTEMPT,
+        'atAlertFinishAttempt',
         [k(delivery.tenant, 'deliveries'), k(delivery.tenant, 'due'), k(delivery.tenant, 'leases')],
         [
           delivery.id,
@@ -448,7 +336,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
     },
     async dropDelivery(delivery) {
       await run(
-        DROP_DELIVERY,
+        'atAlertDropDelivery',
         [
           k(delivery.tenant, 'deliveries'),
           k(delivery.tenant, 'due'),

@@ -7,7 +7,7 @@
  * memory, `no-writes` ones run on replicas and under OOM, `allow-oom` ones only delete.
  */
 import { readFileSync } from 'node:fs'
-import type { Result } from 'ioredis'
+import type { ClientContext, Result } from 'ioredis'
 
 const LUA_DIR = new URL('./lua/', import.meta.url)
 
@@ -19,8 +19,28 @@ export function luaScript(name: string): string {
   return readFileSync(new URL(`${name}.lua`, LUA_DIR), 'utf8')
 }
 
+/**
+ * The alert store's scripts (store/redis/alerts.ts), each called with its number of keys first.
+ */
+const ALERT_SCRIPTS = {
+  atAlertCreateWebhook: { lua: luaScript('alerts-create-webhook') },
+  atAlertDeleteWebhook: { lua: luaScript('alerts-delete-webhook') },
+  atAlertAddDelivery: { lua: luaScript('alerts-add-delivery') },
+  atAlertClaimDeliveries: { lua: luaScript('alerts-claim-deliveries') },
+  atAlertFinishAttempt: { lua: luaScript('alerts-finish-attempt') },
+  atAlertDropDelivery: { lua: luaScript('alerts-drop-delivery') },
+  atAlertScanStale: { lua: luaScript('alerts-scan-stale') },
+  atAlertClaimDirty: { lua: luaScript('alerts-claim-dirty') },
+  atAlertReleaseDirty: { lua: luaScript('alerts-release-dirty') },
+  atAlertDropWaiting: { lua: luaScript('alerts-drop-waiting') },
+}
+
+/** The name of one of the alert store's scripts. */
+export type AlertCommand = keyof typeof ALERT_SCRIPTS
+
 /** The scripts by command name, for ioredis's `scripts` option. */
 export const SCRIPTS = {
+  ...ALERT_SCRIPTS,
   // how many keys the write and delete scripts get depends on the call: it goes first
   atWrite: { lua: luaScript('write-session') },
   atDelete: { lua: luaScript('delete-session') },
@@ -38,8 +58,12 @@ export const SCRIPTS = {
 /** The write script's reply (write-session.lua). */
 export type WriteReply = [number, (string | null)?, (string | null)?, (number | null)?]
 
+type AlertCommands<Context extends ClientContext> = {
+  [C in AlertCommand]: (numberOfKeys: number, ...keysAndArgs: string[]) => Result<unknown, Context>
+}
+
 declare module 'ioredis' {
-  interface RedisCommander<Context> {
+  interface RedisCommander<Context> extends AlertCommands<Context> {
     atWrite(numberOfKeys: number, ...keysAndArgs: string[]): Result<WriteReply, Context>
     atDelete(numberOfKeys: number, ...keysAndArgs: string[]): Result<number, Context>
     atHistory(
