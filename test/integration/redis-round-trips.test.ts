@@ -1,6 +1,7 @@
 /**
- * One Redis round trip per mutation, counted with INFO commandstats on the shared Redis
- * (127.0.0.1:6379 unless TEST_REDIS_URL), and the safety of the base-state cache behind it:
+ * One Redis round trip per mutation, counted with INFO commandstats on a redis-server of this
+ * test's own (commandstats count every client's commands: on the shared Redis another test file's
+ * alert worker, polling beside this one, was counted too), and the safety of the base-state cache behind it:
  * delete and re-creation at the same version elsewhere (ABA), conflicts between instances,
  * records written without a token, decisions taken on a stale guess, and the cache bound.
  */
@@ -16,18 +17,19 @@ import {
 } from '../../src/store/redis/index.js'
 import type { Updater } from '../../src/store/types.js'
 import {
-  dropKeys,
   missingRedis,
-  probeRedis,
-  TEST_REDIS_URL,
+  probeRedisBinaries,
+  startPrivateRedis,
   uniquePrefix,
+  type PrivateRedis,
 } from '../redis-support.js'
 
-const unreachable = await probeRedis()
+const missing = probeRedisBinaries()
 
-if (unreachable) {
-  missingRedis(`Redis round trips: redis at ${TEST_REDIS_URL}`, unreachable)
+if (missing) {
+  missingRedis('Redis round trips (a redis-server of its own)', missing)
 } else {
+  let redis: PrivateRedis
   const prefix = uniquePrefix('round-trips')
   const tenant = `rt-${process.pid}-${Date.now()}`
   let clock = Date.now()
@@ -40,7 +42,7 @@ if (unreachable) {
   /** A store instance on the shared prefix; several of them act as several server instances. */
   const open = async (extra: Partial<RedisStoreOptions> = {}) => {
     const store = await createRedisStore({
-      url: TEST_REDIS_URL,
+      url: redis.url,
       keyPrefix: prefix,
       ttlMs: 3_600_000,
       historyLimit: 10,
@@ -118,13 +120,14 @@ if (unreachable) {
   }
 
   before(async () => {
-    raw = new Redis(TEST_REDIS_URL)
+    redis = await startPrivateRedis('round-trips')
+    raw = new Redis(redis.url)
     await raw.ping()
   })
   after(async () => {
     await Promise.all(stores.map((store) => store.close()))
-    await dropKeys({ url: TEST_REDIS_URL }, prefix)
-    raw.disconnect()
+    raw?.disconnect()
+    await redis?.stop()
   })
 
   describe('Redis store: round trips per mutation', () => {
