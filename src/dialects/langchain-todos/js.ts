@@ -19,6 +19,7 @@
  */
 import { z } from 'zod'
 import { isRecord } from '../json.js'
+import { SYSTEM_PROMPT, TASK_STATES_SECTION } from './texts.js'
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
 
@@ -205,54 +206,16 @@ Using the todo list here is overkill and wastes time and tokens. These three too
 </example>
 
 
-## Task States and Management
+${TASK_STATES_SECTION}`
 
-1. **Task States**: Use these states to track progress:
-   - pending: Task not yet started
-   - in_progress: Currently working on (you can have multiple tasks in_progress at a time if they are not related to each other and can be run in parallel)
-   - completed: Task finished successfully
-
-2. **Task Management**:
-   - Update task status in real-time as you work
-   - Mark tasks complete IMMEDIATELY after finishing (don't batch completions)
-   - Complete current tasks before starting new ones
-   - Remove tasks that are no longer relevant from the list entirely
-   - IMPORTANT: When you write this todo list, you should mark your first task (or tasks) as in_progress immediately!.
-   - IMPORTANT: Unless all tasks are completed, you should always have at least one task in_progress to show the user that you are working on something.
-
-3. **Task Completion Requirements**:
-   - ONLY mark a task as completed when you have FULLY accomplished it
-   - If you encounter errors, blockers, or cannot finish, keep the task as in_progress
-   - When blocked, create a new task describing what needs to be resolved
-   - Never mark a task as completed if:
-     - There are unresolved issues or errors
-     - Work is partial or incomplete
-     - You encountered blockers that prevent completion
-     - You couldn't find necessary resources or dependencies
-     - Quality standards haven't been met
-
-4. **Task Breakdown**:
-   - Create specific, actionable items
-   - Break complex tasks into smaller, manageable steps
-   - Use clear, descriptive task names
-
-Being proactive with task management demonstrates attentiveness and ensures you complete all requirements successfully
-Remember: If you only need to make a few tool calls to complete a task, and it is clear what you need to do, it is better to just do the task directly and NOT call this tool at all.`
-
-/** `TODO_LIST_MIDDLEWARE_SYSTEM_PROMPT`, which the JS middleware appends to the system message. */
-export const JS_SYSTEM_PROMPT = `## \`write_todos\`
-
-You have access to the \`write_todos\` tool to help you manage and plan complex objectives. 
-Use this tool for complex objectives to ensure that you are tracking each necessary step and giving the user visibility into your progress.
-This tool is very helpful for planning complex objectives, and for breaking down these larger complex objectives into smaller steps.
-
-It is critical that you mark todos as completed as soon as you are done with a step. Do not batch up multiple steps before marking them as completed.
-For simple objectives that only require a few steps, it is better to just complete the objective directly and NOT use this tool.
-Writing todos takes time and tokens, use it when it is helpful for managing complex many-step problems! But not for simple few-step requests.
-
-## Important To-Do List Usage Notes to Remember
-- The \`write_todos\` tool should never be called multiple times in parallel.
-- Don't be afraid to revise the To-Do list as you go. New information may reveal new tasks that need to be done, or old tasks that are irrelevant.`
+/**
+ * `TODO_LIST_MIDDLEWARE_SYSTEM_PROMPT`, which the JS middleware appends to the system message: the
+ * Python package's text but for the space the JS one leaves after its first sentence.
+ */
+export const JS_SYSTEM_PROMPT = SYSTEM_PROMPT.replace(
+  'plan complex objectives.\n',
+  'plan complex objectives. \n'
+)
 
 /** The advertised input schema of the JS `write_todos` (closed objects, described fields). */
 export const WriteTodosJsInput = z.strictObject({
