@@ -6,11 +6,10 @@
  * guidance, and the reminder reaches the model on the step after it fell due. The loop is
  * docs/clients.md's example, examples/adapters/ai-sdk.ts, run as it is.
  */
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { register } from 'node:module'
-import { startServer, type ServerProcess } from './server-process.js'
-import { documentedBlocks, example } from './adapters-docs.js'
+import { adapterHarness } from './adapters-docs.js'
 
 // the frameworks live in test/agents/ and the example imports agent-todos-client: both resolve
 // through these hooks, so everything that needs them is imported dynamically below
@@ -67,26 +66,7 @@ const tools = {
 const REMINDER = '<reminder>Update your todos.</reminder>'
 
 describe('The AI SDK adapter (agentTodos)', () => {
-  let server: ServerProcess
-  const session = async (id: string) => {
-    const res = await fetch(`${server.url}/v1/sessions/${id}`)
-    assert.equal(res.status, 200)
-    return (await res.json()) as Record<string, unknown>
-  }
-  before(async () => {
-    server = await startServer()
-    process.env.AGENT_TODOS_URL = server.url
-  })
-  after(async () => {
-    await server.stop()
-  })
-
-  it('Should run the example docs/clients.md shows, byte for byte', () => {
-    assert.ok(
-      documentedBlocks().includes(example('ai-sdk')),
-      'examples/adapters/ai-sdk.ts is in the page'
-    )
-  })
+  const { url, session } = adapterHarness('ai-sdk')
 
   it('Should report each step as one round and hand the reminder to the fourth model call', async () => {
     const model = new MockLanguageModelV4({
@@ -111,7 +91,7 @@ describe('The AI SDK adapter (agentTodos)', () => {
 
     const prompts = model.doGenerateCalls.map((call) => call.prompt)
     assert.equal(prompts.length, 4)
-    const guidance = (await (await fetch(`${server.url}/v1/dialects/s03`)).json()) as {
+    const guidance = (await (await fetch(`${url()}/v1/dialects/s03`)).json()) as {
       system_prompt: string
     }
     assert.deepEqual(prompts[0][0], { role: 'system', content: guidance.system_prompt })
@@ -213,7 +193,7 @@ describe('The AI SDK adapter (agentTodos)', () => {
         stream([]),
       ] as never,
     })
-    const todos = await agentTodos({ url: server.url, sessionId: 'ai-stream' })
+    const todos = await agentTodos({ url: url(), sessionId: 'ai-stream' })
     const { tools: todoTools, ...hooks } = todos
     const result = streamText({
       model,

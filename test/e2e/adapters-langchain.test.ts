@@ -7,11 +7,10 @@
  * refused as langchain's middleware refuses them. The agent is docs/clients.md's example,
  * examples/adapters/langchain.ts, run as it is.
  */
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { register } from 'node:module'
-import { startServer, type ServerProcess } from './server-process.js'
-import { documentedBlocks, example } from './adapters-docs.js'
+import { adapterHarness } from './adapters-docs.js'
 
 // the frameworks live in test/agents/ and the example imports agent-todos-client: both resolve
 // through these hooks, so everything that needs them is imported dynamically below
@@ -36,26 +35,7 @@ const PARALLEL =
   'Error: The `write_todos` tool should never be called multiple times in parallel. Please call it only once per model invocation to update the todo list.'
 
 describe('The LangChain JS adapter (agentTodosMiddleware)', () => {
-  let server: ServerProcess
-  const session = async (id: string) => {
-    const res = await fetch(`${server.url}/v1/sessions/${id}`)
-    assert.equal(res.status, 200)
-    return (await res.json()) as Record<string, unknown>
-  }
-  before(async () => {
-    server = await startServer()
-    process.env.AGENT_TODOS_URL = server.url
-  })
-  after(async () => {
-    await server.stop()
-  })
-
-  it('Should run the example docs/clients.md shows, byte for byte', () => {
-    assert.ok(
-      documentedBlocks().includes(example('langchain')),
-      'examples/adapters/langchain.ts is in the page'
-    )
-  })
+  const { url, session } = adapterHarness('langchain')
 
   it('Should report each model turn as one round and hand the reminder to the fourth model call', async () => {
     const model = fakeModel()
@@ -77,7 +57,7 @@ describe('The LangChain JS adapter (agentTodosMiddleware)', () => {
 
     assert.equal(model.callCount, 4)
     const guidance = (await (
-      await fetch(`${server.url}/v1/dialects/langchain-todos?flavour=js`)
+      await fetch(`${url()}/v1/dialects/langchain-todos?flavour=js`)
     ).json()) as { system_prompt: string }
     const system = model.calls[0].messages[0]
     assert.ok(SystemMessage.isInstance(system))

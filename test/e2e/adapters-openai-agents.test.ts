@@ -6,11 +6,10 @@
  * due, the reminder; two `write_todos` in one turn are refused as the `langchain-todos` dialect
  * says. The agent is docs/clients.md's example, examples/adapters/openai-agents.ts, run as it is.
  */
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { register } from 'node:module'
-import { startServer, type ServerProcess } from './server-process.js'
-import { documentedBlocks, example } from './adapters-docs.js'
+import { adapterHarness } from './adapters-docs.js'
 
 // the frameworks live in test/agents/ and the example imports agent-todos-client: both resolve
 // through these hooks, so everything that needs them is imported dynamically below
@@ -77,26 +76,7 @@ const BASH = (id: string): Call => ({ id, name: 'bash', input: { command: 'ls' }
 const REMINDER = '<reminder>Update your todos.</reminder>'
 
 describe('The OpenAI Agents JS adapter (agentTodos)', () => {
-  let server: ServerProcess
-  const session = async (id: string) => {
-    const res = await fetch(`${server.url}/v1/sessions/${id}`)
-    assert.equal(res.status, 200)
-    return (await res.json()) as Record<string, unknown>
-  }
-  before(async () => {
-    server = await startServer()
-    process.env.AGENT_TODOS_URL = server.url
-  })
-  after(async () => {
-    await server.stop()
-  })
-
-  it('Should run the example docs/clients.md shows, byte for byte', () => {
-    assert.ok(
-      documentedBlocks().includes(example('openai-agents')),
-      'examples/adapters/openai-agents.ts is in the page'
-    )
-  })
+  const { url, session } = adapterHarness('openai-agents')
 
   it('Should report each model turn as one round and hand the reminder to the fourth model call', async () => {
     const model = new ScriptedModel([[BASH('c1'), BASH('c2')], [BASH('c3')], [BASH('c4')], 'Done.'])
@@ -112,7 +92,7 @@ describe('The OpenAI Agents JS adapter (agentTodos)', () => {
     )
     assert.equal(view.version, 3)
 
-    const guidance = (await (await fetch(`${server.url}/v1/dialects/s03`)).json()) as {
+    const guidance = (await (await fetch(`${url()}/v1/dialects/s03`)).json()) as {
       system_prompt: string
     }
     const instructions = model.requests.map((request) => request.systemInstructions)
@@ -166,7 +146,7 @@ describe('The OpenAI Agents JS adapter (agentTodos)', () => {
     })
     const model = new ScriptedModel([[write('p1', 'A'), write('p2', 'B')], 'Done.'])
     const todos = await agentTodos({
-      url: server.url,
+      url: url(),
       sessionId: 'oa-parallel',
       dialect: 'langchain-todos',
     })
