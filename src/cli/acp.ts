@@ -18,11 +18,11 @@
  * ones after it (a dropped batch is counted).
  */
 import { spawn } from 'node:child_process'
-import { parseArgs } from 'node:util'
 import { randomUUID } from 'node:crypto'
 import { constants as osConstants } from 'node:os'
 import type { Readable, Writable } from 'node:stream'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
+import { optionsAndCommand } from './args.js'
 import { LineSplitter } from './lines.js'
 import { originHeaders } from './origin.js'
 import { sleep } from './sleep.js'
@@ -586,35 +586,18 @@ export async function runAcpCli(
     env: Record<string, string | undefined>
   }
 ): Promise<number> {
-  const optionWords: string[] = []
-  let command: string[] = []
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]
-    if (word === '--' || !word.startsWith('-')) {
-      command = argv.slice(word === '--' ? i + 1 : i)
-      break
-    }
-    optionWords.push(word)
-    if ((word === '--url' || word === '--key') && i + 1 < argv.length) optionWords.push(argv[++i])
-  }
-  let values
-  try {
-    values = parseArgs({
-      args: optionWords,
-      options: {
-        url: { type: 'string' },
-        key: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }).values
-  } catch (error) {
-    io.stderr.write(`agent-todos: ${(error as Error).message}\n\n${ACP_USAGE}`)
-    return 2
-  }
-  if (values.help) {
-    io.stdout.write(ACP_USAGE)
-    return 0
-  }
+  const parsed = optionsAndCommand(
+    argv,
+    {
+      url: { type: 'string' },
+      key: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    ACP_USAGE,
+    io
+  )
+  if (typeof parsed === 'number') return parsed
+  const { values, command } = parsed
   if (!command.length) {
     io.stderr.write(`agent-todos: acp needs the agent's command\n\n${ACP_USAGE}`)
     return 2

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { runAcpCli } from './acp.js'
+import { optionsAndCommand } from './args.js'
 import { AGENTS, detectAgent, observe, type AgentKind } from './observe.js'
 import { observeOpencode } from './observe-opencode.js'
 import { watch, WatchError } from './watch.js'
@@ -96,52 +97,23 @@ function observeIndex(argv: string[]): number {
  * that is not an option, so `observe codex exec --json …` works too.
  */
 async function runObserve(argv: string[], io: CliIo): Promise<number> {
-  const optionWords: string[] = []
-  let command: string[] = []
-  const valued = new Set([
-    '--url',
-    '--key',
-    '--session-id',
-    '--agent',
-    '--flush-timeout',
-    '--opencode',
-  ])
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]
-    if (word === '--') {
-      command = argv.slice(i + 1)
-      break
-    }
-    if (!word.startsWith('-')) {
-      command = argv.slice(i)
-      break
-    }
-    optionWords.push(word)
-    if (valued.has(word) && i + 1 < argv.length) optionWords.push(argv[++i])
-  }
-  let values
-  try {
-    values = parseArgs({
-      args: optionWords,
-      options: {
-        url: { type: 'string' },
-        key: { type: 'string' },
-        'session-id': { type: 'string' },
-        agent: { type: 'string' },
-        'flush-timeout': { type: 'string' },
-        opencode: { type: 'string' },
-        'pass-key': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }).values
-  } catch (error) {
-    io.stderr.write(`agent-todos: ${(error as Error).message}\n\n${OBSERVE_USAGE}`)
-    return 2
-  }
-  if (values.help) {
-    io.stdout.write(OBSERVE_USAGE)
-    return 0
-  }
+  const parsed = optionsAndCommand(
+    argv,
+    {
+      url: { type: 'string' },
+      key: { type: 'string' },
+      'session-id': { type: 'string' },
+      agent: { type: 'string' },
+      'flush-timeout': { type: 'string' },
+      opencode: { type: 'string' },
+      'pass-key': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    OBSERVE_USAGE,
+    io
+  )
+  if (typeof parsed === 'number') return parsed
+  const { values, command } = parsed
   if (values.opencode !== undefined) return runObserveOpencode(values, command, io)
   if (!command.length) {
     io.stderr.write(`agent-todos: observe needs a command\n\n${OBSERVE_USAGE}`)

@@ -5,28 +5,22 @@
  * deliveries and sessions by state are counted in `/metrics`.
  */
 import type { Logger } from 'pino'
-import type { Resolver } from '../alerts/target.js'
-import { createAlertWorker, type AlertSummary, type AlertWorker } from '../service/alert-worker.js'
-import type { SessionStore } from '../store/types.js'
+import {
+  createAlertWorker,
+  type AlertSummary,
+  type AlertWorker,
+  type AlertWorkerOptions,
+} from '../service/alert-worker.js'
 import { watchSessionStates, type Metrics } from './metrics.js'
 import { sessionSummary } from './views.js'
 
 /** How often the worker's failures of one kind are logged at most. */
 const ERROR_LOG_EVERY_MS = 30_000
 
-export interface AlertWiring {
-  store: SessionStore
+/** The worker's options this module does not fill, with the metrics and the logger. */
+export type AlertWiring = Omit<AlertWorkerOptions, 'summarise' | 'onDelivery' | 'onError'> & {
   metrics: Metrics
   logger: Pick<Logger, 'warn'>
-  now: () => number
-  staleAfterMs: number
-  timeoutMs: number
-  retrySchedule: readonly number[]
-  allowPrivate: boolean
-  publicUrl: string | null
-  resolver?: Resolver
-  pollMs?: number
-  staleScanMs?: number
 }
 
 /**

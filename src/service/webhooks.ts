@@ -46,14 +46,7 @@ export interface WebhookInput {
 }
 
 /** A webhook as every reply shows it: no secret. */
-export interface WebhookView {
-  id: string
-  url: string
-  events: string[]
-  format: 'standard' | 'slack'
-  delay_seconds: number
-  filter: WebhookFilter
-  description: string | null
+export type WebhookView = Omit<WebhookRecord, 'tenant' | 'secrets' | 'created_at'> & {
   created_at: string
 }
 
@@ -105,6 +98,14 @@ const alertsOf = (deps: WebhookDeps): AlertStore => {
 }
 
 const webhookNotFound = (id: string) => new ServiceError('webhook-not-found', `No webhook '${id}'.`)
+
+/** The tenant's webhook `id` with the store that holds it; another tenant's id is not found. */
+async function storedWebhook(deps: WebhookDeps, tenant: string, id: string) {
+  const alerts = alertsOf(deps)
+  const record = await alerts.getWebhook(tenant, id)
+  if (!record) throw webhookNotFound(id)
+  return { alerts, record }
+}
 
 /** A delivery id, which is also its `webhook-id`. */
 export const newDeliveryId = () => `msg_${randomBytes(16).toString('base64url')}`
@@ -178,9 +179,7 @@ export async function listWebhooks(deps: WebhookDeps, tenant: string): Promise<W
 
 /** One webhook of the tenant; another tenant's id is not found. */
 export async function getWebhook(deps: WebhookDeps, tenant: string, id: string) {
-  const record = await alertsOf(deps).getWebhook(tenant, id)
-  if (!record) throw webhookNotFound(id)
-  return webhookView(record)
+  return webhookView((await storedWebhook(deps, tenant, id)).record)
 }
 
 /** Deletes a webhook with its log and pending deliveries (they are not sent). */
@@ -195,9 +194,7 @@ export async function testWebhook(
   id: string,
   body: (deliveryId: string, at: number, format: WebhookRecord['format']) => string
 ): Promise<{ delivery_id: string }> {
-  const alerts = alertsOf(deps)
-  const record = await alerts.getWebhook(tenant, id)
-  if (!record) throw webhookNotFound(id)
+  const { alerts, record } = await storedWebhook(deps, tenant, id)
   const now = deps.now()
   const deliveryId = newDeliveryId()
   await alerts.addDelivery({
@@ -228,9 +225,7 @@ export async function rotateWebhook(
   tenant: string,
   id: string
 ): Promise<{ secret: string }> {
-  const alerts = alertsOf(deps)
-  const record = await alerts.getWebhook(tenant, id)
-  if (!record) throw webhookNotFound(id)
+  const { alerts, record } = await storedWebhook(deps, tenant, id)
   const now = deps.now()
   const secret = newSecret()
   const kept: WebhookSecret[] = record.secrets
@@ -249,8 +244,7 @@ export async function listDeliveries(
   id: string,
   limit = DELIVERY_LOG_LIMIT
 ): Promise<DeliveryView[]> {
-  const alerts = alertsOf(deps)
-  if (!(await alerts.getWebhook(tenant, id))) throw webhookNotFound(id)
+  const { alerts } = await storedWebhook(deps, tenant, id)
   return (await alerts.listDeliveries(tenant, id, limit)).map(deliveryView)
 }
 

@@ -162,7 +162,7 @@ function serialise(session: Session, quiet = false): SessionText {
   }
 }
 
-/** A write decided before its transaction (`readAhead`). */
+/** A write decided on a row: before its transaction (`readAhead`) or inside it. */
 interface ReadAhead<T> {
   /** The row it was decided on; undefined for a session that was not there. */
   row: Pick<SessionRow, 'version' | 'expiry_bucket' | 'writes'> | undefined
@@ -323,28 +323,21 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     const current = row ? (JSON.parse(row.data) as Session) : null
     const versionFloor = row ? 0 : floorOf(key)
     const decision = fn(current, { versionFloor })
-    if (decision.write)
-      assertNextVersion(current, decision.write.session, versionFloor, decision.write.quiet)
+    const write = decision.write
+    if (write) assertNextVersion(current, write.session, versionFloor, write.quiet)
+    const text = write ? serialise(write.session, write.quiet) : null
     return commitDecision(
       key,
-      row,
-      versionFloor,
-      decision,
-      updateOptions,
-      () => serialise(decision.write!.session, decision.write!.quiet),
-      transitionsOf(current, decision)
+      { row, versionFloor, decision, text, transitions: transitionsOf(current, decision) },
+      updateOptions
     )
   }
 
   /** Stores a decision made on `row` (still the file's, under the write lock). */
   const commitDecision = <T>(
     key: SessionKey,
-    row: Pick<SessionRow, 'version' | 'expiry_bucket'> | undefined,
-    versionFloor: number,
-    decision: UpdateDecision<T>,
-    updateOptions: UpdateOptions<T> | undefined,
-    text: () => SessionText,
-    transitions: readonly Transition[]
+    { row, versionFloor, decision, text, transitions }: ReadAhead<T>,
+    updateOptions: UpdateOptions<T> | undefined
   ): OpResult => {
     const now = options.now()
     const claim = updateOptions?.idempotency
@@ -366,7 +359,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     if (!row && cap && sql.countLive.get({ tenant: key.tenant, now })! >= cap) {
       throw new QuotaExceededError(cap)
     }
-    write(key, row, session, source, quiet, text())
+    write(key, row, session, source, quiet, text!)
     if (versionFloor > 0) sql.deleteTombstone.run(key)
     // the outbox rows go in with the change, or neither does (the savepoint)
     if (transitions.length > 0) alerts.append(key, transitions)
@@ -500,18 +493,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       const ahead = readAhead(key, fn)
       const bytes = ahead?.text ? ahead.text.data.length + ahead.text.items.length : 0
       return commits.enqueue<T>(() => {
-        if (ahead && stillAsRead(key, ahead)) {
-          const { row, versionFloor, decision, text, transitions } = ahead
-          return commitDecision(
-            key,
-            row,
-            versionFloor,
-            decision,
-            updateOptions,
-            () => text!,
-            transitions
-          )
-        }
+        if (ahead && stillAsRead(key, ahead)) return commitDecision(key, ahead, updateOptions)
         // another writer came between (or the read-ahead could not decide): decide again here
         return updateInside(key, fn, updateOptions)
       }, bytes)

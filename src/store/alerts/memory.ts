@@ -6,14 +6,8 @@ import { randomUUID } from 'node:crypto'
 import { sessionState, type SessionKey } from '../../core/session.js'
 import type { Transition } from '../../core/transitions.js'
 import { briefColumns, type SessionBrief } from '../brief.js'
-import {
-  DELIVERY_LOG_LIMIT,
-  WebhookQuotaError,
-  type AlertStore,
-  type DeliveryRecord,
-  type OutboxEvent,
-  type WebhookRecord,
-} from './types.js'
+import { DELIVERY_LOG_LIMIT, WebhookQuotaError } from './types.js'
+import type { AlertStore, DeliveryRecord, OutboxEvent, WebhookRecord } from './types.js'
 
 /** What the alert records read of the memory store's sessions. */
 export interface MemorySessions {

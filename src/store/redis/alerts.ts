@@ -26,14 +26,8 @@ import type { Cluster, Redis } from 'ioredis'
 import { sessionState } from '../../core/session.js'
 import type { Transition } from '../../core/transitions.js'
 import { briefColumns, parseBrief } from '../brief.js'
-import {
-  DELIVERY_LOG_LIMIT,
-  WebhookQuotaError,
-  type AlertStore,
-  type DeliveryRecord,
-  type OutboxEvent,
-  type WebhookRecord,
-} from '../alerts/types.js'
+import { DELIVERY_LOG_LIMIT, WebhookQuotaError } from '../alerts/types.js'
+import type { AlertStore, DeliveryRecord, OutboxEvent, WebhookRecord } from '../alerts/types.js'
 import { guarded } from './errors.js'
 import type { AlertCommand } from './scripts.js'
 import type { KeyLayout } from './keys.js'

@@ -10,14 +10,8 @@ import type Database from 'better-sqlite3'
 import { sessionState, type SessionKey } from '../../core/session.js'
 import type { Transition } from '../../core/transitions.js'
 import { briefColumns, parseBrief } from '../brief.js'
-import {
-  DELIVERY_LOG_LIMIT,
-  WebhookQuotaError,
-  type AlertStore,
-  type DeliveryRecord,
-  type OutboxEvent,
-  type WebhookRecord,
-} from '../alerts/types.js'
+import { DELIVERY_LOG_LIMIT, WebhookQuotaError } from '../alerts/types.js'
+import type { AlertStore, DeliveryRecord, OutboxEvent, WebhookRecord } from '../alerts/types.js'
 import type { GroupCommit } from './group-commit.js'
 import { asStoreError } from './faults.js'
 
