@@ -1,4 +1,4 @@
-// In-process A/B of the ingest path of compiled variants: each variant's app (dist/http/app.js on
+// In-process A/B of the ingest and round paths of compiled variants: each variant's app (dist/http/app.js on
 // its memory store) answers `app.request()` deliveries of a scenario in one process, the variants
 // alternating batch by batch, and the process's CPU time per delivery is taken for each batch.
 // No sockets, no client and no second process: on a loaded machine this measures what the
@@ -7,7 +7,8 @@
 // not collected in the other's batch; the first round of batches is a warm-up and not counted.
 // Usage: node --expose-gc bench/ab-inproc.mjs <scenario> <batches> <per-batch> name=dir …
 // scenario: ingest-todo (a new TodoWrite call, the next list, 64 sessions), ingest-cap (the same
-// on sessions already holding 64 applied calls), ingest-dup (a delivery already applied).
+// on sessions already holding 64 applied calls), ingest-dup (a delivery already applied),
+// round-todo (an s03 round: a `todo` call with the next list and a `bash` call, 64 sessions).
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import pino from 'pino'
@@ -26,6 +27,18 @@ const LISTS = [1, 2, 3, 4, 5].map((n) =>
 )
 const hook = (session, id, k) =>
   `{"session_id":"${session}","hook_event_name":"PostToolUse","tool_name":"TodoWrite","tool_input":{"todos":${LISTS[k % 5]}},"tool_response":{"oldTodos":${k ? LISTS[(k - 1) % 5] : '[]'},"newTodos":${LISTS[k % 5]}},"tool_use_id":"${id}","duration_ms":1}`
+
+const S03_LISTS = [1, 2, 3, 4, 5].map((n) =>
+  JSON.stringify(
+    Array.from({ length: 5 }, (_, i) => ({
+      id: String(i + 1),
+      text: `Step ${i + 1} of the task`,
+      status: i < n - 1 ? 'completed' : i === n - 1 ? 'in_progress' : 'pending',
+    }))
+  )
+)
+const round = (id, k) =>
+  `{"tool_calls":[{"id":"${id}","name":"todo","input":{"items":${S03_LISTS[k % 5]}}},{"id":"${id}_b","name":"bash","input":{"command":"ls"}}]}`
 
 async function variant(name, dir) {
   const dist = path.resolve(dir, 'dist')
@@ -49,8 +62,9 @@ async function variant(name, dir) {
   })
   const counts = new Map()
   let serial = 0
-  const post = async (body) => {
-    const res = await app.request('/v1/ingest/claude-code', {
+  const post = async (body, session) => {
+    const url = session ? `/v1/sessions/${session}/rounds` : '/v1/ingest/claude-code'
+    const res = await app.request(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body,
@@ -63,6 +77,16 @@ async function variant(name, dir) {
     const k = counts.get(session) ?? 0
     counts.set(session, k + 1)
     return hook(session, `toolu_${name}_${serial++}`, k)
+  }
+  if (scenario === 'round-todo') {
+    const nextRound = (i) => {
+      const session = `r${i % SESSIONS}`
+      const k = counts.get(session) ?? 0
+      counts.set(session, k + 1)
+      return post(round(`toolu_${name}_${serial++}`, k), session)
+    }
+    for (let i = 0; i < SESSIONS; i++) await nextRound(i)
+    return { name, deliver: nextRound, cpu: [] }
   }
   // the sessions exist (and, at cap, hold as many applied calls as they keep) before the runs
   const fill = scenario === 'ingest-cap' ? 64 : 1
