@@ -8,9 +8,8 @@
  */
 import { z } from '@hono/zod-openapi'
 import { parseAcp } from '../ingest/acp.js'
-import { valuesOf } from '../ingest/body.js'
-import { COUNTS_REPLY, ingestBody } from './schemas.js'
-import type { AgentDescriptor } from './types.js'
+import { valuesAgent } from './define.js'
+import { ingestBody, oneOrMany } from './schemas.js'
 
 export const AcpMessage = z
   .looseObject({
@@ -63,29 +62,22 @@ export const AcpTapLine = z
 
 const AcpValue = z.union([AcpTapLine, AcpMessage])
 
-export const acp: AgentDescriptor<'acp'> = {
+export const acp = valuesAgent({
   source: 'acp',
   name: 'ACP agent',
   prefix: 'acp',
   family: 'acp',
   defaultDialect: 'opencode-todos',
-  edits: 'never',
-  routes: [
-    {
-      path: '/v1/ingest/acp',
-      summary:
-        'The JSON-RPC messages of one ACP connection in wire order, both directions, as `agent-todos acp` tees them; session `acp:<sessionId>`',
-      body: ingestBody(
-        z.union([AcpValue, z.array(AcpValue)]),
-        'One message or tap line, an array of them, or NDJSON lines'
-      ),
-      parse: (body) => ({ events: parseAcp(valuesOf(body)) }),
-    },
-  ],
+  summary:
+    'The JSON-RPC messages of one ACP connection in wire order, both directions, as `agent-todos acp` tees them; session `acp:<sessionId>`',
+  body: ingestBody(
+    oneOrMany(AcpValue),
+    'One message or tap line, an array of them, or NDJSON lines'
+  ),
+  parse: parseAcp,
   lifecycle: {
     starts: ['session/new', 'session/prompt'],
     ends: ['session/prompt result', 'tap exit'],
     waits: ['session/request_permission'],
   },
-  reply: COUNTS_REPLY,
-}
+})

@@ -6,47 +6,35 @@
  * session too (`edits: 'hooks'`).
  */
 import { z } from '@hono/zod-openapi'
-import { valuesOf } from '../ingest/body.js'
 import { parseClaudeMessages } from '../ingest/claude-agent-sdk.js'
 import { CLAUDE_FAMILY } from './claude.js'
-import { COUNTS_REPLY, ingestBody } from './schemas.js'
-import type { AgentDescriptor } from './types.js'
+import { valuesAgent } from './define.js'
+import { ingestBody, oneOrMany, streamLine } from './schemas.js'
 
-export const SdkMessage = z
-  .looseObject({
-    type: z.string().openapi({
-      description:
-        'system, assistant, user, result (others are ignored); the Python SDK: AssistantMessage, UserMessage, SystemMessage, ResultMessage',
-    }),
+export const SdkMessage = streamLine(
+  'ClaudeAgentSdkMessage',
+  'system, assistant, user, result (others are ignored); the Python SDK: AssistantMessage, UserMessage, SystemMessage, ResultMessage',
+  {
     session_id: z.string().optional(),
     parent_tool_use_id: z.string().nullable().optional(),
     message: z.unknown().optional(),
     tool_use_result: z.unknown().optional(),
     isReplay: z.boolean().optional(),
-  })
-  .openapi('ClaudeAgentSdkMessage')
+  }
+)
 
-export const claudeAgentSdk: AgentDescriptor<'claude-agent-sdk'> = {
+export const claudeAgentSdk = valuesAgent({
   source: 'claude-agent-sdk',
   name: 'Claude Agent SDK',
   ...CLAUDE_FAMILY,
   edits: 'hooks',
-  routes: [
-    {
-      path: '/v1/ingest/claude-agent-sdk',
-      summary:
-        'Claude Agent SDK messages, or the NDJSON of `claude -p --output-format stream-json --verbose`; session `claude:<session_id>`',
-      body: ingestBody(
-        z.union([SdkMessage, z.array(SdkMessage)]),
-        'One message, an array, or NDJSON lines'
-      ),
-      parse: (body) => ({ events: parseClaudeMessages(valuesOf(body)) }),
-    },
-  ],
+  summary:
+    'Claude Agent SDK messages, or the NDJSON of `claude -p --output-format stream-json --verbose`; session `claude:<session_id>`',
+  body: ingestBody(oneOrMany(SdkMessage), 'One message, an array, or NDJSON lines'),
+  parse: parseClaudeMessages,
   lifecycle: {
     starts: ['system/init'],
     ends: ['result'],
     waits: ['system/session_state_changed requires_action'],
   },
-  reply: COUNTS_REPLY,
-}
+})

@@ -12,27 +12,24 @@ import { parseClaudeHook } from '../ingest/claude-code.js'
 import { isQwenHook } from '../ingest/qwen-code.js'
 import type { DeliveryOutcome } from '../ingest/agent.js'
 import { CLAUDE_FAMILY } from './claude.js'
-import { ingestBody } from './schemas.js'
+import { HOOK_TOOL_FIELDS, hookInput, ingestBody } from './schemas.js'
 import type { AgentDescriptor } from './types.js'
 
-export const ClaudeHookInput = z
-  .looseObject({
-    session_id: z.string(),
+export const ClaudeHookInput = hookInput(
+  'ClaudeHookInput',
+  {
     hook_event_name: z.string().openapi({
       description:
         'Any event. Read: PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, Stop, StopFailure, SubagentStop, Notification (idle_prompt, permission_prompt).',
     }),
     agent_id: z.string().optional().openapi({ description: 'Set when a subagent fired the hook' }),
-    tool_name: z.string().optional(),
-    tool_input: z.unknown().optional(),
-    tool_response: z.unknown().optional(),
+    ...HOOK_TOOL_FIELDS,
     tool_use_id: z.string().optional(),
     notification_type: z.string().optional(),
     reason: z.string().optional(),
-  })
-  .openapi('ClaudeHookInput', {
-    description: 'One Claude Code hook input, as its `"type": "http"` hook posts it',
-  })
+  },
+  'One Claude Code hook input, as its `"type": "http"` hook posts it'
+)
 
 export const ClaudeHookReply = z
   .object({

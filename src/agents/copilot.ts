@@ -5,10 +5,9 @@
  * built-in `todos` / `todo_deps` tables write the `copilot-todos` dialect (observed only).
  */
 import { z } from '@hono/zod-openapi'
-import { valuesOf } from '../ingest/body.js'
 import { parseCopilot } from '../ingest/copilot.js'
-import { COUNTS_REPLY, ingestBody } from './schemas.js'
-import type { AgentDescriptor } from './types.js'
+import { valuesAgent } from './define.js'
+import { hookOrLines, ingestBody, streamLine } from './schemas.js'
 
 export const CopilotHookInput = z
   .looseObject({
@@ -37,42 +36,33 @@ export const CopilotHookInput = z
       'One GitHub Copilot CLI hook input: camelCase (`sessionId`, `timestamp` in ms, `toolName`, `toolArgs`, `toolResult`), or PascalCase (`hook_event_name`, `session_id`, ISO `timestamp`, `tool_name`, `tool_input`, `tool_result`)',
   })
 
-export const CopilotStreamEvent = z
-  .looseObject({
-    type: z.string().openapi({
-      description: 'tool.execution_start, tool.execution_complete, assistant.turn_end, result, …',
-    }),
+export const CopilotStreamEvent = streamLine(
+  'CopilotStreamEvent',
+  'tool.execution_start, tool.execution_complete, assistant.turn_end, result, …',
+  {
     data: z.unknown().optional(),
     sessionId: z.string().optional(),
     exitCode: z.number().optional(),
-  })
-  .openapi('CopilotStreamEvent', {
-    description: 'One line of `copilot -p … --output-format json`',
-  })
+  },
+  'One line of `copilot -p … --output-format json`'
+)
 
-export const copilot: AgentDescriptor<'copilot'> = {
+export const copilot = valuesAgent({
   source: 'copilot',
   name: 'GitHub Copilot CLI',
   prefix: 'copilot',
   family: 'copilot',
   defaultDialect: 'copilot-todos',
-  edits: 'never',
-  routes: [
-    {
-      path: '/v1/ingest/copilot',
-      summary:
-        'A GitHub Copilot CLI hook input (camelCase or PascalCase), or `copilot -p … --output-format json` JSONL; session `copilot:<sessionId>`',
-      body: ingestBody(
-        z.union([CopilotHookInput, CopilotStreamEvent, z.array(CopilotStreamEvent)]),
-        'One hook input, or JSONL lines'
-      ),
-      parse: (body) => ({ events: parseCopilot(valuesOf(body)) }),
-    },
-  ],
+  summary:
+    'A GitHub Copilot CLI hook input (camelCase or PascalCase), or `copilot -p … --output-format json` JSONL; session `copilot:<sessionId>`',
+  body: ingestBody(
+    hookOrLines(CopilotHookInput, CopilotStreamEvent),
+    'One hook input, or JSONL lines'
+  ),
+  parse: parseCopilot,
   lifecycle: {
     starts: ['sessionStart', 'SessionStart'],
     ends: ['sessionEnd', 'SessionEnd', 'result'],
     waits: ['permissionRequest', 'Notification permission_prompt'],
   },
-  reply: COUNTS_REPLY,
-}
+})

@@ -8,9 +8,9 @@
  * `opencode-todos` dialect.
  */
 import { z } from '@hono/zod-openapi'
-import { valuesOf } from '../ingest/body.js'
 import { parseOpencode } from '../ingest/opencode.js'
-import { COUNTS_REPLY, ingestBody } from './schemas.js'
+import { valuesRoute } from './define.js'
+import { COUNTS_REPLY, ingestBody, oneOrMany, streamLine } from './schemas.js'
 import type { AgentDescriptor, IngestRoute } from './types.js'
 
 export const OpencodeEvent = z
@@ -30,14 +30,12 @@ export const OpencodeGlobalEvent = z
   .looseObject({ directory: z.string().optional(), payload: OpencodeEvent })
   .openapi('OpencodeGlobalEvent', { description: 'One `GET /global/event` value' })
 
-export const OpencodeRunLine = z
-  .looseObject({
-    type: z.string().openapi({ description: 'step_start, tool_use, text, step_finish, error' }),
-    timestamp: z.number(),
-    sessionID: z.string(),
-    part: z.unknown().optional(),
-  })
-  .openapi('OpencodeRunLine', { description: 'One line of `opencode run --format json`' })
+export const OpencodeRunLine = streamLine(
+  'OpencodeRunLine',
+  'step_start, tool_use, text, step_finish, error',
+  { timestamp: z.number(), sessionID: z.string(), part: z.unknown().optional() },
+  'One line of `opencode run --format json`'
+)
 
 const Value = z.union([OpencodeEvent, OpencodeGlobalEvent, OpencodeRunLine])
 
@@ -49,13 +47,14 @@ export const OpencodeQuery = z.object({
 })
 
 const ROUTE: IngestRoute = {
-  path: '/v1/ingest/opencode',
-  summary:
-    'opencode or Kilo server events (`{type, properties}`, or `/global/event`’s `{directory, payload}`), or `opencode run --format json` NDJSON; session `opencode:<sessionID>` (`kilo:` with `?agent=kilo`)',
-  body: ingestBody(z.union([Value, z.array(Value)]), 'One event, a JSON array, or NDJSON lines'),
+  ...valuesRoute('opencode', {
+    summary:
+      'opencode or Kilo server events (`{type, properties}`, or `/global/event`’s `{directory, payload}`), or `opencode run --format json` NDJSON; session `opencode:<sessionID>` (`kilo:` with `?agent=kilo`)',
+    body: ingestBody(oneOrMany(Value), 'One event, a JSON array, or NDJSON lines'),
+    parse: parseOpencode,
+  }),
   query: OpencodeQuery,
   agentOf: (query) => (query.agent === 'kilo' ? 'kilo' : 'opencode'),
-  parse: (body) => ({ events: parseOpencode(valuesOf(body)) }),
 }
 
 const SHARED = {

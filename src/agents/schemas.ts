@@ -1,8 +1,10 @@
 /**
  * @module agents/schemas
  * The wire shapes every ingest route shares: the query, the counting reply and the body's media
- * types. Each agent's own formats are in its descriptor's file (the schemas name the fields the
- * service reads and let every other field through; `ingest/*` parses the bodies).
+ * types, and the shapes several agents' formats share (a Claude-shaped hook input, a stream line,
+ * a body of one hook input or lines). Each agent's own formats are in its descriptor's file (the
+ * schemas name the fields the service reads and let every other field through; `ingest/*` parses
+ * the bodies).
  */
 import { z } from '@hono/zod-openapi'
 import { SESSION_ID_PATTERN } from '../core/ids.js'
@@ -56,4 +58,57 @@ export function ingestBody(json: z.ZodType, description: string, ndjson = true):
       ...(ndjson ? { 'application/x-ndjson': { schema: NDJSON } } : {}),
     },
   }
+}
+
+/**
+ * A body of one value or a JSON array of them (NDJSON lines are `ingestBody`'s).
+ * @param value - the value's shape
+ */
+export const oneOrMany = (value: z.ZodType) => z.union([value, z.array(value)])
+
+/**
+ * The body of an agent that posts one hook input, or its stream's lines (one, or an array).
+ * @param hook - the hook input's shape
+ * @param line - a line's shape
+ */
+export const hookOrLines = (hook: z.ZodType, line: z.ZodType) =>
+  z.union([hook, line, z.array(line)])
+
+/** The tool fields of a Claude-shaped hook input (`hookInput`): the tool, its input, its answer. */
+export const HOOK_TOOL_FIELDS = {
+  tool_name: z.string().optional(),
+  tool_input: z.unknown().optional(),
+  tool_response: z.unknown().optional(),
+}
+
+/**
+ * A Claude-shaped hook input (Claude Code's, and the Codex, Gemini CLI and Qwen Code hooks
+ * modelled on it): `session_id` and `hook_event_name`, then the fields the agent's parser reads;
+ * every other field is let through.
+ * @param name - its OpenAPI component name
+ * @param fields - the fields after those two (`hook_event_name` among them to document it)
+ * @param description - what it is, for the document
+ */
+export const hookInput = (name: string, fields: z.ZodRawShape, description: string) =>
+  z
+    // a documented `hook_event_name` in `fields` replaces the plain one in its place, second
+    .looseObject({ session_id: z.string(), hook_event_name: z.string(), ...fields })
+    .openapi(name, { description })
+
+/**
+ * One line (or message) of an agent's stream: an object told apart by its `type`, then the other
+ * fields its parser reads; every other field is let through.
+ * @param name - its OpenAPI component name
+ * @param types - the types the parser reads, for the document
+ * @param fields - the other fields it reads
+ * @param description - what a line is, for the document
+ */
+export function streamLine(
+  name: string,
+  types: string,
+  fields: z.ZodRawShape,
+  description?: string
+) {
+  const line = z.looseObject({ type: z.string().openapi({ description: types }), ...fields })
+  return description === undefined ? line.openapi(name) : line.openapi(name, { description })
 }

@@ -29,14 +29,8 @@ import type { EndedOutcome } from '../core/session.js'
 import { isRecord } from '../dialects/json.js'
 import { ACP_PLAN_TOOL, ACP_TODOWRITE_TOOL } from '../dialects/opencode-todos/observe-acp.js'
 import { digest } from './body.js'
-import {
-  exitEvent,
-  IngestFormatError,
-  nonEmpty,
-  originHintsOf,
-  type ObservedEvent,
-  type Target,
-} from './events.js'
+import { IngestFormatError, type ObservedEvent, type Target } from './events.js'
+import { exitEvent, nonEmpty, originHintsOf } from './parse-kit.js'
 
 type Side = 'client' | 'agent'
 

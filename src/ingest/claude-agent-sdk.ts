@@ -11,13 +11,9 @@
 import type { EndedOutcome } from '../core/session.js'
 import { isRecord } from '../dialects/json.js'
 import { CLAUDE_TODO_TOOLS, claudeTarget } from './claude-code.js'
-import {
-  IngestFormatError,
-  nonEmpty,
-  originHintsOf,
-  type ObservedEvent,
-  type Target,
-} from './events.js'
+import { IngestFormatError, type ObservedEvent, type Target } from './events.js'
+import { nonEmpty, originHintsOf } from './parse-kit.js'
+import { runEnd } from './stream-lines.js'
 
 /** The Python SDK's message classes → the wire `type`. */
 const PYTHON_TYPES: Record<string, string> = {
@@ -284,15 +280,7 @@ export function parseClaudeMessages(values: readonly unknown[]): ObservedEvent[]
       }
       case 'result': {
         const { outcome, detail } = sdkOutcome(message)
-        events.push({
-          kind: 'session_end',
-          target: main,
-          outcome,
-          detail,
-          specific: true,
-          all: true,
-          id: idOf('result', message),
-        })
+        events.push(runEnd(main, outcome, detail, idOf('result', message)))
         break
       }
       case 'tool_progress':

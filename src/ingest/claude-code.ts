@@ -9,16 +9,8 @@
  */
 import { isRecord } from '../dialects/json.js'
 import { digest } from './body.js'
-import {
-  aliveOrIgnored,
-  exitEvent,
-  IngestFormatError,
-  nonEmpty,
-  originHintsOf,
-  withOrigin,
-  type ObservedEvent,
-  type Target,
-} from './events.js'
+import { IngestFormatError, type ObservedEvent, type Target } from './events.js'
+import { aliveOrIgnored, exitEvent, nonEmpty, originHintsOf, withOrigin } from './parse-kit.js'
 
 /** Claude Code's todo tools (TodoWrite, or the Task family: one of the two per session). */
 export const CLAUDE_TODO_TOOLS: ReadonlySet<string> = new Set([

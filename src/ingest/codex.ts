@@ -10,16 +10,9 @@
 import { isRecord } from '../dialects/json.js'
 import { digest } from './body.js'
 import { permissionWait } from './claude-code.js'
-import {
-  aliveOrIgnored,
-  exitEvent,
-  IngestFormatError,
-  nonEmpty,
-  originHintsOf,
-  withOrigin,
-  type ObservedEvent,
-  type Target,
-} from './events.js'
+import { IngestFormatError, type ObservedEvent, type Target } from './events.js'
+import { aliveOrIgnored, exitEvent, nonEmpty, originHintsOf, withOrigin } from './parse-kit.js'
+import { parseLines, runEnd, type StreamLine } from './stream-lines.js'
 
 /** Hook events that only say the agent is alive. */
 const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
@@ -97,85 +90,61 @@ function codexHookEvents(value: Record<string, unknown>): ObservedEvent[] {
  * @param values - the lines
  */
 export function parseCodexExec(values: readonly unknown[]): ObservedEvent[] {
-  const events: ObservedEvent[] = []
-  let session: string | undefined
-  values.forEach((line, index) => {
-    if (!isRecord(line) || typeof line.type !== 'string') {
-      throw new IngestFormatError(
-        `Line ${index + 1} is not a codex exec event (an object with a type).`,
-        `/lines/${index}`
-      )
-    }
-    if (line.type === 'thread.started') session = nonEmpty(line.thread_id) ?? session
-    const main: Target = { session }
-    switch (line.type) {
-      case 'thread.started':
-        // once per thread: a stream posted again (or resumed) does not open an ended session
-        events.push({
-          kind: 'session_start',
-          target: main,
-          run: true,
-          id: session === undefined ? undefined : `thread.started:${session}`,
-        })
-        break
-      case 'turn.completed':
-        events.push({
-          kind: 'session_end',
-          target: main,
-          outcome: 'completed',
-          detail: null,
-          specific: true,
-          all: true,
-        })
-        break
-      case 'turn.failed': {
-        const error = isRecord(line.error) ? nonEmpty(line.error.message) : undefined
-        events.push({
-          kind: 'session_end',
-          target: main,
-          outcome: 'error',
-          detail: error ?? 'turn failed',
-          specific: true,
-          all: true,
-        })
-        break
+  return parseLines(values, 'a codex exec event', threadOf, execEvent)
+}
+
+/** The thread a line names: only `thread.started` does. */
+const threadOf = (line: StreamLine) =>
+  line.type === 'thread.started' ? nonEmpty(line.thread_id) : undefined
+
+/**
+ * The event of one `codex exec --json` line.
+ * @param line - the line
+ * @param main - the thread
+ */
+function execEvent(line: StreamLine, main: Target): ObservedEvent {
+  switch (line.type) {
+    case 'thread.started':
+      // once per thread: a stream posted again (or resumed) does not open an ended session
+      return {
+        kind: 'session_start',
+        target: main,
+        run: true,
+        id: main.session === undefined ? undefined : `thread.started:${main.session}`,
       }
-      case 'item.started':
-      case 'item.updated':
-      case 'item.completed': {
-        const item = isRecord(line.item) ? line.item : undefined
-        if (item?.type === 'todo_list') {
-          const items = item.items
-          events.push({
-            kind: 'tool_result',
-            target: main,
-            // no call id: the item, and what it holds (item ids restart per process)
-            call_id: `todo_list:${nonEmpty(item.id) ?? ''}:${digest(items)}`,
-            name: 'todo_list',
-            input: { items },
-            is_error: false,
-          })
-        } else {
-          events.push({
-            kind: 'activity',
-            target: main,
-            what: `${line.type}:${nonEmpty(item?.type) ?? ''}`,
-          })
+    case 'turn.completed':
+      return runEnd(main, 'completed', null)
+    case 'turn.failed': {
+      const error = isRecord(line.error) ? nonEmpty(line.error.message) : undefined
+      return runEnd(main, 'error', error ?? 'turn failed')
+    }
+    case 'item.started':
+    case 'item.updated':
+    case 'item.completed': {
+      const item = isRecord(line.item) ? line.item : undefined
+      if (item?.type !== 'todo_list') {
+        return {
+          kind: 'activity',
+          target: main,
+          what: `${line.type}:${nonEmpty(item?.type) ?? ''}`,
         }
-        break
       }
-      case 'request_user_input':
-        events.push({ kind: 'waiting', target: main, reason: 'request_user_input', message: null })
-        break
-      default:
-        events.push(
-          ACTIVITY_EVENTS.has(line.type)
-            ? { kind: 'activity', target: main, what: line.type }
-            : { kind: 'ignored', target: main, what: line.type }
-        )
+      const items = item.items
+      return {
+        kind: 'tool_result',
+        target: main,
+        // no call id: the item, and what it holds (item ids restart per process)
+        call_id: `todo_list:${nonEmpty(item.id) ?? ''}:${digest(items)}`,
+        name: 'todo_list',
+        input: { items },
+        is_error: false,
+      }
     }
-  })
-  return events
+    case 'request_user_input':
+      return { kind: 'waiting', target: main, reason: 'request_user_input', message: null }
+    default:
+      return aliveOrIgnored(ACTIVITY_EVENTS, line.type, main)
+  }
 }
 
 /**

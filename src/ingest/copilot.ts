@@ -21,16 +21,9 @@
  */
 import { isRecord } from '../dialects/json.js'
 import { digest } from './body.js'
-import {
-  aliveOrIgnored,
-  exitEvent,
-  IngestFormatError,
-  nonEmpty,
-  originHintsOf,
-  withOrigin,
-  type ObservedEvent,
-  type Target,
-} from './events.js'
+import { IngestFormatError, type ObservedEvent, type Target } from './events.js'
+import { aliveOrIgnored, exitEvent, nonEmpty, originHintsOf, withOrigin } from './parse-kit.js'
+import { assertStreamLine, runEnd } from './stream-lines.js'
 
 /** Copilot's tool whose statements write its todo tables. */
 const TODO_TOOL = 'sql'
@@ -210,12 +203,7 @@ function copilotHookEvents(value: Record<string, unknown>): ObservedEvent[] {
  */
 export function parseCopilotStream(values: readonly unknown[]): ObservedEvent[] {
   values.forEach((line, index) => {
-    if (!isRecord(line) || typeof line.type !== 'string') {
-      throw new IngestFormatError(
-        `Line ${index + 1} is not a Copilot CLI JSON event (an object with a type).`,
-        `/lines/${index}`
-      )
-    }
+    assertStreamLine(line, index, 'a Copilot CLI JSON event')
   })
   const lines = values as Record<string, unknown>[]
   // only the closing `result` names the session: it names every line of the body
@@ -254,15 +242,11 @@ export function parseCopilotStream(values: readonly unknown[]): ObservedEvent[] 
       continue
     } else if (type === 'result') {
       const code = line.exitCode
-      events.push({
-        kind: 'session_end',
-        target: main,
-        id: 'result',
-        outcome: code === 0 ? 'completed' : 'error',
-        detail: code === 0 ? null : `exit code ${String(code)}`,
-        specific: true,
-        all: true,
-      })
+      events.push(
+        code === 0
+          ? runEnd(main, 'completed', null, 'result')
+          : runEnd(main, 'error', `exit code ${String(code)}`, 'result')
+      )
       continue
     }
     events.push(aliveOrIgnored(ACTIVITY_LINES, type, main))

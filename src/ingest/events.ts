@@ -1,7 +1,8 @@
 /**
  * @module ingest/events
  * What every agent's event format is parsed into, one model for all of them: calls, results,
- * and lifecycle. Pure data; the parsers in this folder make it, `ingest/apply` applies it.
+ * and lifecycle, and the error of a body that is not the agent's format. Pure data; the parsers in
+ * this folder make it (with what they share, `ingest/parse-kit`), `ingest/apply` applies it.
  */
 import type { OriginHints } from '../core/origin.js'
 import type { EndedOutcome } from '../core/session.js'
@@ -137,75 +138,4 @@ export class IngestWrongAgentError extends IngestFormatError {
     super(message)
     this.name = 'IngestWrongAgentError'
   }
-}
-
-/**
- * A string field of an agent's event, or undefined when it is absent, empty or not a string.
- * @param value - the field
- */
-export const nonEmpty = (value: unknown): string | undefined =>
-  typeof value === 'string' && value !== '' ? value : undefined
-
-/**
- * A `SessionEnd` hook: the agent exited, saying nothing of how the run went (completed when nothing
- * is unfinished, else cancelled), its reason as the detail; the subagents' lists end too.
- * @param target - the session
- * @param reason - the hook's `reason`
- */
-export function exitEvent(target: Target, reason: unknown): EndEvent {
-  return {
-    kind: 'session_end',
-    target,
-    outcome: 'auto',
-    detail: nonEmpty(reason) ?? null,
-    specific: false,
-    all: true,
-  }
-}
-
-/**
- * A hook event the service does not apply: activity when the agent's known events include it,
- * else ignored (an unknown event says nothing).
- * @param known - the agent's events that only say it is alive
- * @param event - the hook's event name
- * @param target - the session
- */
-export function aliveOrIgnored(
-  known: ReadonlySet<string>,
-  event: string,
-  target: Target
-): ActivityEvent | IgnoredEvent {
-  return known.has(event)
-    ? { kind: 'activity', target, what: event }
-    : { kind: 'ignored', target, what: event }
-}
-
-/**
- * The origin hints of an agent's event: each named field of the event that is a non-empty string
- * (the rest say nothing); undefined when none is.
- * @param value - the event (a hook input, a stream line)
- * @param fields - origin field → the event's field that carries it
- */
-export function originHintsOf(
-  value: Record<string, unknown>,
-  fields: Partial<Record<keyof OriginHints, string>>
-): OriginHints | undefined {
-  let hints: OriginHints | undefined
-  for (const [field, name] of Object.entries(fields) as [keyof OriginHints, string][]) {
-    const text = nonEmpty(value[name])
-    if (text !== undefined) (hints ??= {})[field] = text
-  }
-  return hints
-}
-
-/**
- * The events of one input, each carrying the input's origin hints (none: unchanged).
- * @param events - what the input was parsed into
- * @param hints - what it says of the origin
- */
-export function withOrigin(
-  events: ObservedEvent[],
-  hints: OriginHints | undefined
-): ObservedEvent[] {
-  return hints ? events.map((event) => ({ ...event, origin: hints })) : events
 }

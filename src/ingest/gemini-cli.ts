@@ -11,16 +11,9 @@
 import type { EndedOutcome } from '../core/session.js'
 import { isRecord } from '../dialects/json.js'
 import { digest } from './body.js'
-import {
-  aliveOrIgnored,
-  exitEvent,
-  IngestFormatError,
-  nonEmpty,
-  originHintsOf,
-  withOrigin,
-  type ObservedEvent,
-  type Target,
-} from './events.js'
+import { IngestFormatError, type ObservedEvent, type Target } from './events.js'
+import { aliveOrIgnored, exitEvent, nonEmpty, originHintsOf, withOrigin } from './parse-kit.js'
+import { parseLines, runEnd, type StreamLine } from './stream-lines.js'
 
 /** Gemini CLI's todo tool (offered on Gemini 2.x non-preview models with the task tracker off). */
 const TODO_TOOL = 'write_todos'
@@ -106,83 +99,67 @@ function resultOutcome(line: Record<string, unknown>): {
  * @param values - the lines
  */
 export function parseGeminiStream(values: readonly unknown[]): ObservedEvent[] {
-  const events: ObservedEvent[] = []
-  let session: string | undefined
-  values.forEach((line, index) => {
-    if (!isRecord(line) || typeof line.type !== 'string') {
-      throw new IngestFormatError(
-        `Line ${index + 1} is not a Gemini CLI stream-json event (an object with a type).`,
-        `/lines/${index}`
-      )
-    }
-    if (line.type === 'init') session = nonEmpty(line.session_id) ?? session
-    const main: Target = { session }
-    switch (line.type) {
-      case 'init':
-        events.push({
-          kind: 'session_start',
+  return parseLines(values, 'a Gemini CLI stream-json event', sessionOfInit, streamEvent)
+}
+
+/** The session a line names: only `init` does. */
+const sessionOfInit = (line: StreamLine) =>
+  line.type === 'init' ? nonEmpty(line.session_id) : undefined
+
+/**
+ * The event of one stream-json line.
+ * @param line - the line
+ * @param main - the session
+ */
+function streamEvent(line: StreamLine, main: Target): ObservedEvent {
+  switch (line.type) {
+    case 'init':
+      return {
+        kind: 'session_start',
+        target: main,
+        run: true,
+        id: `init:${nonEmpty(line.timestamp) ?? ''}`,
+        origin: originHintsOf(line, { model: 'model' }),
+      }
+    case 'tool_use': {
+      const id = nonEmpty(line.tool_id)
+      if (line.tool_name !== TODO_TOOL || !id) {
+        return {
+          kind: 'activity',
           target: main,
-          run: true,
-          id: `init:${nonEmpty(line.timestamp) ?? ''}`,
-          origin: originHintsOf(line, { model: 'model' }),
-        })
-        break
-      case 'tool_use': {
-        const id = nonEmpty(line.tool_id)
-        if (line.tool_name === TODO_TOOL && id) {
-          events.push({
-            kind: 'tool_call',
-            target: main,
-            call_id: id,
-            name: TODO_TOOL,
-            input: line.parameters,
-            stage: true,
-          })
-        } else {
-          events.push({
-            kind: 'activity',
-            target: main,
-            what: `tool_use:${nonEmpty(line.tool_name) ?? ''}`,
-          })
+          what: `tool_use:${nonEmpty(line.tool_name) ?? ''}`,
         }
-        break
       }
-      case 'tool_result': {
-        const id = nonEmpty(line.tool_id)
-        if (!id) {
-          events.push({ kind: 'activity', target: main, what: 'tool_result' })
-          break
-        }
-        events.push({
-          kind: 'tool_result',
-          target: main,
-          call_id: id,
-          is_error: line.status !== 'success',
-          text: nonEmpty(line.output),
-        })
-        break
+      return {
+        kind: 'tool_call',
+        target: main,
+        call_id: id,
+        name: TODO_TOOL,
+        input: line.parameters,
+        stage: true,
       }
-      case 'result': {
-        const { outcome, detail } = resultOutcome(line)
-        events.push({
-          kind: 'session_end',
-          target: main,
-          outcome,
-          detail,
-          specific: true,
-          all: true,
-        })
-        break
-      }
-      case 'message':
-      case 'error':
-        events.push({ kind: 'activity', target: main, what: line.type })
-        break
-      default:
-        events.push({ kind: 'ignored', target: main, what: line.type })
     }
-  })
-  return events
+    case 'tool_result': {
+      const id = nonEmpty(line.tool_id)
+      if (!id) return { kind: 'activity', target: main, what: 'tool_result' }
+      return {
+        kind: 'tool_result',
+        target: main,
+        call_id: id,
+        is_error: line.status !== 'success',
+        text: nonEmpty(line.output),
+      }
+    }
+    case 'result': {
+      const { outcome, detail } = resultOutcome(line)
+      return runEnd(main, outcome, detail)
+    }
+    case 'message':
+    case 'error':
+      return { kind: 'activity', target: main, what: line.type }
+    default:
+      return { kind: 'ignored', target: main, what: line.type }
+  }
 }
 
 /**

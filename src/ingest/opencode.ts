@@ -26,14 +26,9 @@
 import { isRecord } from '../dialects/json.js'
 import { digest } from './body.js'
 import type { OriginHints } from '../core/origin.js'
-import {
-  IngestFormatError,
-  nonEmpty,
-  originHintsOf,
-  withOrigin,
-  type ObservedEvent,
-  type Target,
-} from './events.js'
+import { IngestFormatError, type EndEvent, type ObservedEvent, type Target } from './events.js'
+import { nonEmpty, originHintsOf, withOrigin } from './parse-kit.js'
+import { runEnd } from './stream-lines.js'
 
 /** opencode's todo tool. */
 const TODO_TOOL = 'todowrite'
@@ -52,13 +47,34 @@ function sessionOfEvent(type: string, properties: Record<string, unknown>): stri
   return named
 }
 
-/** What a failed turn's error says: its outcome and detail. */
-function errorOutcome(error: unknown): { outcome: 'error' | 'cancelled'; detail: string } {
+/**
+ * A failed turn (`session.error`, a run's `error` line): the run ended, cancelled when aborted.
+ * @param target - the session
+ * @param error - the event's error
+ * @param id - the event's own id
+ */
+function errorEnd(target: Target, error: unknown, id: string): EndEvent {
   const record = isRecord(error) ? error : {}
   const name = nonEmpty(record.name) ?? 'error'
   const data = isRecord(record.data) ? record.data : {}
   const detail = nonEmpty(data.message) ?? name
-  return { outcome: name === 'MessageAbortedError' ? 'cancelled' : 'error', detail }
+  return runEnd(target, name === 'MessageAbortedError' ? 'cancelled' : 'error', detail, id)
+}
+
+/**
+ * A person is asked (a permission, a question): the session waits until the answer.
+ * @param target - the session
+ * @param key - the asking event's id
+ * @param reason - what is asked
+ * @param message - its text
+ */
+function askEvent(
+  target: Target,
+  key: string,
+  reason: string,
+  message: string | null
+): ObservedEvent {
+  return { kind: 'waiting', target, id: `ask:${key}`, reason, message }
 }
 
 /** A short text of what a permission asks (`edit health.txt`). */
@@ -150,25 +166,9 @@ function streamEvents(
         },
       ]
     case 'permission.asked':
-      return [
-        {
-          kind: 'waiting',
-          target,
-          id: `ask:${key}`,
-          reason: 'permission_prompt',
-          message: permissionMessage(properties),
-        },
-      ]
+      return [askEvent(target, key, 'permission_prompt', permissionMessage(properties))]
     case 'question.asked':
-      return [
-        {
-          kind: 'waiting',
-          target,
-          id: `ask:${key}`,
-          reason: 'question',
-          message: questionMessage(properties),
-        },
-      ]
+      return [askEvent(target, key, 'question', questionMessage(properties))]
     // answered (or dismissed): the agent goes on
     case 'permission.replied':
     case 'question.replied':
@@ -177,16 +177,7 @@ function streamEvents(
     case 'session.turn.close':
       return [{ kind: 'activity', target, what: type }]
     case 'session.error':
-      return [
-        {
-          kind: 'session_end',
-          target,
-          id: `error:${key}`,
-          ...errorOutcome(properties.error),
-          specific: true,
-          all: true,
-        },
-      ]
+      return [errorEnd(target, properties.error, `error:${key}`)]
     case 'session.turn.open':
       return [{ kind: 'session_start', target, id: `turn:${key}`, run: true }]
     default:
@@ -222,18 +213,7 @@ function parseRunLine(line: Record<string, unknown>): ObservedEvent[] {
       },
     ]
   }
-  if (type === 'error') {
-    return [
-      {
-        kind: 'session_end',
-        target,
-        id: `error:${digest(line)}`,
-        ...errorOutcome(line.error),
-        specific: true,
-        all: true,
-      },
-    ]
-  }
+  if (type === 'error') return [errorEnd(target, line.error, `error:${digest(line)}`)]
   return [{ kind: 'activity', target, what: type }]
 }
 

@@ -10,13 +10,8 @@
 import type { OriginHints } from '../core/origin.js'
 import type { EndedOutcome } from '../core/session.js'
 import { isRecord } from '../dialects/json.js'
-import {
-  IngestFormatError,
-  nonEmpty,
-  originHintsOf,
-  type ObservedEvent,
-  type Target,
-} from './events.js'
+import { IngestFormatError, type ObservedEvent, type Target } from './events.js'
+import { nonEmpty, originHintsOf } from './parse-kit.js'
 
 const TODO_TOOL = 'task_tracker'
 

@@ -24,16 +24,13 @@
 import { isRecord } from '../dialects/json.js'
 import { digest } from './body.js'
 import {
-  aliveOrIgnored,
-  exitEvent,
   IngestFormatError,
   IngestWrongAgentError,
-  nonEmpty,
-  originHintsOf,
-  withOrigin,
   type ObservedEvent,
   type Target,
 } from './events.js'
+import { aliveOrIgnored, exitEvent, nonEmpty, originHintsOf, withOrigin } from './parse-kit.js'
+import { assertStreamLine } from './stream-lines.js'
 
 /** Qwen Code's todo tool (off unless `tools.todoWrite.enabled`). */
 export const QWEN_TODO_TOOL = 'todo_write'
@@ -346,12 +343,7 @@ export function parseQwenStream(values: readonly unknown[]): ObservedEvent[] {
   // lines before the first that names the session are of it too
   let session = values.map(sessionOfLine).find((id) => id !== undefined)
   values.forEach((line, index) => {
-    if (!isRecord(line) || typeof line.type !== 'string') {
-      throw new IngestFormatError(
-        `Line ${index + 1} is not a Qwen Code stream-json event (an object with a type).`,
-        `/lines/${index}`
-      )
-    }
+    assertStreamLine(line, index, 'a Qwen Code stream-json event')
     session = sessionOfLine(line) ?? session
     events.push(...streamLineEvents(line, { session }))
   })
