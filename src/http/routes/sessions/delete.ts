@@ -2,19 +2,15 @@
  * @module http/routes/sessions/delete
  * `DELETE /v1/sessions/{session_id}`: a session and its history, deleted.
  */
-import { createRoute } from '@hono/zod-openapi'
 import { deleteSession as deleteStored } from '../../../service/sessions.js'
 import { problemResponses } from '../../problem.js'
-import { SessionIdParam } from '../../schemas.js'
 import { emptyResponse, type AppRouteHandler } from '../../typed-response.js'
-import { keyOf, type SessionRoutesDeps } from './shared.js'
+import { keyOf, sessionRoute, type SessionRoutesDeps } from './shared.js'
 
-export const deleteSessionRoute = createRoute({
+export const deleteSessionRoute = sessionRoute({
   method: 'delete',
   path: '/v1/sessions/{session_id}',
-  tags: ['sessions'],
   summary: 'Delete a session and its history',
-  request: { params: SessionIdParam },
   responses: { 204: { description: 'Deleted' }, ...problemResponses(400, 401, 403, 404) },
 })
 

@@ -2,20 +2,17 @@
  * @module http/routes/sessions/end
  * `POST /v1/sessions/{session_id}/end`: how the agent's run ended (service/sessions `endSession`).
  */
-import { createRoute } from '@hono/zod-openapi'
 import { endSession as endStored } from '../../../service/sessions.js'
 import { problemResponses } from '../../problem.js'
-import { EndRequest, SessionIdParam } from '../../schemas.js'
+import { EndRequest } from '../../schemas.js'
 import type { AppRouteHandler } from '../../typed-response.js'
-import { keyOf, viewContent, viewResponse, type SessionRoutesDeps } from './shared.js'
+import { keyOf, sessionRoute, viewContent, viewResponse, type SessionRoutesDeps } from './shared.js'
 
-export const endSessionRoute = createRoute({
+export const endSessionRoute = sessionRoute({
   method: 'post',
   path: '/v1/sessions/{session_id}/end',
-  tags: ['sessions'],
   summary: "Record how the agent's run ended, and what it left unfinished",
   request: {
-    params: SessionIdParam,
     body: { required: true, content: { 'application/json': { schema: EndRequest } } },
   },
   responses: {

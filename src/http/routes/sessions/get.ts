@@ -2,29 +2,27 @@
  * @module http/routes/sessions/get
  * `GET /v1/sessions/{session_id}`: a session, its list, progress and counters.
  */
-import { createRoute } from '@hono/zod-openapi'
 import { loadSession } from '../../../service/sessions.js'
 import { problemResponses } from '../../problem.js'
-import { SessionIdParam } from '../../schemas.js'
+import { notModifiedResponse } from '../../route-config.js'
 import type { AppRouteHandler } from '../../typed-response.js'
 import {
   etagOf,
   keyOf,
   notModified,
+  sessionRoute,
   viewContent,
   viewResponse,
   type SessionRoutesDeps,
 } from './shared.js'
 
-export const getSessionRoute = createRoute({
+export const getSessionRoute = sessionRoute({
   method: 'get',
   path: '/v1/sessions/{session_id}',
-  tags: ['sessions'],
   summary: 'A session: its list, progress, counters',
-  request: { params: SessionIdParam },
   responses: {
     200: viewContent('The session'),
-    304: { description: 'Not modified (If-None-Match)' },
+    304: notModifiedResponse,
     ...problemResponses(400, 401, 404),
   },
 })

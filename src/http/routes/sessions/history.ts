@@ -2,31 +2,34 @@
  * @module http/routes/sessions/history
  * `GET /v1/sessions/{session_id}/history`: the last versions of the list, in pages.
  */
-import { createRoute, type z } from '@hono/zod-openapi'
+import { type z } from '@hono/zod-openapi'
 import { decodeHistoryCursor, encodeHistoryCursor } from '../../../store/cursor.js'
 import { versionTag } from '../../etag.js'
 import { PAGE_BYTES, yieldToLoop } from '../../json-parts.js'
 import { problemResponses, sessionNotFound } from '../../problem.js'
-import { History, HistoryQuery, SessionIdParam } from '../../schemas.js'
+import { jsonReply, notModifiedResponse } from '../../route-config.js'
+import { History, HistoryQuery } from '../../schemas.js'
 import { jsonResponse, serialised, type AppRouteHandler } from '../../typed-response.js'
 import { historyViewText } from '../../views.js'
-import { etagHeader, invalidCursor, keyOf, notModified, type SessionRoutesDeps } from './shared.js'
+import {
+  etagHeader,
+  invalidCursor,
+  keyOf,
+  notModified,
+  sessionRoute,
+  type SessionRoutesDeps,
+} from './shared.js'
 
-export const getHistoryRoute = createRoute({
+export const getHistoryRoute = sessionRoute({
   method: 'get',
   path: '/v1/sessions/{session_id}/history',
-  tags: ['sessions'],
   summary: 'The last versions of the list, in pages',
   description:
     'The newest page first: at most `limit` entries (default and cap HISTORY_LIMIT) and 2 MiB, oldest first within the page. `next_cursor` names the page of older entries, null when none remain.',
-  request: { params: SessionIdParam, query: HistoryQuery },
+  request: { query: HistoryQuery },
   responses: {
-    200: {
-      description: 'History',
-      headers: etagHeader,
-      content: { 'application/json': { schema: History } },
-    },
-    304: { description: 'Not modified (If-None-Match)' },
+    200: { ...jsonReply('History', History), headers: etagHeader },
+    304: notModifiedResponse,
     ...problemResponses(400, 401, 404),
   },
 })

@@ -14,6 +14,7 @@ import { ServiceError } from '../../../service/errors.js'
 import { cursorAfter, decodeCursor, encodeCursor } from '../../../store/cursor.js'
 import { jsonArrayWithin, PAGE_BYTES } from '../../json-parts.js'
 import { problemResponses } from '../../problem.js'
+import { jsonReply, notModifiedResponse } from '../../route-config.js'
 import { ListQuery, SessionList } from '../../schemas.js'
 import { jsonResponse, serialised, type AppRouteHandler } from '../../typed-response.js'
 import { sessionSummary } from '../../views.js'
@@ -28,11 +29,8 @@ export const listSessionsRoute = createRoute({
     'Pages of at most `limit` sessions and 2 MiB, ordered by last change (newest first), then by id. A session that changes while you page moves to the front, so a later page does not hold it: to see every session once, page to the end, then list again with `updated_since` = the time you began. Filters combine (all must hold, exact match): `state`, `dialect`, `source`, `updated_since`, the origin (`user`, `host`, `repo`, `agent`) and labels, each as `label.<name>=<value>` (a name must match ^[a-z][a-z0-9_.-]{0,62}$; at most 16; else 400).',
   request: { query: ListQuery },
   responses: {
-    200: {
-      description: 'A page of sessions',
-      content: { 'application/json': { schema: SessionList } },
-    },
-    304: { description: 'Not modified (If-None-Match)' },
+    200: jsonReply('A page of sessions', SessionList),
+    304: notModifiedResponse,
     ...problemResponses(400, 401),
   },
 })

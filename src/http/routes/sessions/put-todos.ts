@@ -2,24 +2,29 @@
  * @module http/routes/sessions/put-todos
  * `PUT /v1/sessions/{session_id}/todos`: a person's edit of the list (service/sessions `editList`).
  */
-import { createRoute, z } from '@hono/zod-openapi'
+import { z } from '@hono/zod-openapi'
 import type { Session } from '../../../core/session.js'
 import { editList } from '../../../service/sessions.js'
 import { conditionMatches } from '../../etag.js'
 import { originHintsOf } from '../../origin-headers.js'
 import { isCrossOrigin } from '../../origin-guard.js'
 import { problemResponses } from '../../problem.js'
-import { PutTodosRequest, SessionIdParam } from '../../schemas.js'
+import { PutTodosRequest } from '../../schemas.js'
 import type { AppRouteHandler } from '../../typed-response.js'
-import { etagOf, keyOf, viewContent, viewResponse, type SessionRoutesDeps } from './shared.js'
+import {
+  etagOf,
+  keyOf,
+  sessionRoute,
+  viewContent,
+  viewResponse,
+  type SessionRoutesDeps,
+} from './shared.js'
 
-export const putTodosRoute = createRoute({
+export const putTodosRoute = sessionRoute({
   method: 'put',
   path: '/v1/sessions/{session_id}/todos',
-  tags: ['sessions'],
   summary: "An operator's edit of the list (the next round reply carries a notice)",
   request: {
-    params: SessionIdParam,
     headers: z.object({
       'if-match': z.string().max(200).optional().openapi({ description: '"<version>" or *' }),
     }),

@@ -5,6 +5,7 @@
 import { createRoute } from '@hono/zod-openapi'
 import { createWebhook as create } from '../../../service/webhooks.js'
 import { problemResponses } from '../../problem.js'
+import { jsonReply } from '../../route-config.js'
 import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
 import { WebhookCreate, WebhookCreated } from './schemas.js'
 import type { WebhookRoutesDeps } from './shared.js'
@@ -16,10 +17,7 @@ export const createWebhookRoute = createRoute({
   summary: 'Create a webhook (admin): alerts of sessions that wait, stall, finish or end',
   request: { body: { required: true, content: { 'application/json': { schema: WebhookCreate } } } },
   responses: {
-    201: {
-      description: 'Created; `secret` is shown only here',
-      content: { 'application/json': { schema: WebhookCreated } },
-    },
+    201: jsonReply('Created; `secret` is shown only here', WebhookCreated),
     ...problemResponses(400, 401, 403, 413, 422),
   },
 })

@@ -2,19 +2,15 @@
  * @module http/routes/webhooks/delete
  * `DELETE /v1/webhooks/{id}`: a webhook, its log and its pending deliveries (never sent).
  */
-import { createRoute } from '@hono/zod-openapi'
 import { deleteWebhook as remove } from '../../../service/webhooks.js'
 import { problemResponses } from '../../problem.js'
 import { emptyResponse, type AppRouteHandler } from '../../typed-response.js'
-import { WebhookIdParam } from './schemas.js'
-import type { WebhookRoutesDeps } from './shared.js'
+import { webhookRoute, type WebhookRoutesDeps } from './shared.js'
 
-export const deleteWebhookRoute = createRoute({
+export const deleteWebhookRoute = webhookRoute({
   method: 'delete',
   path: '/v1/webhooks/{id}',
-  tags: ['webhooks'],
   summary: 'Delete a webhook (admin); its pending deliveries are not sent',
-  request: { params: WebhookIdParam },
   responses: { 204: { description: 'Deleted' }, ...problemResponses(400, 401, 403, 404) },
 })
 

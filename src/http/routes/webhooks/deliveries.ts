@@ -2,24 +2,20 @@
  * @module http/routes/webhooks/deliveries
  * `GET /v1/webhooks/{id}/deliveries`: the webhook's delivery log, newest first.
  */
-import { createRoute } from '@hono/zod-openapi'
 import { listDeliveries as list } from '../../../service/webhooks.js'
 import { problemResponses } from '../../problem.js'
+import { jsonReply } from '../../route-config.js'
 import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
-import { DeliveriesQuery, DeliveryList, WebhookIdParam } from './schemas.js'
-import type { WebhookRoutesDeps } from './shared.js'
+import { DeliveriesQuery, DeliveryList } from './schemas.js'
+import { webhookRoute, type WebhookRoutesDeps } from './shared.js'
 
-export const listDeliveriesRoute = createRoute({
+export const listDeliveriesRoute = webhookRoute({
   method: 'get',
   path: '/v1/webhooks/{id}/deliveries',
-  tags: ['webhooks'],
   summary: "The webhook's deliveries (admin), newest first (the newest 100 are kept)",
-  request: { params: WebhookIdParam, query: DeliveriesQuery },
+  request: { query: DeliveriesQuery },
   responses: {
-    200: {
-      description: 'The delivery log',
-      content: { 'application/json': { schema: DeliveryList } },
-    },
+    200: jsonReply('The delivery log', DeliveryList),
     ...problemResponses(400, 401, 403, 404),
   },
 })

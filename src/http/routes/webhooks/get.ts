@@ -2,21 +2,19 @@
  * @module http/routes/webhooks/get
  * `GET /v1/webhooks/{id}`: one webhook, without its secret.
  */
-import { createRoute } from '@hono/zod-openapi'
 import { getWebhook as get } from '../../../service/webhooks.js'
 import { problemResponses } from '../../problem.js'
+import { jsonReply } from '../../route-config.js'
 import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
-import { Webhook, WebhookIdParam } from './schemas.js'
-import type { WebhookRoutesDeps } from './shared.js'
+import { Webhook } from './schemas.js'
+import { webhookRoute, type WebhookRoutesDeps } from './shared.js'
 
-export const getWebhookRoute = createRoute({
+export const getWebhookRoute = webhookRoute({
   method: 'get',
   path: '/v1/webhooks/{id}',
-  tags: ['webhooks'],
   summary: 'One webhook (admin), without its secret',
-  request: { params: WebhookIdParam },
   responses: {
-    200: { description: 'The webhook', content: { 'application/json': { schema: Webhook } } },
+    200: jsonReply('The webhook', Webhook),
     ...problemResponses(400, 401, 403, 404),
   },
 })

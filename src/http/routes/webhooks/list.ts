@@ -5,6 +5,7 @@
 import { createRoute } from '@hono/zod-openapi'
 import { listWebhooks as list } from '../../../service/webhooks.js'
 import { problemResponses } from '../../problem.js'
+import { jsonReply } from '../../route-config.js'
 import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
 import { WebhookList } from './schemas.js'
 import type { WebhookRoutesDeps } from './shared.js'
@@ -15,7 +16,7 @@ export const listWebhooksRoute = createRoute({
   tags: ['webhooks'],
   summary: "The tenant's webhooks (admin), oldest first, without secrets",
   responses: {
-    200: { description: 'The webhooks', content: { 'application/json': { schema: WebhookList } } },
+    200: jsonReply('The webhooks', WebhookList),
     ...problemResponses(401, 403),
   },
 })

@@ -2,25 +2,20 @@
  * @module http/routes/webhooks/rotate
  * `POST /v1/webhooks/{id}/rotate`: a new secret; the old one keeps signing for 24 h.
  */
-import { createRoute } from '@hono/zod-openapi'
 import { rotateWebhook as rotate } from '../../../service/webhooks.js'
 import { problemResponses } from '../../problem.js'
+import { jsonReply } from '../../route-config.js'
 import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
-import { WebhookIdParam, WebhookSecretReply } from './schemas.js'
-import type { WebhookRoutesDeps } from './shared.js'
+import { WebhookSecretReply } from './schemas.js'
+import { webhookRoute, type WebhookRoutesDeps } from './shared.js'
 
-export const rotateWebhookRoute = createRoute({
+export const rotateWebhookRoute = webhookRoute({
   method: 'post',
   path: '/v1/webhooks/{id}/rotate',
-  tags: ['webhooks'],
   summary:
     'Rotate the secret (admin): for 24 h each delivery carries both signatures, space-separated',
-  request: { params: WebhookIdParam },
   responses: {
-    200: {
-      description: 'The new secret, shown only here',
-      content: { 'application/json': { schema: WebhookSecretReply } },
-    },
+    200: jsonReply('The new secret, shown only here', WebhookSecretReply),
     ...problemResponses(400, 401, 403, 404),
   },
 })

@@ -7,12 +7,17 @@ import type { AppEnv } from '../../context.js'
 import type { AppDeps } from '../../deps.js'
 import { ServiceError } from '../../problem.js'
 import type { WebhookDeps } from '../../../service/webhooks.js'
+import { resourceRoute } from '../../route-config.js'
+import { WebhookIdParam } from './schemas.js'
 
 /** What a webhook operation's handler is built from. */
 export interface WebhookRoutesDeps {
   app: AppDeps
   service: WebhookDeps
 }
+
+/** The route of an operation on the webhook its path names: tagged `webhooks`, `id` validated. */
+export const webhookRoute = resourceRoute('webhooks', WebhookIdParam)
 
 /**
  * Managing webhooks takes the `admin` role; `agent` and `viewer` keys are refused (open access,

@@ -2,24 +2,19 @@
  * @module http/routes/webhooks/test
  * `POST /v1/webhooks/{id}/test`: a `webhook.test` delivery, sent now.
  */
-import { createRoute } from '@hono/zod-openapi'
 import { testWebhook as test } from '../../../service/webhooks.js'
 import { problemResponses } from '../../problem.js'
+import { jsonReply } from '../../route-config.js'
 import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
-import { TestDeliveryReply, WebhookIdParam } from './schemas.js'
-import type { WebhookRoutesDeps } from './shared.js'
+import { TestDeliveryReply } from './schemas.js'
+import { webhookRoute, type WebhookRoutesDeps } from './shared.js'
 
-export const testWebhookRoute = createRoute({
+export const testWebhookRoute = webhookRoute({
   method: 'post',
   path: '/v1/webhooks/{id}/test',
-  tags: ['webhooks'],
   summary: 'Send a webhook.test delivery now (admin)',
-  request: { params: WebhookIdParam },
   responses: {
-    202: {
-      description: 'Queued; its outcome is in the delivery log',
-      content: { 'application/json': { schema: TestDeliveryReply } },
-    },
+    202: jsonReply('Queued; its outcome is in the delivery log', TestDeliveryReply),
     ...problemResponses(400, 401, 403, 404),
   },
 })
