@@ -14,27 +14,44 @@ type ResourceRouteConfig = Omit<RouteConfig, 'tags' | 'request'> & {
   request?: Omit<NonNullable<RouteConfig['request']>, 'params'>
 }
 
-/** The route `resourceRoute` makes of `R`: its request with the path parameters `P`. */
-type ResourceRoute<R extends ResourceRouteConfig, P extends PathParams> = Omit<R, 'request'> & {
+/** The route `resourceRoute` makes of `R`: its request with the path parameters `P`, its responses with the problems `E`. */
+type ResourceRoute<R extends ResourceRouteConfig, P extends PathParams, E> = Omit<
+  R,
+  'request' | 'responses'
+> & {
   tags: string[]
   request: (R extends { request: infer Q } ? Q : unknown) & { params: P }
+  responses: R['responses'] & E
 }
 
 /**
  * The route factory of the operations on one resource the path names (a session, a webhook):
- * each route is tagged `tag`, and its path parameters `params` are validated beside the
- * request's other parts.
+ * each route is tagged `tag`, its path parameters `params` are validated beside the request's
+ * other parts, and it declares the `problems` every operation on the resource may answer besides
+ * its own.
  * @param tag - the operations' OpenAPI tag
  * @param params - the schema of the path parameters that name the resource
+ * @param problems - the problem responses they all declare (`problemResponses`)
  */
 export const resourceRoute =
-  <P extends PathParams>(tag: string, params: P) =>
+  <P extends PathParams, E extends object = Record<never, never>>(
+    tag: string,
+    params: P,
+    problems?: E
+  ) =>
   <R extends ResourceRouteConfig>(config: R) => {
-    const { method, path, request, ...rest } = config
+    const { method, path, request, responses, ...rest } = config
     // the tag where it stood in each route: the document's operations keep their key order
-    const route = { method, path, tags: [tag], ...rest, request: { params, ...request } }
-    // TS spreads a generic `request` into an object it cannot index: the type says what it holds
-    return createRoute(route as ResourceRoute<R, P>)
+    const route = {
+      method,
+      path,
+      tags: [tag],
+      ...rest,
+      request: { params, ...request },
+      responses: { ...responses, ...problems },
+    }
+    // TS spreads generic parts into an object it cannot index: the type says what it holds
+    return createRoute(route as ResourceRoute<R, P, E>)
   }
 
 /** The 304 of a GET whose If-None-Match names the current entity tag. */

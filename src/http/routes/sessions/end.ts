@@ -3,9 +3,9 @@
  * `POST /v1/sessions/{session_id}/end`: how the agent's run ended (service/sessions `endSession`).
  */
 import { endSession as endStored } from '../../../service/sessions.js'
+import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
 import { EndRequest } from '../../schemas.js'
-import type { AppRouteHandler } from '../../typed-response.js'
 import { keyOf, sessionRoute, viewContent, viewResponse, type SessionRoutesDeps } from './shared.js'
 
 export const endSessionRoute = sessionRoute({
@@ -21,11 +21,9 @@ export const endSessionRoute = sessionRoute({
   },
 })
 
-/** The handler of `POST /v1/sessions/{session_id}/end`. */
-export const endSession =
-  (deps: SessionRoutesDeps): AppRouteHandler<typeof endSessionRoute> =>
-  async (c) => {
-    const key = keyOf(c, c.req.valid('param').session_id)
-    const session = await endStored(deps.service, key, c.req.valid('json'))
-    return viewResponse(c, deps.app, session)
-  }
+/** The operation `POST /v1/sessions/{session_id}/end`: its route and its handler. */
+export const endSession = operation(endSessionRoute, async (c, deps: SessionRoutesDeps) => {
+  const key = keyOf(c, c.req.valid('param').session_id)
+  const session = await endStored(deps.service, key, c.req.valid('json'))
+  return viewResponse(c, deps.app, session)
+})

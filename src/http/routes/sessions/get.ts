@@ -3,9 +3,9 @@
  * `GET /v1/sessions/{session_id}`: a session, its list, progress and counters.
  */
 import { loadSession } from '../../../service/sessions.js'
+import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
 import { notModifiedResponse } from '../../route-config.js'
-import type { AppRouteHandler } from '../../typed-response.js'
 import {
   etagOf,
   keyOf,
@@ -27,10 +27,8 @@ export const getSessionRoute = sessionRoute({
   },
 })
 
-/** The handler of `GET /v1/sessions/{session_id}`. */
-export const getSession =
-  (deps: SessionRoutesDeps): AppRouteHandler<typeof getSessionRoute> =>
-  async (c) => {
-    const session = await loadSession(deps.service, keyOf(c, c.req.valid('param').session_id))
-    return notModified(c, etagOf(session)) ?? (await viewResponse(c, deps.app, session))
-  }
+/** The operation `GET /v1/sessions/{session_id}`: its route and its handler. */
+export const getSession = operation(getSessionRoute, async (c, deps: SessionRoutesDeps) => {
+  const session = await loadSession(deps.service, keyOf(c, c.req.valid('param').session_id))
+  return notModified(c, etagOf(session)) ?? (await viewResponse(c, deps.app, session))
+})

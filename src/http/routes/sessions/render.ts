@@ -4,9 +4,9 @@
  */
 import { z } from '@hono/zod-openapi'
 import { loadSession } from '../../../service/sessions.js'
+import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
 import { notModifiedResponse } from '../../route-config.js'
-import type { AppRouteHandler } from '../../typed-response.js'
 import { renderedList } from '../../views.js'
 import {
   etagHeader,
@@ -32,11 +32,9 @@ export const renderSessionRoute = sessionRoute({
   },
 })
 
-/** The handler of `GET /v1/sessions/{session_id}/render`. */
-export const renderSession =
-  (deps: SessionRoutesDeps): AppRouteHandler<typeof renderSessionRoute> =>
-  async (c) => {
-    const session = await loadSession(deps.service, keyOf(c, c.req.valid('param').session_id))
-    const etag = etagOf(session)
-    return notModified(c, etag) ?? c.text(renderedList(session), 200, { ETag: etag })
-  }
+/** The operation `GET /v1/sessions/{session_id}/render`: its route and its handler. */
+export const renderSession = operation(renderSessionRoute, async (c, deps: SessionRoutesDeps) => {
+  const session = await loadSession(deps.service, keyOf(c, c.req.valid('param').session_id))
+  const etag = etagOf(session)
+  return notModified(c, etag) ?? c.text(renderedList(session), 200, { ETag: etag })
+})

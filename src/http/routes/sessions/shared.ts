@@ -1,7 +1,7 @@
 /**
  * @module http/routes/sessions/shared
- * What the session operations share: their dependencies, the view response, conditional
- * requests by version.
+ * What the session operations share: their dependencies, their route, the view response,
+ * conditional requests by version.
  */
 import type { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'

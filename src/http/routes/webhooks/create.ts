@@ -4,9 +4,10 @@
  */
 import { createRoute } from '@hono/zod-openapi'
 import { createWebhook as create } from '../../../service/webhooks.js'
+import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
 import { jsonReply } from '../../route-config.js'
-import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
+import { jsonText, jsonResponse } from '../../typed-response.js'
 import { WebhookCreate, WebhookCreated } from './schemas.js'
 import type { WebhookRoutesDeps } from './shared.js'
 
@@ -22,10 +23,8 @@ export const createWebhookRoute = createRoute({
   },
 })
 
-/** The handler of `POST /v1/webhooks`. */
-export const createWebhook =
-  (deps: WebhookRoutesDeps): AppRouteHandler<typeof createWebhookRoute> =>
-  async (c) => {
-    const created = await create(deps.service, c.get('tenant'), c.req.valid('json'))
-    return jsonResponse(c, jsonText(created), 201)
-  }
+/** The operation `POST /v1/webhooks`: its route and its handler. */
+export const createWebhook = operation(createWebhookRoute, async (c, deps: WebhookRoutesDeps) => {
+  const created = await create(deps.service, c.get('tenant'), c.req.valid('json'))
+  return jsonResponse(c, jsonText(created), 201)
+})

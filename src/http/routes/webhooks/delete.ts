@@ -3,21 +3,19 @@
  * `DELETE /v1/webhooks/{id}`: a webhook, its log and its pending deliveries (never sent).
  */
 import { deleteWebhook as remove } from '../../../service/webhooks.js'
-import { problemResponses } from '../../problem.js'
-import { emptyResponse, type AppRouteHandler } from '../../typed-response.js'
+import { operation } from '../../operation.js'
+import { emptyResponse } from '../../typed-response.js'
 import { webhookRoute, type WebhookRoutesDeps } from './shared.js'
 
 export const deleteWebhookRoute = webhookRoute({
   method: 'delete',
   path: '/v1/webhooks/{id}',
   summary: 'Delete a webhook (admin); its pending deliveries are not sent',
-  responses: { 204: { description: 'Deleted' }, ...problemResponses(400, 401, 403, 404) },
+  responses: { 204: { description: 'Deleted' } },
 })
 
-/** The handler of `DELETE /v1/webhooks/{id}`. */
-export const deleteWebhook =
-  (deps: WebhookRoutesDeps): AppRouteHandler<typeof deleteWebhookRoute> =>
-  async (c) => {
-    await remove(deps.service, c.get('tenant'), c.req.valid('param').id)
-    return emptyResponse(c, 204)
-  }
+/** The operation `DELETE /v1/webhooks/{id}`: its route and its handler. */
+export const deleteWebhook = operation(deleteWebhookRoute, async (c, deps: WebhookRoutesDeps) => {
+  await remove(deps.service, c.get('tenant'), c.req.valid('param').id)
+  return emptyResponse(c, 204)
+})

@@ -3,9 +3,9 @@
  * `GET /v1/webhooks/{id}/deliveries`: the webhook's delivery log, newest first.
  */
 import { listDeliveries as list } from '../../../service/webhooks.js'
-import { problemResponses } from '../../problem.js'
+import { operation } from '../../operation.js'
 import { jsonReply } from '../../route-config.js'
-import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
+import { jsonText, jsonResponse } from '../../typed-response.js'
 import { DeliveriesQuery, DeliveryList } from './schemas.js'
 import { webhookRoute, type WebhookRoutesDeps } from './shared.js'
 
@@ -16,19 +16,16 @@ export const listDeliveriesRoute = webhookRoute({
   request: { query: DeliveriesQuery },
   responses: {
     200: jsonReply('The delivery log', DeliveryList),
-    ...problemResponses(400, 401, 403, 404),
   },
 })
 
-/** The handler of `GET /v1/webhooks/{id}/deliveries`. */
-export const listDeliveries =
-  (deps: WebhookRoutesDeps): AppRouteHandler<typeof listDeliveriesRoute> =>
-  async (c) => {
-    const deliveries = await list(
-      deps.service,
-      c.get('tenant'),
-      c.req.valid('param').id,
-      c.req.valid('query').limit
-    )
-    return jsonResponse(c, jsonText({ deliveries }), 200)
-  }
+/** The operation `GET /v1/webhooks/{id}/deliveries`: its route and its handler. */
+export const listDeliveries = operation(listDeliveriesRoute, async (c, deps: WebhookRoutesDeps) => {
+  const deliveries = await list(
+    deps.service,
+    c.get('tenant'),
+    c.req.valid('param').id,
+    c.req.valid('query').limit
+  )
+  return jsonResponse(c, jsonText({ deliveries }), 200)
+})

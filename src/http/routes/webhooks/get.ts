@@ -3,9 +3,9 @@
  * `GET /v1/webhooks/{id}`: one webhook, without its secret.
  */
 import { getWebhook as get } from '../../../service/webhooks.js'
-import { problemResponses } from '../../problem.js'
+import { operation } from '../../operation.js'
 import { jsonReply } from '../../route-config.js'
-import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
+import { jsonText, jsonResponse } from '../../typed-response.js'
 import { Webhook } from './schemas.js'
 import { webhookRoute, type WebhookRoutesDeps } from './shared.js'
 
@@ -15,14 +15,11 @@ export const getWebhookRoute = webhookRoute({
   summary: 'One webhook (admin), without its secret',
   responses: {
     200: jsonReply('The webhook', Webhook),
-    ...problemResponses(400, 401, 403, 404),
   },
 })
 
-/** The handler of `GET /v1/webhooks/{id}`. */
-export const getWebhook =
-  (deps: WebhookRoutesDeps): AppRouteHandler<typeof getWebhookRoute> =>
-  async (c) => {
-    const webhook = await get(deps.service, c.get('tenant'), c.req.valid('param').id)
-    return jsonResponse(c, jsonText(webhook), 200)
-  }
+/** The operation `GET /v1/webhooks/{id}`: its route and its handler. */
+export const getWebhook = operation(getWebhookRoute, async (c, deps: WebhookRoutesDeps) => {
+  const webhook = await get(deps.service, c.get('tenant'), c.req.valid('param').id)
+  return jsonResponse(c, jsonText(webhook), 200)
+})

@@ -4,9 +4,10 @@
  */
 import { createRoute } from '@hono/zod-openapi'
 import { listWebhooks as list } from '../../../service/webhooks.js'
+import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
 import { jsonReply } from '../../route-config.js'
-import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
+import { jsonText, jsonResponse } from '../../typed-response.js'
 import { WebhookList } from './schemas.js'
 import type { WebhookRoutesDeps } from './shared.js'
 
@@ -21,10 +22,8 @@ export const listWebhooksRoute = createRoute({
   },
 })
 
-/** The handler of `GET /v1/webhooks`. */
-export const listWebhooks =
-  (deps: WebhookRoutesDeps): AppRouteHandler<typeof listWebhooksRoute> =>
-  async (c) => {
-    const webhooks = await list(deps.service, c.get('tenant'))
-    return jsonResponse(c, jsonText({ webhooks }), 200)
-  }
+/** The operation `GET /v1/webhooks`: its route and its handler. */
+export const listWebhooks = operation(listWebhooksRoute, async (c, deps: WebhookRoutesDeps) => {
+  const webhooks = await list(deps.service, c.get('tenant'))
+  return jsonResponse(c, jsonText({ webhooks }), 200)
+})

@@ -3,9 +3,9 @@
  * `POST /v1/webhooks/{id}/test`: a `webhook.test` delivery, sent now.
  */
 import { testWebhook as test } from '../../../service/webhooks.js'
-import { problemResponses } from '../../problem.js'
+import { operation } from '../../operation.js'
 import { jsonReply } from '../../route-config.js'
-import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
+import { jsonText, jsonResponse } from '../../typed-response.js'
 import { TestDeliveryReply } from './schemas.js'
 import { webhookRoute, type WebhookRoutesDeps } from './shared.js'
 
@@ -15,7 +15,6 @@ export const testWebhookRoute = webhookRoute({
   summary: 'Send a webhook.test delivery now (admin)',
   responses: {
     202: jsonReply('Queued; its outcome is in the delivery log', TestDeliveryReply),
-    ...problemResponses(400, 401, 403, 404),
   },
 })
 
@@ -33,16 +32,14 @@ const testBody =
           data: { webhook_id: webhookId, url: publicUrl },
         })
 
-/** The handler of `POST /v1/webhooks/{id}/test`. */
-export const testWebhook =
-  (deps: WebhookRoutesDeps): AppRouteHandler<typeof testWebhookRoute> =>
-  async (c) => {
-    const id = c.req.valid('param').id
-    const reply = await test(
-      deps.service,
-      c.get('tenant'),
-      id,
-      testBody(deps.app.webhooks?.publicUrl ?? null, id)
-    )
-    return jsonResponse(c, jsonText(reply), 202)
-  }
+/** The operation `POST /v1/webhooks/{id}/test`: its route and its handler. */
+export const testWebhook = operation(testWebhookRoute, async (c, deps: WebhookRoutesDeps) => {
+  const id = c.req.valid('param').id
+  const reply = await test(
+    deps.service,
+    c.get('tenant'),
+    id,
+    testBody(deps.app.webhooks?.publicUrl ?? null, id)
+  )
+  return jsonResponse(c, jsonText(reply), 202)
+})
