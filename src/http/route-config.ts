@@ -9,12 +9,15 @@ import { createRoute, type RouteConfig, type z } from '@hono/zod-openapi'
 /** The schema of a route's path parameters. */
 type PathParams = NonNullable<NonNullable<RouteConfig['request']>['params']>
 
-/** What an operation on one resource declares: all of its route but the tag and the path parameters. */
+/** What an operation on one resource declares: its route but the tag and the path parameters. */
 type ResourceRouteConfig = Omit<RouteConfig, 'tags' | 'request'> & {
   request?: Omit<NonNullable<RouteConfig['request']>, 'params'>
 }
 
-/** The route `resourceRoute` makes of `R`: its request with the path parameters `P`, its responses with the problems `E`. */
+/**
+ * The route `resourceRoute` makes of `R`: its request with the path parameters `P`, its responses
+ * with the problems `E`.
+ */
 type ResourceRoute<R extends ResourceRouteConfig, P extends PathParams, E> = Omit<
   R,
   'request' | 'responses'

@@ -2,7 +2,7 @@
  * @module http/routes/sessions/history
  * `GET /v1/sessions/{session_id}/history`: the last versions of the list, in pages.
  */
-import { type z } from '@hono/zod-openapi'
+import type { z } from '@hono/zod-openapi'
 import { decodeHistoryCursor, encodeHistoryCursor } from '../../../store/cursor.js'
 import { versionTag } from '../../etag.js'
 import { PAGE_BYTES, yieldToLoop } from '../../json-parts.js'

@@ -35,7 +35,7 @@ export const viewContent = (description: string) => ({
   headers: etagHeader,
 })
 
-/** The route of an operation on the session its path names: tagged `sessions`, `session_id` validated. */
+/** The route of an operation on the session its path names: tagged, `session_id` validated. */
 export const sessionRoute = resourceRoute('sessions', SessionIdParam)
 
 /** The entity tag of a session: its version. */

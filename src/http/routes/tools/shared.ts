@@ -33,7 +33,8 @@ interface ToolsRouteConfig<S extends z.ZodType, P, Q extends RequestParts> {
 /**
  * The route of a dialect or tool operation: a GET tagged `tools` whose 200 is JSON of `schema`
  * with its ETag, and a 304 when If-None-Match names that ETag.
- * @param config - path, operation id, summary, parameters, the 200's description and schema, problems
+ * @param config - path, operation id, summary, parameters, the 200's description and schema,
+ *   problems
  */
 export function toolsRoute<
   S extends z.ZodType,
