@@ -6,6 +6,7 @@
 import { z } from '@hono/zod-openapi'
 import { STATUSES } from '../core/items.js'
 import { SESSION_ID_PATTERN } from '../core/ids.js'
+import type { Progress as CoreProgress } from '../core/progress.js'
 import { LIMIT_CEILINGS } from '../core/limits.js'
 import {
   LABEL_NAME_PATTERN,
@@ -69,16 +70,24 @@ export const ItemInput = z
   .object({ ...itemFields, blocks: dependencyIds.optional(), blocked_by: dependencyIds.optional() })
   .openapi('ItemInput')
 
+/** The counters of core `Progress`, in the order the wire shows them. */
+const PROGRESS_COUNTERS = [
+  'total',
+  'completed',
+  'in_progress',
+  'pending',
+  'cancelled',
+  'blocked',
+  'percent',
+] as const satisfies readonly (keyof CoreProgress)[]
+
 export const Progress = z
-  .object({
-    total: z.number().int(),
-    completed: z.number().int(),
-    in_progress: z.number().int(),
-    pending: z.number().int(),
-    cancelled: z.number().int(),
-    blocked: z.number().int(),
-    percent: z.number().int(),
-  })
+  .object(
+    Object.fromEntries(PROGRESS_COUNTERS.map((counter) => [counter, z.number().int()])) as Record<
+      (typeof PROGRESS_COUNTERS)[number],
+      z.ZodNumber
+    >
+  )
   .openapi('Progress')
 
 export const Flavour = z.enum(FLAVOURS).openapi('Flavour', {

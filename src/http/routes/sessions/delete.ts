@@ -2,26 +2,21 @@
  * @module http/routes/sessions/delete
  * `DELETE /v1/sessions/{session_id}`: a session and its history, deleted.
  */
-import { createRoute } from '@hono/zod-openapi'
 import { deleteSession as deleteStored } from '../../../service/sessions.js'
+import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
-import { SessionIdParam } from '../../schemas.js'
-import { emptyResponse, type AppRouteHandler } from '../../typed-response.js'
-import { keyOf, type SessionRoutesDeps } from './shared.js'
+import { emptyResponse } from '../../typed-response.js'
+import { keyOf, sessionRoute, type SessionRoutesDeps } from './shared.js'
 
-export const deleteSessionRoute = createRoute({
+export const deleteSessionRoute = sessionRoute({
   method: 'delete',
   path: '/v1/sessions/{session_id}',
-  tags: ['sessions'],
   summary: 'Delete a session and its history',
-  request: { params: SessionIdParam },
   responses: { 204: { description: 'Deleted' }, ...problemResponses(400, 401, 403, 404) },
 })
 
-/** The handler of `DELETE /v1/sessions/{session_id}`. */
-export const deleteSession =
-  (deps: SessionRoutesDeps): AppRouteHandler<typeof deleteSessionRoute> =>
-  async (c) => {
-    await deleteStored(deps.service, keyOf(c, c.req.valid('param').session_id))
-    return emptyResponse(c, 204)
-  }
+/** The operation `DELETE /v1/sessions/{session_id}`: its route and its handler. */
+export const deleteSession = operation(deleteSessionRoute, async (c, deps: SessionRoutesDeps) => {
+  await deleteStored(deps.service, keyOf(c, c.req.valid('param').session_id))
+  return emptyResponse(c, 204)
+})

@@ -2,20 +2,17 @@
  * @module http/routes/sessions/end
  * `POST /v1/sessions/{session_id}/end`: how the agent's run ended (service/sessions `endSession`).
  */
-import { createRoute } from '@hono/zod-openapi'
 import { endSession as endStored } from '../../../service/sessions.js'
+import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
-import { EndRequest, SessionIdParam } from '../../schemas.js'
-import type { AppRouteHandler } from '../../typed-response.js'
-import { keyOf, viewContent, viewResponse, type SessionRoutesDeps } from './shared.js'
+import { EndRequest } from '../../schemas.js'
+import { keyOf, sessionRoute, viewContent, viewResponse, type SessionRoutesDeps } from './shared.js'
 
-export const endSessionRoute = createRoute({
+export const endSessionRoute = sessionRoute({
   method: 'post',
   path: '/v1/sessions/{session_id}/end',
-  tags: ['sessions'],
   summary: "Record how the agent's run ended, and what it left unfinished",
   request: {
-    params: SessionIdParam,
     body: { required: true, content: { 'application/json': { schema: EndRequest } } },
   },
   responses: {
@@ -24,11 +21,9 @@ export const endSessionRoute = createRoute({
   },
 })
 
-/** The handler of `POST /v1/sessions/{session_id}/end`. */
-export const endSession =
-  (deps: SessionRoutesDeps): AppRouteHandler<typeof endSessionRoute> =>
-  async (c) => {
-    const key = keyOf(c, c.req.valid('param').session_id)
-    const session = await endStored(deps.service, key, c.req.valid('json'))
-    return viewResponse(c, deps.app, session)
-  }
+/** The operation `POST /v1/sessions/{session_id}/end`: its route and its handler. */
+export const endSession = operation(endSessionRoute, async (c, deps: SessionRoutesDeps) => {
+  const key = keyOf(c, c.req.valid('param').session_id)
+  const session = await endStored(deps.service, key, c.req.valid('json'))
+  return viewResponse(c, deps.app, session)
+})

@@ -2,37 +2,33 @@
  * @module http/routes/sessions/get
  * `GET /v1/sessions/{session_id}`: a session, its list, progress and counters.
  */
-import { createRoute } from '@hono/zod-openapi'
 import { loadSession } from '../../../service/sessions.js'
+import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
-import { SessionIdParam } from '../../schemas.js'
-import type { AppRouteHandler } from '../../typed-response.js'
+import { notModifiedResponse } from '../../route-config.js'
 import {
   etagOf,
   keyOf,
   notModified,
+  sessionRoute,
   viewContent,
   viewResponse,
   type SessionRoutesDeps,
 } from './shared.js'
 
-export const getSessionRoute = createRoute({
+export const getSessionRoute = sessionRoute({
   method: 'get',
   path: '/v1/sessions/{session_id}',
-  tags: ['sessions'],
   summary: 'A session: its list, progress, counters',
-  request: { params: SessionIdParam },
   responses: {
     200: viewContent('The session'),
-    304: { description: 'Not modified (If-None-Match)' },
+    304: notModifiedResponse,
     ...problemResponses(400, 401, 404),
   },
 })
 
-/** The handler of `GET /v1/sessions/{session_id}`. */
-export const getSession =
-  (deps: SessionRoutesDeps): AppRouteHandler<typeof getSessionRoute> =>
-  async (c) => {
-    const session = await loadSession(deps.service, keyOf(c, c.req.valid('param').session_id))
-    return notModified(c, etagOf(session)) ?? (await viewResponse(c, deps.app, session))
-  }
+/** The operation `GET /v1/sessions/{session_id}`: its route and its handler. */
+export const getSession = operation(getSessionRoute, async (c, deps: SessionRoutesDeps) => {
+  const session = await loadSession(deps.service, keyOf(c, c.req.valid('param').session_id))
+  return notModified(c, etagOf(session)) ?? (await viewResponse(c, deps.app, session))
+})

@@ -6,13 +6,13 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../../context.js'
 import { serviceDepsOf, type AppDeps } from '../../deps.js'
-import { deleteSession, deleteSessionRoute } from './delete.js'
-import { endSession, endSessionRoute } from './end.js'
-import { getSession, getSessionRoute } from './get.js'
-import { getHistory, getHistoryRoute } from './history.js'
-import { listSessions, listSessionsRoute } from './list.js'
-import { putTodos, putTodosRoute } from './put-todos.js'
-import { renderSession, renderSessionRoute } from './render.js'
+import { deleteSession } from './delete.js'
+import { endSession } from './end.js'
+import { getSession } from './get.js'
+import { getHistory } from './history.js'
+import { listSessions } from './list.js'
+import { putTodos } from './put-todos.js'
+import { renderSession } from './render.js'
 import type { SessionRoutesDeps } from './shared.js'
 
 /**
@@ -22,11 +22,9 @@ import type { SessionRoutesDeps } from './shared.js'
  */
 export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   const routes: SessionRoutesDeps = { app: deps, service: serviceDepsOf(deps) }
-  app.openapi(getSessionRoute, getSession(routes))
-  app.openapi(renderSessionRoute, renderSession(routes))
-  app.openapi(putTodosRoute, putTodos(routes))
-  app.openapi(deleteSessionRoute, deleteSession(routes))
-  app.openapi(endSessionRoute, endSession(routes))
-  app.openapi(listSessionsRoute, listSessions(routes))
-  app.openapi(getHistoryRoute, getHistory(routes))
+  app.openapiRoutes(
+    [getSession, renderSession, putTodos, deleteSession, endSession, listSessions, getHistory].map(
+      (op) => op(routes)
+    )
+  )
 }

@@ -13,9 +13,11 @@ import {
 import { ServiceError } from '../../../service/errors.js'
 import { cursorAfter, decodeCursor, encodeCursor } from '../../../store/cursor.js'
 import { jsonArrayWithin, PAGE_BYTES } from '../../json-parts.js'
+import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
+import { jsonReply, notModifiedResponse } from '../../route-config.js'
 import { ListQuery, SessionList } from '../../schemas.js'
-import { jsonResponse, serialised, type AppRouteHandler } from '../../typed-response.js'
+import { jsonResponse, serialised } from '../../typed-response.js'
 import { sessionSummary } from '../../views.js'
 import { invalidCursor, staleBefore, type SessionRoutesDeps } from './shared.js'
 
@@ -28,11 +30,8 @@ export const listSessionsRoute = createRoute({
     'Pages of at most `limit` sessions and 2 MiB, ordered by last change (newest first), then by id. A session that changes while you page moves to the front, so a later page does not hold it: to see every session once, page to the end, then list again with `updated_since` = the time you began. Filters combine (all must hold, exact match): `state`, `dialect`, `source`, `updated_since`, the origin (`user`, `host`, `repo`, `agent`) and labels, each as `label.<name>=<value>` (a name must match ^[a-z][a-z0-9_.-]{0,62}$; at most 16; else 400).',
   request: { query: ListQuery },
   responses: {
-    200: {
-      description: 'A page of sessions',
-      content: { 'application/json': { schema: SessionList } },
-    },
-    304: { description: 'Not modified (If-None-Match)' },
+    200: jsonReply('A page of sessions', SessionList),
+    304: notModifiedResponse,
     ...problemResponses(400, 401),
   },
 })
@@ -75,38 +74,36 @@ export function labelFilters(url: string): Labels | undefined {
   return labels
 }
 
-/** The handler of `GET /v1/sessions`. */
-export const listSessions =
-  (deps: SessionRoutesDeps): AppRouteHandler<typeof listSessionsRoute> =>
-  async (c) => {
-    const query = c.req.valid('query')
-    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
-    if (query.cursor !== undefined && !cursor) throw invalidCursor()
-    const before = staleBefore(deps.app)
-    const page = await deps.app.store.list(c.get('tenant'), {
-      state: query.state,
-      limit: query.limit,
-      cursor,
-      staleBefore: before,
-      dialect: query.dialect,
-      source: query.source,
-      user: query.user,
-      host: query.host,
-      repo: query.repo === undefined ? undefined : withoutCredentials(query.repo),
-      agent: query.agent,
-      labels: labelFilters(c.req.url),
-      updatedSince: query.updated_since === undefined ? undefined : Date.parse(query.updated_since),
-    })
-    const { json, taken } = await jsonArrayWithin(
-      page.sessions,
-      (session) => JSON.stringify(sessionSummary(session, before)),
-      PAGE_BYTES
-    )
-    // a page cut short by its byte budget goes on after its last session
-    const next = taken < page.sessions.length ? cursorAfter(page.sessions[taken - 1]) : page.next
-    const nextCursor = next ? JSON.stringify(encodeCursor(next)) : 'null'
-    const text = serialised<z.infer<typeof SessionList>>(
-      `{"sessions":${json},"next_cursor":${nextCursor}}`
-    )
-    return jsonResponse(c, text, 200)
-  }
+/** The operation `GET /v1/sessions`: its route and its handler. */
+export const listSessions = operation(listSessionsRoute, async (c, deps: SessionRoutesDeps) => {
+  const query = c.req.valid('query')
+  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+  if (query.cursor !== undefined && !cursor) throw invalidCursor()
+  const before = staleBefore(deps.app)
+  const page = await deps.app.store.list(c.get('tenant'), {
+    state: query.state,
+    limit: query.limit,
+    cursor,
+    staleBefore: before,
+    dialect: query.dialect,
+    source: query.source,
+    user: query.user,
+    host: query.host,
+    repo: query.repo === undefined ? undefined : withoutCredentials(query.repo),
+    agent: query.agent,
+    labels: labelFilters(c.req.url),
+    updatedSince: query.updated_since === undefined ? undefined : Date.parse(query.updated_since),
+  })
+  const { json, taken } = await jsonArrayWithin(
+    page.sessions,
+    (session) => JSON.stringify(sessionSummary(session, before)),
+    PAGE_BYTES
+  )
+  // a page cut short by its byte budget goes on after its last session
+  const next = taken < page.sessions.length ? cursorAfter(page.sessions[taken - 1]) : page.next
+  const nextCursor = next ? JSON.stringify(encodeCursor(next)) : 'null'
+  const text = serialised<z.infer<typeof SessionList>>(
+    `{"sessions":${json},"next_cursor":${nextCursor}}`
+  )
+  return jsonResponse(c, text, 200)
+})

@@ -2,24 +2,29 @@
  * @module http/routes/sessions/put-todos
  * `PUT /v1/sessions/{session_id}/todos`: a person's edit of the list (service/sessions `editList`).
  */
-import { createRoute, z } from '@hono/zod-openapi'
+import { z } from '@hono/zod-openapi'
 import type { Session } from '../../../core/session.js'
 import { editList } from '../../../service/sessions.js'
 import { conditionMatches } from '../../etag.js'
 import { originHintsOf } from '../../origin-headers.js'
 import { isCrossOrigin } from '../../origin-guard.js'
+import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
-import { PutTodosRequest, SessionIdParam } from '../../schemas.js'
-import type { AppRouteHandler } from '../../typed-response.js'
-import { etagOf, keyOf, viewContent, viewResponse, type SessionRoutesDeps } from './shared.js'
+import { PutTodosRequest } from '../../schemas.js'
+import {
+  etagOf,
+  keyOf,
+  sessionRoute,
+  viewContent,
+  viewResponse,
+  type SessionRoutesDeps,
+} from './shared.js'
 
-export const putTodosRoute = createRoute({
+export const putTodosRoute = sessionRoute({
   method: 'put',
   path: '/v1/sessions/{session_id}/todos',
-  tags: ['sessions'],
   summary: "An operator's edit of the list (the next round reply carries a notice)",
   request: {
-    params: SessionIdParam,
     headers: z.object({
       'if-match': z.string().max(200).optional().openapi({ description: '"<version>" or *' }),
     }),
@@ -37,28 +42,26 @@ const ifMatchOf = (header: string) => ({
   matches: (current: Session | null) => conditionMatches(header, current && etagOf(current), false),
 })
 
-/** The handler of `PUT /v1/sessions/{session_id}/todos`. */
-export const putTodos =
-  (deps: SessionRoutesDeps): AppRouteHandler<typeof putTodosRoute> =>
-  async (c) => {
-    const body = c.req.valid('json')
-    const ifMatch = c.req.valid('header')['if-match']
-    const session = await editList(deps.service, keyOf(c, c.req.valid('param').session_id), {
-      items: body.items.map((item) => ({
-        ...item,
-        blocks: item.blocks ?? [],
-        blocked_by: item.blocked_by ?? [],
-      })),
-      dialect: body.dialect,
-      settings: body.settings,
-      ifMatch: ifMatch === undefined ? undefined : ifMatchOf(ifMatch),
-      // in open access any page that CORS_ORIGINS admits could write here: its edit may change
-      // the list a person sees, never the text a running agent is handed
-      untrusted: deps.app.keys.size === 0 && isCrossOrigin(c),
-      who: {
-        hints: [...originHintsOf(c), ...(body.origin ? [body.origin] : [])],
-        labels: body.labels,
-      },
-    })
-    return viewResponse(c, deps.app, session)
-  }
+/** The operation `PUT /v1/sessions/{session_id}/todos`: its route and its handler. */
+export const putTodos = operation(putTodosRoute, async (c, deps: SessionRoutesDeps) => {
+  const body = c.req.valid('json')
+  const ifMatch = c.req.valid('header')['if-match']
+  const session = await editList(deps.service, keyOf(c, c.req.valid('param').session_id), {
+    items: body.items.map((item) => ({
+      ...item,
+      blocks: item.blocks ?? [],
+      blocked_by: item.blocked_by ?? [],
+    })),
+    dialect: body.dialect,
+    settings: body.settings,
+    ifMatch: ifMatch === undefined ? undefined : ifMatchOf(ifMatch),
+    // in open access any page that CORS_ORIGINS admits could write here: its edit may change
+    // the list a person sees, never the text a running agent is handed
+    untrusted: deps.app.keys.size === 0 && isCrossOrigin(c),
+    who: {
+      hints: [...originHintsOf(c), ...(body.origin ? [body.origin] : [])],
+      labels: body.labels,
+    },
+  })
+  return viewResponse(c, deps.app, session)
+})

@@ -2,36 +2,39 @@
  * @module http/routes/sessions/render
  * `GET /v1/sessions/{session_id}/render`: the list as the session's dialect renders it.
  */
-import { createRoute, z } from '@hono/zod-openapi'
+import { z } from '@hono/zod-openapi'
 import { loadSession } from '../../../service/sessions.js'
+import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
-import { SessionIdParam } from '../../schemas.js'
-import type { AppRouteHandler } from '../../typed-response.js'
+import { notModifiedResponse } from '../../route-config.js'
 import { renderedList } from '../../views.js'
-import { etagHeader, etagOf, keyOf, notModified, type SessionRoutesDeps } from './shared.js'
+import {
+  etagHeader,
+  etagOf,
+  keyOf,
+  notModified,
+  sessionRoute,
+  type SessionRoutesDeps,
+} from './shared.js'
 
-export const renderSessionRoute = createRoute({
+export const renderSessionRoute = sessionRoute({
   method: 'get',
   path: '/v1/sessions/{session_id}/render',
-  tags: ['sessions'],
   summary: "The list as the session's dialect renders it",
-  request: { params: SessionIdParam },
   responses: {
     200: {
       description: 'Rendered list',
       headers: etagHeader,
       content: { 'text/plain': { schema: z.string() } },
     },
-    304: { description: 'Not modified (If-None-Match)' },
+    304: notModifiedResponse,
     ...problemResponses(400, 401, 404),
   },
 })
 
-/** The handler of `GET /v1/sessions/{session_id}/render`. */
-export const renderSession =
-  (deps: SessionRoutesDeps): AppRouteHandler<typeof renderSessionRoute> =>
-  async (c) => {
-    const session = await loadSession(deps.service, keyOf(c, c.req.valid('param').session_id))
-    const etag = etagOf(session)
-    return notModified(c, etag) ?? c.text(renderedList(session), 200, { ETag: etag })
-  }
+/** The operation `GET /v1/sessions/{session_id}/render`: its route and its handler. */
+export const renderSession = operation(renderSessionRoute, async (c, deps: SessionRoutesDeps) => {
+  const session = await loadSession(deps.service, keyOf(c, c.req.valid('param').session_id))
+  const etag = etagOf(session)
+  return notModified(c, etag) ?? c.text(renderedList(session), 200, { ETag: etag })
+})

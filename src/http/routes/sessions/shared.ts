@@ -1,7 +1,7 @@
 /**
  * @module http/routes/sessions/shared
- * What the session operations share: their dependencies, the view response, conditional
- * requests by version.
+ * What the session operations share: their dependencies, their route, the view response,
+ * conditional requests by version.
  */
 import type { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
@@ -12,7 +12,8 @@ import { conditionMatches, versionTag } from '../../etag.js'
 import { stringifySliced } from '../../json-parts.js'
 import { ServiceError } from '../../problem.js'
 import { requestHeader } from '../../route-input.js'
-import { SessionView } from '../../schemas.js'
+import { jsonReply, resourceRoute } from '../../route-config.js'
+import { SessionIdParam, SessionView } from '../../schemas.js'
 import { emptyResponse, jsonResponse, serialised } from '../../typed-response.js'
 import { sessionView } from '../../views.js'
 
@@ -30,10 +31,12 @@ export const etagHeader = {
 
 /** The 200 of an operation that answers the session. */
 export const viewContent = (description: string) => ({
-  description,
+  ...jsonReply(description, SessionView),
   headers: etagHeader,
-  content: { 'application/json': { schema: SessionView } },
 })
+
+/** The route of an operation on the session its path names: tagged, `session_id` validated. */
+export const sessionRoute = resourceRoute('sessions', SessionIdParam)
 
 /** The entity tag of a session: its version. */
 export const etagOf = (session: Session) => versionTag(session.version)

@@ -2,30 +2,22 @@
  * @module http/routes/tools/get-dialect
  * `GET /v1/dialects/{name}`: one dialect, with the guidance its native gives beside the tool.
  */
-import { createRoute, type z } from '@hono/zod-openapi'
+import type { z } from '@hono/zod-openapi'
 import { flavourNames, flavourOf } from '../../../dialects/flavour.js'
 import { getDialect as registered } from '../../../dialects/registry.js'
 import { problemResponses, ServiceError } from '../../problem.js'
 import { DialectParams, DialectQuery, DialectReply } from '../../schemas.js'
 import type { AppRouteHandler } from '../../typed-response.js'
-import { etagHeader } from './shared.js'
+import { toolsRoute } from './shared.js'
 
-export const getDialectRoute = createRoute({
-  method: 'get',
+export const getDialectRoute = toolsRoute({
   path: '/v1/dialects/{name}',
   operationId: 'getDialect',
-  tags: ['tools'],
   summary: 'One dialect, with the system-prompt guidance its native gives beside the tool',
   request: { params: DialectParams, query: DialectQuery },
-  responses: {
-    200: {
-      description: 'The dialect, in the flavour asked for (default: its first)',
-      headers: etagHeader,
-      content: { 'application/json': { schema: DialectReply } },
-    },
-    304: { description: 'Not modified (If-None-Match)' },
-    ...problemResponses(400, 401, 404),
-  },
+  description: 'The dialect, in the flavour asked for (default: its first)',
+  schema: DialectReply,
+  problems: problemResponses(400, 401, 404),
 })
 
 /** The handler of `GET /v1/dialects/{name}`. */

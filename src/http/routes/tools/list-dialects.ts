@@ -2,28 +2,19 @@
  * @module http/routes/tools/list-dialects
  * `GET /v1/dialects`: the dialects this service speaks.
  */
-import { createRoute } from '@hono/zod-openapi'
 import { DIALECTS } from '../../../dialects/registry.js'
 import { problemResponses } from '../../problem.js'
 import { DialectsReply } from '../../schemas.js'
 import type { AppRouteHandler } from '../../typed-response.js'
-import { etagHeader } from './shared.js'
+import { toolsRoute } from './shared.js'
 
-export const listDialectsRoute = createRoute({
-  method: 'get',
+export const listDialectsRoute = toolsRoute({
   path: '/v1/dialects',
   operationId: 'listDialects',
-  tags: ['tools'],
   summary: 'The dialects this service speaks',
-  responses: {
-    200: {
-      description: 'Dialects',
-      headers: etagHeader,
-      content: { 'application/json': { schema: DialectsReply } },
-    },
-    304: { description: 'Not modified (If-None-Match)' },
-    ...problemResponses(401),
-  },
+  description: 'Dialects',
+  schema: DialectsReply,
+  problems: problemResponses(401),
 })
 
 const dialectsReply = {

@@ -2,31 +2,23 @@
  * @module http/routes/tools/list-tools
  * `GET /v1/tools`: a dialect's tool definitions in a provider's format.
  */
-import { createRoute, type z } from '@hono/zod-openapi'
+import type { z } from '@hono/zod-openapi'
 import { flavourOf } from '../../../dialects/flavour.js'
 import { DIALECTS } from '../../../dialects/registry.js'
 import { formatTool, isStrictFormat, STRICT_FORMATS } from '../../../tools/formats.js'
 import { problemResponses, ServiceError } from '../../problem.js'
 import { ToolsQuery, ToolsReply } from '../../schemas.js'
 import type { AppRouteHandler } from '../../typed-response.js'
-import { etagHeader } from './shared.js'
+import { toolsRoute } from './shared.js'
 
-export const listToolsRoute = createRoute({
-  method: 'get',
+export const listToolsRoute = toolsRoute({
   path: '/v1/tools',
   operationId: 'listTools',
-  tags: ['tools'],
   summary: "A dialect's tool definitions in a provider's format",
   request: { query: ToolsQuery },
-  responses: {
-    200: {
-      description: 'Tool definitions, shaped as the `format` provider takes them',
-      headers: etagHeader,
-      content: { 'application/json': { schema: ToolsReply } },
-    },
-    304: { description: 'Not modified (If-None-Match)' },
-    ...problemResponses(400, 401),
-  },
+  description: 'Tool definitions, shaped as the `format` provider takes them',
+  schema: ToolsReply,
+  problems: problemResponses(400, 401),
 })
 
 /** The handler of `GET /v1/tools`. */

@@ -4,8 +4,10 @@
  */
 import { createRoute } from '@hono/zod-openapi'
 import { createWebhook as create } from '../../../service/webhooks.js'
+import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
-import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
+import { jsonReply } from '../../route-config.js'
+import { jsonText, jsonResponse } from '../../typed-response.js'
 import { WebhookCreate, WebhookCreated } from './schemas.js'
 import type { WebhookRoutesDeps } from './shared.js'
 
@@ -16,18 +18,13 @@ export const createWebhookRoute = createRoute({
   summary: 'Create a webhook (admin): alerts of sessions that wait, stall, finish or end',
   request: { body: { required: true, content: { 'application/json': { schema: WebhookCreate } } } },
   responses: {
-    201: {
-      description: 'Created; `secret` is shown only here',
-      content: { 'application/json': { schema: WebhookCreated } },
-    },
+    201: jsonReply('Created; `secret` is shown only here', WebhookCreated),
     ...problemResponses(400, 401, 403, 413, 422),
   },
 })
 
-/** The handler of `POST /v1/webhooks`. */
-export const createWebhook =
-  (deps: WebhookRoutesDeps): AppRouteHandler<typeof createWebhookRoute> =>
-  async (c) => {
-    const created = await create(deps.service, c.get('tenant'), c.req.valid('json'))
-    return jsonResponse(c, jsonText(created), 201)
-  }
+/** The operation `POST /v1/webhooks`: its route and its handler. */
+export const createWebhook = operation(createWebhookRoute, async (c, deps: WebhookRoutesDeps) => {
+  const created = await create(deps.service, c.get('tenant'), c.req.valid('json'))
+  return jsonResponse(c, jsonText(created), 201)
+})

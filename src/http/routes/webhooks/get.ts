@@ -2,29 +2,24 @@
  * @module http/routes/webhooks/get
  * `GET /v1/webhooks/{id}`: one webhook, without its secret.
  */
-import { createRoute } from '@hono/zod-openapi'
 import { getWebhook as get } from '../../../service/webhooks.js'
-import { problemResponses } from '../../problem.js'
-import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
-import { Webhook, WebhookIdParam } from './schemas.js'
-import type { WebhookRoutesDeps } from './shared.js'
+import { operation } from '../../operation.js'
+import { jsonReply } from '../../route-config.js'
+import { jsonText, jsonResponse } from '../../typed-response.js'
+import { Webhook } from './schemas.js'
+import { webhookRoute, type WebhookRoutesDeps } from './shared.js'
 
-export const getWebhookRoute = createRoute({
+export const getWebhookRoute = webhookRoute({
   method: 'get',
   path: '/v1/webhooks/{id}',
-  tags: ['webhooks'],
   summary: 'One webhook (admin), without its secret',
-  request: { params: WebhookIdParam },
   responses: {
-    200: { description: 'The webhook', content: { 'application/json': { schema: Webhook } } },
-    ...problemResponses(400, 401, 403, 404),
+    200: jsonReply('The webhook', Webhook),
   },
 })
 
-/** The handler of `GET /v1/webhooks/{id}`. */
-export const getWebhook =
-  (deps: WebhookRoutesDeps): AppRouteHandler<typeof getWebhookRoute> =>
-  async (c) => {
-    const webhook = await get(deps.service, c.get('tenant'), c.req.valid('param').id)
-    return jsonResponse(c, jsonText(webhook), 200)
-  }
+/** The operation `GET /v1/webhooks/{id}`: its route and its handler. */
+export const getWebhook = operation(getWebhookRoute, async (c, deps: WebhookRoutesDeps) => {
+  const webhook = await get(deps.service, c.get('tenant'), c.req.valid('param').id)
+  return jsonResponse(c, jsonText(webhook), 200)
+})

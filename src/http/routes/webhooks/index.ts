@@ -5,14 +5,14 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../../context.js'
 import type { AppDeps } from '../../deps.js'
-import { createWebhook, createWebhookRoute } from './create.js'
-import { deleteWebhook, deleteWebhookRoute } from './delete.js'
-import { listDeliveries, listDeliveriesRoute } from './deliveries.js'
-import { getWebhook, getWebhookRoute } from './get.js'
-import { listWebhooks, listWebhooksRoute } from './list.js'
-import { rotateWebhook, rotateWebhookRoute } from './rotate.js'
+import { createWebhook } from './create.js'
+import { deleteWebhook } from './delete.js'
+import { listDeliveries } from './deliveries.js'
+import { getWebhook } from './get.js'
+import { listWebhooks } from './list.js'
+import { rotateWebhook } from './rotate.js'
 import { adminOnly, type WebhookRoutesDeps } from './shared.js'
-import { testWebhook, testWebhookRoute } from './test.js'
+import { testWebhook } from './test.js'
 
 /**
  * Registers the webhook routes behind the `admin` rule.
@@ -34,11 +34,15 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   }
   app.use('/v1/webhooks', adminOnly(deps))
   app.use('/v1/webhooks/*', adminOnly(deps))
-  app.openapi(createWebhookRoute, createWebhook(routes))
-  app.openapi(listWebhooksRoute, listWebhooks(routes))
-  app.openapi(getWebhookRoute, getWebhook(routes))
-  app.openapi(deleteWebhookRoute, deleteWebhook(routes))
-  app.openapi(testWebhookRoute, testWebhook(routes))
-  app.openapi(rotateWebhookRoute, rotateWebhook(routes))
-  app.openapi(listDeliveriesRoute, listDeliveries(routes))
+  app.openapiRoutes(
+    [
+      createWebhook,
+      listWebhooks,
+      getWebhook,
+      deleteWebhook,
+      testWebhook,
+      rotateWebhook,
+      listDeliveries,
+    ].map((op) => op(routes))
+  )
 }

@@ -4,8 +4,10 @@
  */
 import { createRoute } from '@hono/zod-openapi'
 import { listWebhooks as list } from '../../../service/webhooks.js'
+import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
-import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
+import { jsonReply } from '../../route-config.js'
+import { jsonText, jsonResponse } from '../../typed-response.js'
 import { WebhookList } from './schemas.js'
 import type { WebhookRoutesDeps } from './shared.js'
 
@@ -15,15 +17,13 @@ export const listWebhooksRoute = createRoute({
   tags: ['webhooks'],
   summary: "The tenant's webhooks (admin), oldest first, without secrets",
   responses: {
-    200: { description: 'The webhooks', content: { 'application/json': { schema: WebhookList } } },
+    200: jsonReply('The webhooks', WebhookList),
     ...problemResponses(401, 403),
   },
 })
 
-/** The handler of `GET /v1/webhooks`. */
-export const listWebhooks =
-  (deps: WebhookRoutesDeps): AppRouteHandler<typeof listWebhooksRoute> =>
-  async (c) => {
-    const webhooks = await list(deps.service, c.get('tenant'))
-    return jsonResponse(c, jsonText({ webhooks }), 200)
-  }
+/** The operation `GET /v1/webhooks`: its route and its handler. */
+export const listWebhooks = operation(listWebhooksRoute, async (c, deps: WebhookRoutesDeps) => {
+  const webhooks = await list(deps.service, c.get('tenant'))
+  return jsonResponse(c, jsonText({ webhooks }), 200)
+})

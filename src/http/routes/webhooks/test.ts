@@ -2,25 +2,19 @@
  * @module http/routes/webhooks/test
  * `POST /v1/webhooks/{id}/test`: a `webhook.test` delivery, sent now.
  */
-import { createRoute } from '@hono/zod-openapi'
 import { testWebhook as test } from '../../../service/webhooks.js'
-import { problemResponses } from '../../problem.js'
-import { jsonText, jsonResponse, type AppRouteHandler } from '../../typed-response.js'
-import { TestDeliveryReply, WebhookIdParam } from './schemas.js'
-import type { WebhookRoutesDeps } from './shared.js'
+import { operation } from '../../operation.js'
+import { jsonReply } from '../../route-config.js'
+import { jsonText, jsonResponse } from '../../typed-response.js'
+import { TestDeliveryReply } from './schemas.js'
+import { webhookRoute, type WebhookRoutesDeps } from './shared.js'
 
-export const testWebhookRoute = createRoute({
+export const testWebhookRoute = webhookRoute({
   method: 'post',
   path: '/v1/webhooks/{id}/test',
-  tags: ['webhooks'],
   summary: 'Send a webhook.test delivery now (admin)',
-  request: { params: WebhookIdParam },
   responses: {
-    202: {
-      description: 'Queued; its outcome is in the delivery log',
-      content: { 'application/json': { schema: TestDeliveryReply } },
-    },
-    ...problemResponses(400, 401, 403, 404),
+    202: jsonReply('Queued; its outcome is in the delivery log', TestDeliveryReply),
   },
 })
 
@@ -38,16 +32,14 @@ const testBody =
           data: { webhook_id: webhookId, url: publicUrl },
         })
 
-/** The handler of `POST /v1/webhooks/{id}/test`. */
-export const testWebhook =
-  (deps: WebhookRoutesDeps): AppRouteHandler<typeof testWebhookRoute> =>
-  async (c) => {
-    const id = c.req.valid('param').id
-    const reply = await test(
-      deps.service,
-      c.get('tenant'),
-      id,
-      testBody(deps.app.webhooks?.publicUrl ?? null, id)
-    )
-    return jsonResponse(c, jsonText(reply), 202)
-  }
+/** The operation `POST /v1/webhooks/{id}/test`: its route and its handler. */
+export const testWebhook = operation(testWebhookRoute, async (c, deps: WebhookRoutesDeps) => {
+  const id = c.req.valid('param').id
+  const reply = await test(
+    deps.service,
+    c.get('tenant'),
+    id,
+    testBody(deps.app.webhooks?.publicUrl ?? null, id)
+  )
+  return jsonResponse(c, jsonText(reply), 202)
+})
