@@ -23,7 +23,7 @@ import { constants as osConstants } from 'node:os'
 import type { Readable, Writable } from 'node:stream'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import { optionsAndCommand } from './args.js'
-import { BatchSender, type BatchTuning } from './batch-sender.js'
+import { BatchSender, DEFAULT_BATCHING, type BatchTuning } from './batch-sender.js'
 import { LineSplitter } from './lines.js'
 import { originHeaders } from './origin.js'
 import { sleep } from './sleep.js'
@@ -61,10 +61,10 @@ export interface AcpTuning extends BatchTuning {
 }
 
 const DEFAULT_TUNING: AcpTuning = {
+  ...DEFAULT_BATCHING,
   // an agent streams its answer in many small updates: a batch every 100 ms at most
   lingerMs: 100,
   maxBatchLines: 200,
-  maxBatchBytes: 512 * 1024,
   maxQueueBytes: 16 * 1024 * 1024,
   maxAttempts: 5,
   retryBaseMs: 250,

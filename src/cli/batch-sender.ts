@@ -19,6 +19,17 @@ export interface BatchTuning {
 }
 
 /**
+ * The batching a forwarder starts from (`observe`'s; the acp tap changes what suits an editor's
+ * agent): many lines a batch, batches well within the service's default body limit.
+ */
+export const DEFAULT_BATCHING: BatchTuning = {
+  lingerMs: 20,
+  maxBatchLines: 500,
+  maxBatchBytes: 512 * 1024,
+  maxQueueBytes: 32 * 1024 * 1024,
+}
+
+/**
  * A FIFO of lines and their sizes with O(1) push and shift (an array's `shift` moves every element
  * left: a full queue dropping its oldest line per new one would cost the editor's throughput).
  */

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process'
 import { constants as osConstants } from 'node:os'
 import type { Readable } from 'node:stream'
 import { createAgentTodosClient } from '../client/index.js'
-import { BatchSender, type BatchTuning } from './batch-sender.js'
+import { BatchSender, DEFAULT_BATCHING, type BatchTuning } from './batch-sender.js'
 import { LineSplitter } from './lines.js'
 import { originHeaders } from './origin.js'
 import { sleep } from './sleep.js'
@@ -82,10 +82,7 @@ const DEFAULT_BODY_LIMIT_BYTES = 1_048_576
 const CREDENTIAL_ENV = ['AGENT_TODOS_KEY'] as const
 
 const DEFAULT_TUNING: Tuning = {
-  lingerMs: 20,
-  maxBatchLines: 500,
-  maxBatchBytes: 512 * 1024,
-  maxQueueBytes: 32 * 1024 * 1024,
+  ...DEFAULT_BATCHING,
   retryBaseMs: 250,
   retryMaxMs: 8000,
   signalGraceMs: 2000,
