@@ -13,9 +13,9 @@
  * The passthrough thread only moves bytes and hands a copy of each chunk to a worker thread (this
  * same module, `runTee`), which cuts the lines, parses, wraps and posts them: measured on 72 MB of
  * NDJSON through `cat`, the bytes took 0.35 s through the tap against 0.26 s without it, where
- * parsing in the same thread took 5.3 s. The tap's own sender (not observe's): its lines are
- * wrapped and attributed to sessions here, and a line is never worth retrying at the cost of the
- * ones after it (a dropped batch is counted).
+ * parsing in the same thread took 5.3 s. The queue and batching are observe's (`cli/batch-sender`),
+ * the delivery the tap's own: its lines are wrapped and attributed to sessions here, and a line is
+ * never worth retrying at the cost of the ones after it (a dropped batch is counted).
  */
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -23,6 +23,7 @@ import { constants as osConstants } from 'node:os'
 import type { Readable, Writable } from 'node:stream'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import { optionsAndCommand } from './args.js'
+import { BatchSender, DEFAULT_BATCHING, type BatchTuning } from './batch-sender.js'
 import { LineSplitter } from './lines.js'
 import { originHeaders } from './origin.js'
 import { sleep } from './sleep.js'
@@ -49,13 +50,7 @@ export interface AcpTapOptions {
   tuning?: Partial<AcpTuning>
 }
 
-export interface AcpTuning {
-  /** Wait this long after the first queued line for more before posting. */
-  lingerMs: number
-  maxBatchLines: number
-  maxBatchBytes: number
-  /** Bytes of lines kept while the service cannot take them; the oldest go past this. */
-  maxQueueBytes: number
+export interface AcpTuning extends BatchTuning {
   /** Attempts per batch before it is dropped (counted). */
   maxAttempts: number
   retryBaseMs: number
@@ -66,10 +61,10 @@ export interface AcpTuning {
 }
 
 const DEFAULT_TUNING: AcpTuning = {
+  ...DEFAULT_BATCHING,
   // an agent streams its answer in many small updates: a batch every 100 ms at most
   lingerMs: 100,
   maxBatchLines: 200,
-  maxBatchBytes: 512 * 1024,
   maxQueueBytes: 16 * 1024 * 1024,
   maxAttempts: 5,
   retryBaseMs: 250,
@@ -137,102 +132,27 @@ const record = (value: unknown): Record<string, unknown> | undefined =>
 const str = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined
 
-/**
- * A FIFO of lines and their sizes with O(1) push and shift (an array's `shift` moves every element
- * left: a full queue dropping its oldest line per new one would cost the editor's throughput).
- */
-class LineQueue {
-  private lines: string[] = []
-  private sizes: number[] = []
-  private head = 0
-  /** The lines' bytes, a newline each. */
-  bytes = 0
-
-  get length(): number {
-    return this.lines.length - this.head
-  }
-
-  push(line: string): void {
-    const size = Buffer.byteLength(line) + 1
-    this.lines.push(line)
-    this.sizes.push(size)
-    this.bytes += size
-  }
-
-  /** The size of the oldest line (the queue is not empty). */
-  firstSize(): number {
-    return this.sizes[this.head]
-  }
-
-  shift(): string {
-    const line = this.lines[this.head]
-    this.bytes -= this.sizes[this.head]
-    this.lines[this.head] = ''
-    this.head++
-    if (this.head >= 4096 && this.head * 2 >= this.lines.length) {
-      this.lines = this.lines.slice(this.head)
-      this.sizes = this.sizes.slice(this.head)
-      this.head = 0
-    }
-    return line
-  }
-
-  /** Puts lines back in front (a batch not delivered before the deadline). */
-  restore(batch: readonly string[]): void {
-    const rest = this.lines.slice(this.head)
-    this.lines = []
-    this.sizes = []
-    this.head = 0
-    this.bytes = 0
-    for (const line of [...batch, ...rest]) this.push(line)
-  }
-
-  clear(): void {
-    this.lines = []
-    this.sizes = []
-    this.head = 0
-    this.bytes = 0
-  }
-}
-
-/** Posts the wrapped lines in order, one batch at a time, never holding the caller. */
-class TapSender {
-  private readonly queue = new LineQueue()
-  private wake: (() => void) | null = null
-  private closing = false
-  private stopped = false
-  private readonly deadline = new AbortController()
-  private readonly loop: Promise<void>
-  private readonly warned = new Set<string>()
+/** Posts the wrapped lines to the acp route; a batch refused or out of attempts is dropped (counted). */
+class TapSender extends BatchSender<AcpTuning> {
   delivered = 0
   dropped = 0
 
   constructor(
     private readonly options: { url: string; key?: string; origin: Record<string, string> },
-    private readonly tuning: AcpTuning,
-    private readonly warn: (message: string) => void
+    tuning: AcpTuning,
+    warn: (message: string) => void
   ) {
-    this.loop = this.run()
-  }
-
-  push(line: string): void {
-    if (this.stopped) return
-    this.queue.push(line)
-    while (this.queue.bytes > this.tuning.maxQueueBytes && this.queue.length > 1) {
-      this.queue.shift()
-      this.drop(1, 'the service is behind; dropping the oldest messages')
-    }
-    this.wake?.()
+    super(tuning, warn)
   }
 
   /** No more lines: deliver what is queued, giving up after the flush timeout. */
   async close(): Promise<void> {
-    this.closing = true
-    this.wake?.()
-    const timer = setTimeout(() => this.deadline.abort(), this.tuning.flushTimeoutMs)
-    await this.loop
-    clearTimeout(timer)
-    if (this.queue.length) this.drop(this.queue.length, 'the service did not take every message')
+    const left = await this.flush(this.tuning.flushTimeoutMs)
+    if (left) this.drop(left, 'the service did not take every message')
+  }
+
+  protected override droppedOldest(): void {
+    this.drop(1, 'the service is behind; dropping the oldest messages')
   }
 
   private drop(count: number, why: string) {
@@ -240,44 +160,8 @@ class TapSender {
     this.warnOnce(why, why)
   }
 
-  private warnOnce(key: string, message: string) {
-    if (this.warned.has(key)) return
-    this.warned.add(key)
-    this.warn(message)
-  }
-
-  private take(): string[] {
-    const batch: string[] = []
-    let bytes = 0
-    while (this.queue.length && batch.length < this.tuning.maxBatchLines) {
-      const size = this.queue.firstSize()
-      if (batch.length && bytes + size > this.tuning.maxBatchBytes) break
-      batch.push(this.queue.shift())
-      bytes += size
-    }
-    return batch
-  }
-
-  private async run(): Promise<void> {
-    for (;;) {
-      if (this.deadline.signal.aborted) return
-      if (!this.queue.length) {
-        if (this.closing || this.stopped) return
-        await new Promise<void>((resolve) => (this.wake = resolve))
-        this.wake = null
-        if (!this.closing) await sleep(this.tuning.lingerMs)
-        continue
-      }
-      const batch = this.take()
-      if (!(await this.deliver(batch))) {
-        this.queue.restore(batch)
-        return
-      }
-    }
-  }
-
   /** One batch: taken, or dropped (counted) once refused or out of attempts; false past the deadline. */
-  private async deliver(batch: string[]): Promise<boolean> {
+  protected override async deliver(batch: string[]): Promise<boolean> {
     const headers: Record<string, string> = {
       'Content-Type': 'application/x-ndjson',
       ...this.options.origin,
@@ -307,9 +191,7 @@ class TapSender {
           'fatal',
           `the service refused the messages (${status}); the agent runs on unobserved`
         )
-        this.stopped = true
-        this.drop(batch.length + this.queue.length, 'messages not delivered')
-        this.queue.clear()
+        this.drop(batch.length + this.stop(), 'messages not delivered')
         return true
       }
       const retryable = status === 0 || status === 408 || status === 429 || status >= 500

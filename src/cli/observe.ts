@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process'
 import { constants as osConstants } from 'node:os'
 import type { Readable } from 'node:stream'
 import { createAgentTodosClient } from '../client/index.js'
+import { BatchSender, DEFAULT_BATCHING, type BatchTuning } from './batch-sender.js'
 import { LineSplitter } from './lines.js'
 import { originHeaders } from './origin.js'
 import { sleep } from './sleep.js'
@@ -57,13 +58,7 @@ export interface ObserveOptions {
   originHeaders?: Record<string, string>
 }
 
-export interface Tuning {
-  /** Wait this long after the first queued line for more before posting. */
-  lingerMs: number
-  maxBatchLines: number
-  maxBatchBytes: number
-  /** Lines kept while the service cannot take them; the oldest go past this. */
-  maxQueueBytes: number
+export interface Tuning extends BatchTuning {
   retryBaseMs: number
   retryMaxMs: number
   /** After an abort, how long the command has to exit on its own before SIGTERM. */
@@ -87,10 +82,7 @@ const DEFAULT_BODY_LIMIT_BYTES = 1_048_576
 const CREDENTIAL_ENV = ['AGENT_TODOS_KEY'] as const
 
 const DEFAULT_TUNING: Tuning = {
-  lingerMs: 20,
-  maxBatchLines: 500,
-  maxBatchBytes: 512 * 1024,
-  maxQueueBytes: 32 * 1024 * 1024,
+  ...DEFAULT_BATCHING,
   retryBaseMs: 250,
   retryMaxMs: 8000,
   signalGraceMs: 2000,
@@ -193,13 +185,7 @@ interface Delivery {
  * Posts NDJSON lines to one ingest route in order: one batch in flight at a time, each retried
  * with exponential backoff (honouring Retry-After) until it is taken or refused for good.
  */
-class IngestSender {
-  private queue: string[] = []
-  private queueBytes = 0
-  private wake: (() => void) | null = null
-  private closing = false
-  private stopped = false
-  private readonly deadline = new AbortController()
+class IngestSender extends BatchSender<Tuning> {
   private readonly result: Delivery = {
     delivered: 0,
     failed: 0,
@@ -208,8 +194,6 @@ class IngestSender {
     complete: true,
     sessionId: null,
   }
-  private readonly loop: Promise<void>
-  private warned = new Set<string>()
   /** The session later batches name (a Codex or Gemini stream names it on its first line only). */
   sessionParam: string | null
   /** Who and where the agent runs, sent with every batch. */
@@ -217,80 +201,28 @@ class IngestSender {
 
   constructor(
     private readonly options: ObserveOptions,
-    private readonly tuning: Tuning
+    tuning: Tuning
   ) {
+    super(tuning, (message) => options.err.write(`agent-todos observe: ${message}\n`))
     this.sessionParam = options.sessionId ?? null
     this.origin = options.originHeaders ?? originHeaders(process.cwd())
-    this.loop = this.run()
-  }
-
-  push(line: string): void {
-    if (this.stopped) return
-    this.queue.push(line)
-    this.queueBytes += Buffer.byteLength(line) + 1
-    while (this.queueBytes > this.tuning.maxQueueBytes && this.queue.length > 1) {
-      const old = this.queue.shift()!
-      this.queueBytes -= Buffer.byteLength(old) + 1
-      this.result.dropped++
-      this.result.complete = false
-      this.warnOnce('dropped', 'the service is behind; dropping the oldest lines')
-    }
-    this.wake?.()
   }
 
   /** No more lines: deliver what is queued, giving up after `timeoutMs`. */
   async close(timeoutMs: number): Promise<Delivery> {
-    this.closing = true
-    this.wake?.()
-    const timer = setTimeout(() => this.deadline.abort(), timeoutMs)
-    await this.loop
-    clearTimeout(timer)
-    this.result.undelivered = this.queue.length
-    if (this.queue.length) this.result.complete = false
+    this.result.undelivered = await this.flush(timeoutMs)
+    if (this.result.undelivered) this.result.complete = false
     return this.result
   }
 
-  private warnOnce(key: string, message: string) {
-    if (this.warned.has(key)) return
-    this.warned.add(key)
-    this.options.err.write(`agent-todos observe: ${message}\n`)
-  }
-
-  private take(): string[] {
-    const batch: string[] = []
-    let bytes = 0
-    while (this.queue.length && batch.length < this.tuning.maxBatchLines) {
-      const size = Buffer.byteLength(this.queue[0]) + 1
-      if (batch.length && bytes + size > this.tuning.maxBatchBytes) break
-      batch.push(this.queue.shift()!)
-      bytes += size
-      this.queueBytes -= size
-    }
-    return batch
-  }
-
-  private async run(): Promise<void> {
-    for (;;) {
-      if (!this.queue.length) {
-        if (this.closing || this.stopped) return
-        await new Promise<void>((resolve) => (this.wake = resolve))
-        this.wake = null
-        if (!this.closing) await sleep(this.tuning.lingerMs)
-        continue
-      }
-      const batch = this.take()
-      const ok = await this.deliver(batch)
-      if (!ok) {
-        // the deadline passed mid-retry: what is left stays undelivered
-        this.queue.unshift(...batch)
-        return
-      }
-      if (this.stopped) return
-    }
+  protected override droppedOldest(): void {
+    this.result.dropped++
+    this.result.complete = false
+    this.warnOnce('dropped', 'the service is behind; dropping the oldest lines')
   }
 
   /** One batch to its end: taken, refused (dropped with a warning), or the deadline passed. */
-  private async deliver(batch: string[]): Promise<boolean> {
+  protected override async deliver(batch: string[]): Promise<boolean> {
     const { url, key, agent } = this.options
     for (let attempt = 0; ; attempt++) {
       if (this.deadline.signal.aborted) return false
@@ -349,11 +281,9 @@ class IngestSender {
           'fatal',
           `the service refused the stream (${status}${detail ? `: ${detail}` : ''}); the command runs on unobserved`
         )
-        this.stopped = true
+        this.stop()
         this.result.failed += batch.length
         this.result.complete = false
-        this.queue = []
-        this.queueBytes = 0
         return true
       }
       if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
