@@ -27,7 +27,7 @@
  *   ToolNode never runs).
  */
 import { JS_DESCRIPTION, JS_SYSTEM_PROMPT, WriteTodosJsInput } from './js.js'
-import type { Dialect } from '../types.js'
+import { oneToolDialect, type OneToolSpec } from '../one-tool.js'
 import {
   JS_TEXTS,
   PYTHON_TEXTS,
@@ -45,33 +45,32 @@ export { validateWriteTodos, updatedText, renderLangchainTodos } from './execute
 /** What both flavours share: the service's reminder, the render, the unparseable-arguments text. */
 const SHARED = {
   name: 'langchain-todos',
-  reminder: { afterRounds: 3, repeatEvery: 1 },
-  reminderText: () => '<reminder>Update your todo list with write_todos.</reminder>',
+  reminds: 'todo list',
   // langchain-core's default_tool_parser: an invalid call without error detail
   argumentsError: (toolName: string) =>
     `Error: Failed to parse tool call arguments for '${toolName}'.\nPlease fix your mistakes and try again.`,
   render: renderLangchainTodos,
-} satisfies Partial<Dialect>
+} satisfies Partial<OneToolSpec>
 
 /** The `js` flavour: the npm package `langchain` 1.5.14's `todoListMiddleware`. */
-export const langchainTodosJs: Dialect = {
+export const langchainTodosJs = oneToolDialect({
   ...SHARED,
   description:
     'LangChain TodoListMiddleware / deepagents `write_todos`, JS flavour (todos [{content, status}], result `Updated todo list to [...]` as JSON.stringify, one call per round).',
-  tools: [{ name: 'write_todos', description: JS_DESCRIPTION, input: WriteTodosJsInput }],
+  tool: { name: 'write_todos', description: JS_DESCRIPTION, input: WriteTodosJsInput },
   systemPrompt: JS_SYSTEM_PROMPT,
   apply: (state, _toolName, input, ctx) => applyWriteTodos(state, input, ctx, JS_TEXTS),
   checkList: checkListJs,
-}
+})
 
 /** The `langchain-todos` dialect, Python flavour (the default). */
-export const langchainTodos: Dialect = {
+export const langchainTodos = oneToolDialect({
   ...SHARED,
   description:
     'LangChain TodoListMiddleware / deepagents `write_todos`, Python flavour (todos [{content, status}], result `Updated todo list to [...]` in Python repr, one call per round).',
-  tools: [{ name: 'write_todos', description: DESCRIPTION, input: WriteTodosInput }],
+  tool: { name: 'write_todos', description: DESCRIPTION, input: WriteTodosInput },
   systemPrompt: SYSTEM_PROMPT,
   flavours: { js: langchainTodosJs },
   apply: (state, _toolName, input, ctx) => applyWriteTodos(state, input, ctx, PYTHON_TEXTS),
   checkList,
-}
+})
