@@ -4,7 +4,7 @@
  * model reads when its input fails the tool's schema or is no JSON, the `<system-reminder>`
  * wrapper, and the lenient input repairs.
  */
-import type { z } from 'zod'
+import { z } from 'zod'
 import { parseJsonText } from './json.js'
 
 // What Claude Code 2.1.332 escapes where it quotes model text back (its `v()`): control, format
@@ -285,6 +285,27 @@ export function duplicateId(items: readonly { id: string }[]): string | undefine
     seen.add(item.id)
   }
   return undefined
+}
+
+/**
+ * What both Claude dialects' `checkList` refuse first: an operator's list (PUT) whose records fail
+ * the native's record schema (`listIssues` under `todos` / `tasks`), or that holds an id twice.
+ * @param noun - `todo` or `task`, as the messages name an entry
+ * @param record - the native's record schema
+ * @param records - the operator's items as the native's records
+ * @param items - the operator's items, for their ids
+ * @returns the refusal, or undefined when the list passes both
+ */
+export function operatorListRefusal(
+  noun: 'todo' | 'task',
+  record: z.ZodType,
+  records: readonly unknown[],
+  items: readonly { id: string }[]
+): string | undefined {
+  const parsed = z.array(record).safeParse(records)
+  if (!parsed.success) return listIssues(`${noun}s`, parsed.error)
+  const duplicate = duplicateId(items)
+  return duplicate === undefined ? undefined : `Duplicate ${noun} id '${duplicate}'`
 }
 
 /**
