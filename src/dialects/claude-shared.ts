@@ -309,6 +309,19 @@ export function operatorListRefusal(
 }
 
 /**
+ * When a task counts as completed, as the TaskUpdate prompt lists it; the TodoWrite prompt has the
+ * same bullets, indented under its item 3.
+ */
+export const COMPLETION_REQUIREMENTS = `- ONLY mark a task as completed when you have FULLY accomplished it
+- If you encounter errors, blockers, or cannot finish, keep the task as in_progress
+- When blocked, create a new task describing what needs to be resolved
+- Never mark a task as completed if:
+  - Tests are failing
+  - Implementation is partial
+  - You encountered unresolved errors
+  - You couldn't find necessary files or dependencies`
+
+/**
  * The line Claude Code 2.1.332's system prompt gives the todo tool among its `# Using your tools`
  * bullets (`fks`: the first of TaskCreate and TodoWrite the session has; outside the REPL mode
  * and the lean prompt, which say otherwise or nothing).
