@@ -34,7 +34,7 @@ export const codexPlan = oneToolDialect({
     "OpenAI Codex CLI's `update_plan` tool (plan [{step, status}], optional explanation; result `Plan updated`; serde_json parse errors).",
   tool: { name: 'update_plan', description: DESCRIPTION, input: UpdatePlanInput },
   reminds: 'plan',
-  apply: (state, _toolName, input, ctx) => applyUpdatePlan(state, input, ctx.rawArguments),
+  write: applyUpdatePlan,
   argumentsError: (_toolName, raw) => {
     const parsed = parseUpdatePlanArguments(raw)
     // serde_json accepts no text JSON.parse rejects; the fallback only keeps the type total

@@ -31,8 +31,7 @@ export const geminiTodos = oneToolDialect({
   description:
     "Google Gemini CLI's `write_todos` tool (todos [{description, status}] with cancelled and blocked, one in_progress, numbered result list).",
   tool: { name: 'write_todos', description: DESCRIPTION, input: WriteTodosInput },
-  reminds: 'todo list',
-  apply: (state, _toolName, input) => applyWriteTodos(state, input),
+  write: applyWriteTodos,
   // Gemini's API hands args as an object; a text that is no object fails the same first check
   argumentsError: () => 'Value of params must be an object',
   render: renderGeminiTodos,

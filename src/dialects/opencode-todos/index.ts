@@ -44,8 +44,7 @@ export const opencodeTodos = oneToolDialect({
   description:
     'opencode / Kilo `todowrite` (todos [{content, status, priority}] as free strings, no ids, result the list as JSON.stringify(todos, null, 2)).',
   tool: { name: 'todowrite', description: DESCRIPTION, input: TodoWriteInput },
-  reminds: 'todo list',
-  apply: (state, _toolName, input) => applyTodoWrite(state, input),
+  write: applyTodoWrite,
   // the AI SDK's InvalidToolInputError, answered by opencode's `invalid` tool
   argumentsError: (toolName, raw) =>
     `The arguments provided to the tool are invalid: Invalid input for tool ${toolName}: JSON parsing failed: Text: ${raw}.\nError message: ${jsonParseMessage(raw)}`,

@@ -50,7 +50,7 @@ export const openhandsTracker = oneToolDialect({
     "OpenHands' `task_tracker` tool, released V1 software agent SDK (command view/plan, task_list [{title, notes, status}], status todo/in_progress/done).",
   tool: { name: 'task_tracker', description: DESCRIPTION, input: TaskTrackerInput },
   reminds: 'task list',
-  apply: (state, _toolName, input) => applyTaskTracker(state, input),
+  write: applyTaskTracker,
   argumentsError: (_toolName, raw) => {
     // the SDK retries json.loads with raw control characters escaped before it gives up
     const escaped = raw.replace(

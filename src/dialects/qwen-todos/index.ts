@@ -51,8 +51,7 @@ export const qwenTodos = oneToolDialect({
   description:
     "Qwen Code's `todo_write` (todos [{id, content, status, blockedBy?}] with the model's ids, several in_progress, result with the list's JSON in a system-reminder).",
   tool: { name: 'todo_write', description: DESCRIPTION, input: TodoWriteInput },
-  reminds: 'todo list',
-  apply: (state, _toolName, input) => applyTodoWrite(state, input),
+  write: applyTodoWrite,
   // Qwen parses malformed arguments to `{}` (after jsonrepair), so `todos` is missing
   argumentsError: () => 'Parameter "todos" must be an array.',
   render: renderQwenTodos,
