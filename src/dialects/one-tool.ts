@@ -7,7 +7,10 @@
 import type { ReminderPolicy } from '../core/reminder.js'
 import type { CallContext, CallOutcome, Dialect, DialectState, ToolSpec } from './types.js'
 
-/** The service's own reminder policy, s03's counter (s03 too): due after 3 rounds, then every round. */
+/**
+ * The service's own reminder policy, s03's counter (s03 uses it too): due after 3 rounds without
+ * the tool, then every round.
+ */
 export const SERVICE_REMINDER: ReminderPolicy = { afterRounds: 3, repeatEvery: 1 }
 
 /** A one-tool dialect as its module defines it: everything but the tool list and the reminder. */
