@@ -4,7 +4,7 @@
  * model reads when its input fails the tool's schema or is no JSON, the `<system-reminder>`
  * wrapper, and the lenient input repairs.
  */
-import type { z } from 'zod'
+import { z } from 'zod'
 import { parseJsonText } from './json.js'
 
 // What Claude Code 2.1.332 escapes where it quotes model text back (its `v()`): control, format
@@ -286,6 +286,40 @@ export function duplicateId(items: readonly { id: string }[]): string | undefine
   }
   return undefined
 }
+
+/**
+ * What both Claude dialects' `checkList` refuse first: an operator's list (PUT) whose records fail
+ * the native's record schema (`listIssues` under `todos` / `tasks`), or that holds an id twice.
+ * @param noun - `todo` or `task`, as the messages name an entry
+ * @param record - the native's record schema
+ * @param records - the operator's items as the native's records
+ * @param items - the operator's items, for their ids
+ * @returns the refusal, or undefined when the list passes both
+ */
+export function operatorListRefusal(
+  noun: 'todo' | 'task',
+  record: z.ZodType,
+  records: readonly unknown[],
+  items: readonly { id: string }[]
+): string | undefined {
+  const parsed = z.array(record).safeParse(records)
+  if (!parsed.success) return listIssues(`${noun}s`, parsed.error)
+  const duplicate = duplicateId(items)
+  return duplicate === undefined ? undefined : `Duplicate ${noun} id '${duplicate}'`
+}
+
+/**
+ * When a task counts as completed, as the TaskUpdate prompt lists it; the TodoWrite prompt has the
+ * same bullets, indented under its item 3.
+ */
+export const COMPLETION_REQUIREMENTS = `- ONLY mark a task as completed when you have FULLY accomplished it
+- If you encounter errors, blockers, or cannot finish, keep the task as in_progress
+- When blocked, create a new task describing what needs to be resolved
+- Never mark a task as completed if:
+  - Tests are failing
+  - Implementation is partial
+  - You encountered unresolved errors
+  - You couldn't find necessary files or dependencies`
 
 /**
  * The line Claude Code 2.1.332's system prompt gives the todo tool among its `# Using your tools`

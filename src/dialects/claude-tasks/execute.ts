@@ -7,9 +7,8 @@ import { z } from 'zod'
 import { makeItem, type Item } from '../../core/items.js'
 import { DEFAULT_LIST_LIMITS, jsonTooDeep, MAX_BODY_DEPTH } from '../../core/limits.js'
 import {
-  duplicateId,
   inputValidationError,
-  listIssues,
+  operatorListRefusal,
   parseStringified,
   systemReminder,
 } from '../claude-shared.js'
@@ -420,10 +419,8 @@ function normaliseEdges(items: readonly Item[]): Item[] {
 /** The dialect's `checkList`: an operator's canonical list checked against the native's rules. */
 export function checkList(items: readonly Item[]): ListCheck {
   const records = items.map((item) => ({ id: item.id, subject: item.content, status: item.status }))
-  const parsed = z.array(TaskRecord).safeParse(records)
-  if (!parsed.success) return { ok: false, message: listIssues('tasks', parsed.error) }
-  const duplicate = duplicateId(items)
-  if (duplicate !== undefined) return { ok: false, message: `Duplicate task id '${duplicate}'` }
+  const refusal = operatorListRefusal('task', TaskRecord, records, items)
+  if (refusal !== undefined) return { ok: false, message: refusal }
   const unsafe = items.find((item) => Number.parseInt(item.id, 10) > Number.MAX_SAFE_INTEGER)
   if (unsafe) {
     return {

@@ -6,7 +6,7 @@
  * (`npm pack`, then the strings of the binary), with the defaults of a session without agent teams
  * and without the lean task prompts: TaskCreate and TaskList carry no teammate lines.
  */
-import { usingYourTools } from '../claude-shared.js'
+import { COMPLETION_REQUIREMENTS, usingYourTools } from '../claude-shared.js'
 
 /** `TaskCreate`'s description. */
 export const TASK_CREATE_PROMPT = `Use this tool to create a structured task list for your current coding session. This helps you track progress, organize complex tasks, and demonstrate thoroughness to the user.
@@ -85,14 +85,7 @@ export const TASK_UPDATE_PROMPT = `Use this tool to update a task in the task li
 - IMPORTANT: Always mark your assigned tasks as resolved when you finish them
 - After resolving, call TaskList to find your next task
 
-- ONLY mark a task as completed when you have FULLY accomplished it
-- If you encounter errors, blockers, or cannot finish, keep the task as in_progress
-- When blocked, create a new task describing what needs to be resolved
-- Never mark a task as completed if:
-  - Tests are failing
-  - Implementation is partial
-  - You encountered unresolved errors
-  - You couldn't find necessary files or dependencies
+${COMPLETION_REQUIREMENTS}
 
 **Delete tasks:**
 - When a task is no longer relevant or was created in error

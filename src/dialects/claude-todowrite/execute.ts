@@ -3,13 +3,11 @@
  * What a TodoWrite call does to the list and answers, as Claude Code 2.1.332 does it; the list as
  * the reminder shows it.
  */
-import { z } from 'zod'
 import { reconcileIds } from '../../core/reconcile-ids.js'
 import { droppedItems, makeItem, type Item } from '../../core/items.js'
 import {
-  duplicateId,
   inputValidationError,
-  listIssues,
+  operatorListRefusal,
   parseStringified,
   systemReminder,
 } from '../claude-shared.js'
@@ -102,10 +100,8 @@ export function checkList(items: readonly Item[]): ListCheck {
     status: item.status,
     activeForm: item.active_form,
   }))
-  const parsed = z.array(OperatorTodo).safeParse(todos)
-  if (!parsed.success) return { ok: false, message: listIssues('todos', parsed.error) }
-  const duplicate = duplicateId(items)
-  if (duplicate !== undefined) return { ok: false, message: `Duplicate todo id '${duplicate}'` }
+  const refusal = operatorListRefusal('todo', OperatorTodo, todos, items)
+  if (refusal !== undefined) return { ok: false, message: refusal }
   return {
     ok: true,
     items: items.map((item) => ({ ...item, active_form: item.active_form ?? item.content })),

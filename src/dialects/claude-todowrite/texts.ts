@@ -6,7 +6,11 @@
  * the strings of the binary), with the defaults of a session without agent teams and without the
  * lean task prompts: TodoWrite's example names the Edit tool.
  */
-import { usingYourTools } from '../claude-shared.js'
+import { COMPLETION_REQUIREMENTS, usingYourTools } from '../claude-shared.js'
+import { ADD_A_COMMENT, HELLO_WORLD_ASKED } from '../todo-examples.js'
+
+/** TaskUpdate's completion requirements, three spaces in: TodoWrite lists them under its item 3. */
+const COMPLETION_ITEMS = COMPLETION_REQUIREMENTS.replace(/^/gm, '   ')
 
 /** `TodoWrite`'s description. */
 export const TODO_WRITE_PROMPT = `Use this tool to create and manage a structured task list for your current coding session. This helps you track progress, organize complex tasks, and demonstrate thoroughness to the user.
@@ -102,8 +106,7 @@ The assistant used the todo list because:
 ## Examples of When NOT to Use the Todo List
 
 <example>
-User: How do I print 'Hello World' in Python?
-Assistant: In Python, you can print "Hello World" with this simple code:
+${HELLO_WORLD_ASKED}
 
 python
 print("Hello World")
@@ -125,9 +128,7 @@ The assistant did not use the todo list because this is an informational request
 </example>
 
 <example>
-User: Can you add a comment to the calculateTotal function to explain what it does?
-Assistant: Sure, let me add a comment to the calculateTotal function to explain what it does.
-* Uses the Edit tool to add a comment to the calculateTotal function *
+${ADD_A_COMMENT}
 
 <reasoning>
 The assistant did not use the todo list because this is a single, straightforward task confined to one location in the code. Adding a comment doesn't require tracking multiple steps or systematic organization.
@@ -169,14 +170,7 @@ The assistant did not use the todo list because this is a single command executi
    - Remove tasks that are no longer relevant from the list entirely
 
 3. **Task Completion Requirements**:
-   - ONLY mark a task as completed when you have FULLY accomplished it
-   - If you encounter errors, blockers, or cannot finish, keep the task as in_progress
-   - When blocked, create a new task describing what needs to be resolved
-   - Never mark a task as completed if:
-     - Tests are failing
-     - Implementation is partial
-     - You encountered unresolved errors
-     - You couldn't find necessary files or dependencies
+${COMPLETION_ITEMS}
 
 4. **Task Breakdown**:
    - Create specific, actionable items

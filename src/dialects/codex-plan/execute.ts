@@ -6,7 +6,7 @@
 import type { Item } from '../../core/items.js'
 import { renderChecklist, rewriteList } from '../list-rewrite.js'
 import { fromStr, type Deserializer } from '../native/serde-json.js'
-import type { CallOutcome, DialectState, ListCheck } from '../types.js'
+import type { CallContext, CallOutcome, DialectState, ListCheck } from '../types.js'
 import { refused } from '../outcome.js'
 import { UPDATE_PLAN_ARGS, type UpdatePlanArgs } from './schema.js'
 
@@ -34,9 +34,13 @@ export function renderCodexPlan(items: readonly Item[]): string {
 }
 
 /** The dialect's `apply`: one call checked, applied to the list, answered as the native does. */
-export function applyUpdatePlan(state: DialectState, input: unknown, raw?: string): CallOutcome {
+export function applyUpdatePlan(
+  state: DialectState,
+  input: unknown,
+  ctx?: CallContext
+): CallOutcome {
   // parsed input (no text was sent) is read in its compact JSON form
-  const parsed = parseUpdatePlanArguments(raw ?? JSON.stringify(input) ?? '')
+  const parsed = parseUpdatePlanArguments(ctx?.rawArguments ?? JSON.stringify(input) ?? '')
   if (!parsed.ok) {
     return refused(state, parsed.message)
   }

@@ -20,7 +20,7 @@
  * - Reminder: the service's own (Codex has none; s03's counter): after 3 rounds without
  *   `update_plan`, `<reminder>Update your plan with update_plan.</reminder>` every round.
  */
-import type { Dialect } from '../types.js'
+import { oneToolDialect } from '../one-tool.js'
 import { DESCRIPTION } from './texts.js'
 import { UpdatePlanInput } from './schema.js'
 import { applyUpdatePlan, checkList, parseUpdatePlanArguments, renderCodexPlan } from './execute.js'
@@ -28,14 +28,13 @@ export { UpdatePlanInput } from './schema.js'
 export { parseUpdatePlanArguments, renderCodexPlan } from './execute.js'
 
 /** The `codex-plan` dialect. */
-export const codexPlan: Dialect = {
+export const codexPlan = oneToolDialect({
   name: 'codex-plan',
   description:
     "OpenAI Codex CLI's `update_plan` tool (plan [{step, status}], optional explanation; result `Plan updated`; serde_json parse errors).",
-  tools: [{ name: 'update_plan', description: DESCRIPTION, input: UpdatePlanInput }],
-  reminder: { afterRounds: 3, repeatEvery: 1 },
-  reminderText: () => '<reminder>Update your plan with update_plan.</reminder>',
-  apply: (state, _toolName, input, ctx) => applyUpdatePlan(state, input, ctx.rawArguments),
+  tool: { name: 'update_plan', description: DESCRIPTION, input: UpdatePlanInput },
+  reminds: 'plan',
+  write: applyUpdatePlan,
   argumentsError: (_toolName, raw) => {
     const parsed = parseUpdatePlanArguments(raw)
     // serde_json accepts no text JSON.parse rejects; the fallback only keeps the type total
@@ -43,4 +42,4 @@ export const codexPlan: Dialect = {
   },
   render: renderCodexPlan,
   checkList,
-}
+})

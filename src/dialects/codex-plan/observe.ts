@@ -16,6 +16,7 @@ import {
   type ObserveOutcome,
   type Observer,
 } from '../observe/types.js'
+import { entriesWith } from '../observe/whole-list.js'
 
 /** update_plan's `plan`, parsed as Codex parses it; leniently (app-server casing) otherwise. */
 function planItems(input: unknown): NewItem[] | undefined {
@@ -32,13 +33,11 @@ function planItems(input: unknown): NewItem[] | undefined {
       return undefined
     }
   }
-  if (!isRecord(value) || !Array.isArray(value.plan)) return undefined
-  const items: NewItem[] = []
-  for (const step of value.plan as unknown[]) {
-    if (!isRecord(step) || typeof step.step !== 'string') return undefined
-    items.push({ content: step.step, status: canonicalStatus(step.status) ?? 'pending' })
-  }
-  return items
+  if (!isRecord(value)) return undefined
+  return entriesWith(value.plan, 'step', (step, text) => ({
+    content: text,
+    status: canonicalStatus(step.status) ?? 'pending',
+  }))
 }
 
 function observeTodoList(input: unknown, state: DialectState): ObserveOutcome {

@@ -18,7 +18,7 @@
  * - Reminder: the service's own (Gemini has none; s03's counter): after 3 rounds without
  *   `write_todos`, `<reminder>Update your todo list with write_todos.</reminder>` every round.
  */
-import type { Dialect } from '../types.js'
+import { oneToolDialect } from '../one-tool.js'
 import { DESCRIPTION } from './texts.js'
 import { WriteTodosInput } from './schema.js'
 import { applyWriteTodos, checkList, renderGeminiTodos } from './execute.js'
@@ -26,16 +26,14 @@ export { WriteTodosInput } from './schema.js'
 export { validateWriteTodos, renderGeminiTodos } from './execute.js'
 
 /** The `gemini-todos` dialect. */
-export const geminiTodos: Dialect = {
+export const geminiTodos = oneToolDialect({
   name: 'gemini-todos',
   description:
     "Google Gemini CLI's `write_todos` tool (todos [{description, status}] with cancelled and blocked, one in_progress, numbered result list).",
-  tools: [{ name: 'write_todos', description: DESCRIPTION, input: WriteTodosInput }],
-  reminder: { afterRounds: 3, repeatEvery: 1 },
-  reminderText: () => '<reminder>Update your todo list with write_todos.</reminder>',
-  apply: (state, _toolName, input) => applyWriteTodos(state, input),
+  tool: { name: 'write_todos', description: DESCRIPTION, input: WriteTodosInput },
+  write: applyWriteTodos,
   // Gemini's API hands args as an object; a text that is no object fails the same first check
   argumentsError: () => 'Value of params must be an object',
   render: renderGeminiTodos,
   checkList,
-}
+})

@@ -6,32 +6,24 @@
  * output). Gemini's five statuses map one to one.
  */
 import { isRecord } from '../json.js'
-import { rewriteList, type NewItem } from '../list-rewrite.js'
-import { canonicalStatus, notApplied, type Observer } from '../observe/types.js'
+import type { NewItem } from '../list-rewrite.js'
+import { canonicalStatus } from '../observe/types.js'
+import { entriesWith, rewritten, wholeListObserver } from '../observe/whole-list.js'
 
 function todoItems(value: unknown): NewItem[] | undefined {
-  if (!Array.isArray(value)) return undefined
-  const items: NewItem[] = []
-  for (const todo of value as unknown[]) {
-    if (!isRecord(todo) || typeof todo.description !== 'string') return undefined
-    items.push({ content: todo.description, status: canonicalStatus(todo.status) ?? 'pending' })
-  }
-  return items
+  return entriesWith(value, 'description', (todo, description) => ({
+    content: description,
+    status: canonicalStatus(todo.status) ?? 'pending',
+  }))
 }
 
 /** The `gemini-todos` observer. */
-export const geminiTodosObserver: Observer = {
+export const geminiTodosObserver = wholeListObserver({
   dialect: 'gemini-todos',
-  tools: ['write_todos'],
-  observe(call, result, state) {
-    if (result.is_error) return notApplied('the call failed')
-    const display =
-      isRecord(result.structured) && isRecord(result.structured.returnDisplay)
-        ? result.structured.returnDisplay
-        : undefined
-    const todos =
-      todoItems(display?.todos) ?? (isRecord(call.input) ? todoItems(call.input.todos) : undefined)
-    if (!todos) return notApplied('no list in the call or its result')
-    return { applied: true, state: rewriteList(state, todos).state }
+  tool: 'write_todos',
+  listOf: (structured, input) => {
+    const display = isRecord(structured?.returnDisplay) ? structured.returnDisplay : undefined
+    return todoItems(display?.todos) ?? todoItems(input?.todos)
   },
-}
+  write: rewritten,
+})

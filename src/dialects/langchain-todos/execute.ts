@@ -83,40 +83,53 @@ export function renderLangchainTodos(items: readonly Item[]): string {
   return renderChecklist(items, 'No todos.')
 }
 
-/** One flavour's texts: how a call is validated and what a successful one answers. */
-interface FlavourTexts {
+/**
+ * One flavour's texts and rules: how a call is validated, what a successful one answers, how an
+ * operator's list is checked.
+ */
+export interface FlavourTexts {
   validate: typeof validateWriteTodos
   updated: (todos: readonly Todo[]) => string
+  checkList: (items: readonly Item[]) => ListCheck
 }
 
-/** The dialect's `apply`: one call checked, applied to the list, answered as the native does. */
-export function applyWriteTodos(
-  state: DialectState,
-  input: unknown,
-  ctx: CallContext,
-  texts: FlavourTexts
-): CallOutcome {
-  if (ctx.callsInRound > 1) {
-    return refused(state, PARALLEL_CALL_ERROR)
-  }
-  const checked = texts.validate(input)
-  if (!checked.ok) {
-    return refused(state, checked.message)
-  }
-  const todos = checked.todos.map((t) => ({ content: t.content, status: t.status }))
-  const next = rewriteList(
-    state,
-    todos.map((t) => ({ content: t.content, status: t.status }))
-  )
-  return {
-    result: { is_error: false, content: texts.updated(todos), structured: { todos } },
-    state: next.state,
-    dropped: next.dropped,
+/**
+ * The dialect's `apply` in one flavour (without the tool name, as `oneToolDialect` takes it): one
+ * call checked, applied to the list, answered as the native does.
+ * @param texts - the flavour whose texts and rules answer the call
+ */
+export function writeTodosWith(texts: FlavourTexts) {
+  return (state: DialectState, input: unknown, ctx: CallContext): CallOutcome => {
+    if (ctx.callsInRound > 1) {
+      return refused(state, PARALLEL_CALL_ERROR)
+    }
+    const checked = texts.validate(input)
+    if (!checked.ok) {
+      return refused(state, checked.message)
+    }
+    const todos = checked.todos.map((t) => ({ content: t.content, status: t.status }))
+    const next = rewriteList(
+      state,
+      todos.map((t) => ({ content: t.content, status: t.status }))
+    )
+    return {
+      result: { is_error: false, content: texts.updated(todos), structured: { todos } },
+      state: next.state,
+      dropped: next.dropped,
+    }
   }
 }
 
-export const PYTHON_TEXTS: FlavourTexts = { validate: validateWriteTodos, updated: updatedText }
-export const JS_TEXTS: FlavourTexts = { validate: validateWriteTodosJs, updated: updatedTextJs }
+export const PYTHON_TEXTS: FlavourTexts = {
+  validate: validateWriteTodos,
+  updated: updatedText,
+  checkList,
+}
+export const JS_TEXTS: FlavourTexts = {
+  validate: validateWriteTodosJs,
+  updated: updatedTextJs,
+  checkList: checkListJs,
+}
 
 /** The dialect's `checkList`: an operator's canonical list checked against the native's rules. */
 export function checkList(items: readonly Item[]): ListCheck {

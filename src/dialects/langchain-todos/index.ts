@@ -27,14 +27,14 @@
  *   ToolNode never runs).
  */
 import { JS_DESCRIPTION, JS_SYSTEM_PROMPT, WriteTodosJsInput } from './js.js'
+import { oneToolDialect, type OneToolSpec } from '../one-tool.js'
 import type { Dialect } from '../types.js'
 import {
   JS_TEXTS,
   PYTHON_TEXTS,
-  applyWriteTodos,
-  checkList,
-  checkListJs,
   renderLangchainTodos,
+  writeTodosWith,
+  type FlavourTexts,
 } from './execute.js'
 import { DESCRIPTION, SYSTEM_PROMPT } from './texts.js'
 import { WriteTodosInput } from './schema.js'
@@ -42,36 +42,41 @@ export { SYSTEM_PROMPT, PARALLEL_CALL_ERROR } from './texts.js'
 export { WriteTodosInput } from './schema.js'
 export { validateWriteTodos, updatedText, renderLangchainTodos } from './execute.js'
 
-/** What both flavours share: the service's reminder, the render, the unparseable-arguments text. */
-const SHARED = {
-  name: 'langchain-todos',
-  reminder: { afterRounds: 3, repeatEvery: 1 },
-  reminderText: () => '<reminder>Update your todo list with write_todos.</reminder>',
-  // langchain-core's default_tool_parser: an invalid call without error detail
-  argumentsError: (toolName: string) =>
-    `Error: Failed to parse tool call arguments for '${toolName}'.\nPlease fix your mistakes and try again.`,
-  render: renderLangchainTodos,
-} satisfies Partial<Dialect>
+/**
+ * A flavour of the dialect: one package's tool, system prompt, texts and rules, with what both
+ * share (the service's reminder, the render, langchain-core's unparseable-arguments text).
+ * @param texts - the flavour's texts and rules
+ * @param spec - the flavour's dialect description, tool, system prompt (and the default's flavours)
+ */
+function langchainFlavour(
+  texts: FlavourTexts,
+  spec: Pick<OneToolSpec, 'description' | 'tool' | 'systemPrompt' | 'flavours'>
+): Dialect {
+  return oneToolDialect({
+    ...spec,
+    name: 'langchain-todos',
+    // langchain-core's default_tool_parser: an invalid call without error detail
+    argumentsError: (toolName) =>
+      `Error: Failed to parse tool call arguments for '${toolName}'.\nPlease fix your mistakes and try again.`,
+    render: renderLangchainTodos,
+    write: writeTodosWith(texts),
+    checkList: texts.checkList,
+  })
+}
 
 /** The `js` flavour: the npm package `langchain` 1.5.14's `todoListMiddleware`. */
-export const langchainTodosJs: Dialect = {
-  ...SHARED,
+export const langchainTodosJs = langchainFlavour(JS_TEXTS, {
   description:
     'LangChain TodoListMiddleware / deepagents `write_todos`, JS flavour (todos [{content, status}], result `Updated todo list to [...]` as JSON.stringify, one call per round).',
-  tools: [{ name: 'write_todos', description: JS_DESCRIPTION, input: WriteTodosJsInput }],
+  tool: { name: 'write_todos', description: JS_DESCRIPTION, input: WriteTodosJsInput },
   systemPrompt: JS_SYSTEM_PROMPT,
-  apply: (state, _toolName, input, ctx) => applyWriteTodos(state, input, ctx, JS_TEXTS),
-  checkList: checkListJs,
-}
+})
 
 /** The `langchain-todos` dialect, Python flavour (the default). */
-export const langchainTodos: Dialect = {
-  ...SHARED,
+export const langchainTodos = langchainFlavour(PYTHON_TEXTS, {
   description:
     'LangChain TodoListMiddleware / deepagents `write_todos`, Python flavour (todos [{content, status}], result `Updated todo list to [...]` in Python repr, one call per round).',
-  tools: [{ name: 'write_todos', description: DESCRIPTION, input: WriteTodosInput }],
+  tool: { name: 'write_todos', description: DESCRIPTION, input: WriteTodosInput },
   systemPrompt: SYSTEM_PROMPT,
   flavours: { js: langchainTodosJs },
-  apply: (state, _toolName, input, ctx) => applyWriteTodos(state, input, ctx, PYTHON_TEXTS),
-  checkList,
-}
+})

@@ -19,7 +19,13 @@
  */
 import { z } from 'zod'
 import { isRecord } from '../json.js'
-import { SYSTEM_PROMPT, TASK_STATES_SECTION } from './texts.js'
+import { ADD_A_COMMENT, HELLO_WORLD_ASKED } from '../todo-examples.js'
+import {
+  HOW_TO_USE_SECTIONS,
+  SYSTEM_PROMPT,
+  TASK_STATES_SECTION,
+  WHEN_TO_USE_SECTION,
+} from './texts.js'
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
 
@@ -30,27 +36,10 @@ export const JS_DESCRIPTION = `Use this tool to create and manage a structured t
 It also helps the user understand the progress of the task and overall progress of their requests.
 Only use this tool if you think it will be helpful in staying organized. If the user's request is trivial and takes less than 3 steps, it is better to NOT use this tool and just do the task directly.
 
-## When to Use This Tool
-Use this tool in these scenarios:
-
-1. Complex multi-step tasks - When a task requires 3 or more distinct steps or actions
-2. Non-trivial and complex tasks - Tasks that require careful planning or multiple operations
-3. User explicitly requests todo list - When the user directly asks you to use the todo list
-4. User provides multiple tasks - When users provide a list of things to be done (numbered or comma-separated)
+${WHEN_TO_USE_SECTION}
 5. The plan may need future revisions or updates based on results from the first few steps. Keeping track of this in a list is helpful.
 
-## How to Use This Tool
-1. When you start working on a task - Mark it as in_progress BEFORE beginning work.
-2. After completing a task - Mark it as completed and add any new follow-up tasks discovered during implementation.
-3. You can also update future tasks, such as deleting them if they are no longer necessary, or adding new tasks that are necessary. Don't change previously completed tasks.
-4. You can make several updates to the todo list at once. For example, when you complete a task, you can mark the next task you need to start as in_progress.
-
-## When NOT to Use This Tool
-It is important to skip using this tool when:
-1. There is only a single, straightforward task
-2. The task is trivial and tracking it provides no benefit
-3. The task can be completed in less than 3 trivial steps
-4. The task is purely conversational or informational
+${HOW_TO_USE_SECTIONS}
 
 ## Examples of When to Use the Todo List
 
@@ -128,8 +117,7 @@ The assistant used the todo list because:
 ## Examples of When NOT to Use the Todo List
 
 <example>
-User: How do I print 'Hello World' in Python?
-Assistant: In Python, you can print "Hello World" with this simple code:
+${HELLO_WORLD_ASKED}
 
 \`\`\`python
 print("Hello World")
@@ -159,9 +147,7 @@ The assistant did not use the todo list because this is an informational request
 </example>
 
 <example>
-User: Can you add a comment to the calculateTotal function to explain what it does?
-Assistant: Sure, let me add a comment to the calculateTotal function to explain what it does.
-* Uses the Edit tool to add a comment to the calculateTotal function *
+${ADD_A_COMMENT}
 
 <reasoning>
 The assistant did not use the todo list because this is a single, straightforward task confined to one location. Adding a comment doesn't require tracking multiple steps or systematic organization.

@@ -387,19 +387,35 @@ export class Deserializer {
     throw this.peekError(b === undefined ? EOF_OBJECT : TRAILING_CHARACTERS)
   }
 
-  /** serde_json's `SeqAccess::next_element`: undefined at the closing bracket. */
-  private nextElement<T>(first: { value: boolean }, element: DeFn<T>): { value: T } | undefined {
+  /**
+   * The step `nextElement` and `nextKey` begin with, as serde_json's `has_next_element` and
+   * `has_next_key` both do it: past the comma between two entries, the byte the next one starts
+   * with (undefined at the end of the text); null at the closing `close` where no entry is due.
+   */
+  private nextEntry(
+    first: { value: boolean },
+    close: number,
+    commaOrEnd: string,
+    eof: string
+  ): number | undefined | null {
     let b = this.parseWhitespace()
-    if (b === 0x5d) return undefined
+    if (b === close) return null
     if (b === 0x2c && !first.value) {
       this.eat()
       b = this.parseWhitespace()
     } else if (b !== undefined) {
-      if (!first.value) throw this.peekError(EXPECTED_LIST_COMMA_OR_END)
+      if (!first.value) throw this.peekError(commaOrEnd)
     } else {
-      throw this.peekError(EOF_LIST)
+      throw this.peekError(eof)
     }
     first.value = false
+    return b
+  }
+
+  /** serde_json's `SeqAccess::next_element`: undefined at the closing bracket. */
+  private nextElement<T>(first: { value: boolean }, element: DeFn<T>): { value: T } | undefined {
+    const b = this.nextEntry(first, 0x5d, EXPECTED_LIST_COMMA_OR_END, EOF_LIST)
+    if (b === null) return undefined
     if (b === 0x5d) throw this.peekError(TRAILING_COMMA)
     if (b === undefined) throw this.peekError(EOF_VALUE)
     return { value: element(this) }
@@ -407,17 +423,8 @@ export class Deserializer {
 
   /** serde_json's `MapAccess::next_key`: undefined at the closing brace. */
   private nextKey(first: { value: boolean }): string | undefined {
-    let b = this.parseWhitespace()
-    if (b === 0x7d) return undefined
-    if (b === 0x2c && !first.value) {
-      this.eat()
-      b = this.parseWhitespace()
-    } else if (b !== undefined) {
-      if (!first.value) throw this.peekError(EXPECTED_OBJECT_COMMA_OR_END)
-    } else {
-      throw this.peekError(EOF_OBJECT)
-    }
-    first.value = false
+    const b = this.nextEntry(first, 0x7d, EXPECTED_OBJECT_COMMA_OR_END, EOF_OBJECT)
+    if (b === null) return undefined
     if (b === QUOTE) {
       this.eat()
       return this.parseStr()

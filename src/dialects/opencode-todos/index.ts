@@ -31,7 +31,7 @@
  * JSON messages are the same bytes. Not reproduced: opencode truncates tool outputs over its
  * limits (2000 lines or 50 KB) into a file; lists that long are answered whole here.
  */
-import type { Dialect } from '../types.js'
+import { oneToolDialect } from '../one-tool.js'
 import { DESCRIPTION, jsonParseMessage } from './texts.js'
 import { TodoWriteInput } from './schema.js'
 import { applyTodoWrite, checkList, renderOpencodeTodos } from './execute.js'
@@ -39,17 +39,15 @@ export { type OpencodeTodo, DEFAULT_PRIORITY, TodoWriteInput } from './schema.js
 export { decodeTodoWrite, todosText, writeTodos, renderOpencodeTodos } from './execute.js'
 
 /** The `opencode-todos` dialect. */
-export const opencodeTodos: Dialect = {
+export const opencodeTodos = oneToolDialect({
   name: 'opencode-todos',
   description:
     'opencode / Kilo `todowrite` (todos [{content, status, priority}] as free strings, no ids, result the list as JSON.stringify(todos, null, 2)).',
-  tools: [{ name: 'todowrite', description: DESCRIPTION, input: TodoWriteInput }],
-  reminder: { afterRounds: 3, repeatEvery: 1 },
-  reminderText: () => '<reminder>Update your todo list with todowrite.</reminder>',
-  apply: (state, _toolName, input) => applyTodoWrite(state, input),
+  tool: { name: 'todowrite', description: DESCRIPTION, input: TodoWriteInput },
+  write: applyTodoWrite,
   // the AI SDK's InvalidToolInputError, answered by opencode's `invalid` tool
   argumentsError: (toolName, raw) =>
     `The arguments provided to the tool are invalid: Invalid input for tool ${toolName}: JSON parsing failed: Text: ${raw}.\nError message: ${jsonParseMessage(raw)}`,
   render: renderOpencodeTodos,
   checkList,
-}
+})

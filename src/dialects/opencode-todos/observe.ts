@@ -11,8 +11,8 @@
  * id, and a snapshot older than the one the list was built from is not applied. Snapshots without
  * one (a body that carries no id) apply in the order they come.
  */
-import { isRecord } from '../json.js'
-import { notApplied, type Observer } from '../observe/types.js'
+import { notApplied } from '../observe/types.js'
+import { entriesWith, wholeListObserver } from '../observe/whole-list.js'
 import { writeTodos } from './execute.js'
 import { DEFAULT_PRIORITY, type OpencodeTodo } from './schema.js'
 
@@ -32,29 +32,19 @@ function todosOf(value: unknown): OpencodeTodo[] | undefined {
       return undefined
     }
   }
-  if (!Array.isArray(list)) return undefined
-  const todos: OpencodeTodo[] = []
-  for (const todo of list as unknown[]) {
-    if (!isRecord(todo) || typeof todo.content !== 'string') return undefined
-    todos.push({
-      content: todo.content,
-      status: typeof todo.status === 'string' ? todo.status : 'pending',
-      priority: typeof todo.priority === 'string' ? todo.priority : DEFAULT_PRIORITY,
-    })
-  }
-  return todos
+  return entriesWith(list, 'content', (todo, content) => ({
+    content,
+    status: typeof todo.status === 'string' ? todo.status : 'pending',
+    priority: typeof todo.priority === 'string' ? todo.priority : DEFAULT_PRIORITY,
+  }))
 }
 
 /** The `opencode-todos` observer. */
-export const opencodeTodosObserver: Observer = {
+export const opencodeTodosObserver = wholeListObserver({
   dialect: 'opencode-todos',
-  tools: ['todowrite'],
-  observe(call, result, state) {
-    if (result.is_error) return notApplied('the call failed')
-    const structured = isRecord(result.structured) ? result.structured : undefined
-    const todos =
-      todosOf(structured?.todos) ?? (isRecord(call.input) ? todosOf(call.input.todos) : undefined)
-    if (!todos) return notApplied('no list in the call or its result')
+  tool: 'todowrite',
+  listOf: (structured, input) => todosOf(structured?.todos) ?? todosOf(input?.todos),
+  write(state, todos, structured) {
     const seq = typeof structured?.seq === 'string' ? structured.seq : undefined
     const last = state.data[SEQ_KEY]
     if (seq !== undefined && typeof last === 'string' && seq < last) {
@@ -66,4 +56,4 @@ export const opencodeTodosObserver: Observer = {
       state: seq === undefined ? next : { ...next, data: { ...next.data, [SEQ_KEY]: seq } },
     }
   },
-}
+})

@@ -27,7 +27,7 @@
  *   `task_tracker`, `<reminder>Update your task list with task_tracker.</reminder>` every round.
  */
 import { pyJsonError } from '../native/python.js'
-import type { Dialect } from '../types.js'
+import { oneToolDialect } from '../one-tool.js'
 import { DESCRIPTION } from './texts.js'
 import { TaskTrackerInput } from './schema.js'
 import { applyTaskTracker, checkList, renderTaskList } from './execute.js'
@@ -44,14 +44,13 @@ const SHORT_ESCAPES: Record<string, string> = {
 }
 
 /** The `openhands-tracker` dialect. */
-export const openhandsTracker: Dialect = {
+export const openhandsTracker = oneToolDialect({
   name: 'openhands-tracker',
   description:
     "OpenHands' `task_tracker` tool, released V1 software agent SDK (command view/plan, task_list [{title, notes, status}], status todo/in_progress/done).",
-  tools: [{ name: 'task_tracker', description: DESCRIPTION, input: TaskTrackerInput }],
-  reminder: { afterRounds: 3, repeatEvery: 1 },
-  reminderText: () => '<reminder>Update your task list with task_tracker.</reminder>',
-  apply: (state, _toolName, input) => applyTaskTracker(state, input),
+  tool: { name: 'task_tracker', description: DESCRIPTION, input: TaskTrackerInput },
+  reminds: 'task list',
+  write: applyTaskTracker,
   argumentsError: (_toolName, raw) => {
     // the SDK retries json.loads with raw control characters escaped before it gives up
     const escaped = raw.replace(
@@ -65,4 +64,4 @@ export const openhandsTracker: Dialect = {
   },
   render: renderTaskList,
   checkList,
-}
+})

@@ -6,40 +6,34 @@
  * action's list stands in when an observation carries none. The released tool's items carry no
  * ids: identity is kept by matching (id, then content, then position), as the dialect does.
  */
-import { isRecord } from '../json.js'
-import { rewriteList, type NewItem } from '../list-rewrite.js'
-import { canonicalStatus, notApplied, type Observer } from '../observe/types.js'
+import type { NewItem } from '../list-rewrite.js'
+import { canonicalStatus } from '../observe/types.js'
+import { entriesWith, rewritten, wholeListObserver } from '../observe/whole-list.js'
 
 function taskItems(value: unknown): NewItem[] | undefined {
-  if (!Array.isArray(value)) return undefined
-  const items: NewItem[] = []
-  for (const task of value as unknown[]) {
-    if (!isRecord(task) || typeof task.title !== 'string') return undefined
+  return entriesWith(value, 'title', (task, title) => {
     const id = typeof task.id === 'string' && task.id !== '' ? task.id : undefined
     const notes = typeof task.notes === 'string' && task.notes !== '' ? task.notes : undefined
-    items.push({
+    return {
       ...(id ? { id } : {}),
-      content: task.title,
+      content: title,
       status: canonicalStatus(task.status ?? 'todo') ?? 'pending',
       ...(notes ? { notes } : {}),
-    })
-  }
-  return items
+    }
+  })
 }
 
 /** The `openhands-tracker` observer. */
-export const openhandsTrackerObserver: Observer = {
+export const openhandsTrackerObserver = wholeListObserver({
   dialect: 'openhands-tracker',
-  tools: ['task_tracker'],
-  observe(call, result, state) {
-    if (result.is_error) return notApplied('the call failed')
-    const observation = isRecord(result.structured) ? result.structured : undefined
-    const action = isRecord(call.input) ? call.input : undefined
+  tool: 'task_tracker',
+  listOf: (observation, action) => {
     const command = observation?.command ?? action?.command ?? 'view'
-    const tasks =
+    return (
       taskItems(observation?.task_list) ??
       (command === 'plan' ? taskItems(action?.task_list ?? []) : undefined)
-    if (!tasks) return notApplied('no task list')
-    return { applied: true, state: rewriteList(state, tasks).state }
+    )
   },
-}
+  noList: 'no task list',
+  write: rewritten,
+})

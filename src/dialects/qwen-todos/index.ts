@@ -37,7 +37,7 @@
  * `{"todos": [` becomes an empty list and clears it) and adds a note that the response was
  * truncated to the errors of that response; here they are refused as Qwen refuses `{}`.
  */
-import type { Dialect } from '../types.js'
+import { oneToolDialect } from '../one-tool.js'
 import { DESCRIPTION } from './texts.js'
 import { TodoWriteInput } from './schema.js'
 import { applyTodoWrite, checkList, renderQwenTodos } from './execute.js'
@@ -46,16 +46,14 @@ export { validateQwenTodos, storedTodos, qwenItems, renderQwenTodos } from './ex
 export { modifiedText, UNCHANGED_TEXT } from './texts.js'
 
 /** The `qwen-todos` dialect. */
-export const qwenTodos: Dialect = {
+export const qwenTodos = oneToolDialect({
   name: 'qwen-todos',
   description:
     "Qwen Code's `todo_write` (todos [{id, content, status, blockedBy?}] with the model's ids, several in_progress, result with the list's JSON in a system-reminder).",
-  tools: [{ name: 'todo_write', description: DESCRIPTION, input: TodoWriteInput }],
-  reminder: { afterRounds: 3, repeatEvery: 1 },
-  reminderText: () => '<reminder>Update your todo list with todo_write.</reminder>',
-  apply: (state, _toolName, input) => applyTodoWrite(state, input),
+  tool: { name: 'todo_write', description: DESCRIPTION, input: TodoWriteInput },
+  write: applyTodoWrite,
   // Qwen parses malformed arguments to `{}` (after jsonrepair), so `todos` is missing
   argumentsError: () => 'Parameter "todos" must be an array.',
   render: renderQwenTodos,
   checkList,
-}
+})

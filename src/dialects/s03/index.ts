@@ -9,6 +9,7 @@ import { droppedItems, makeItem, type Item, type Status } from '../../core/items
 import { isRecord, parseJsonText } from '../json.js'
 import type { Dialect, DialectState, ListCheck } from '../types.js'
 import { refused } from '../outcome.js'
+import { SERVICE_REMINDER } from '../one-tool.js'
 
 const S03_STATUSES = ['pending', 'in_progress', 'completed'] as const
 const MAX_ITEMS = 20
@@ -122,7 +123,7 @@ export const s03: Dialect = {
   // the todo line of the lesson's SYSTEM (between its agent line and "Prefer tools over prose.")
   systemPrompt:
     'Use the todo tool to plan multi-step tasks. Mark in_progress before starting, completed when done.',
-  reminder: { afterRounds: 3, repeatEvery: 1 },
+  reminder: SERVICE_REMINDER,
   reminderText: () => '<reminder>Update your todos.</reminder>',
   apply: (state, _toolName, input) => applyTodo(state, input),
   argumentsError: () => 'Error: tool arguments are not valid JSON',
