@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeItem, type Item } from '../../core/items.js'
+import { makeItem } from '../../core/items.js'
 import { claudeTasks } from './index.js'
 import {
   TASK_CREATE_PROMPT,
@@ -14,6 +14,7 @@ import {
 } from './texts.js'
 import type { CallOutcome, DialectState } from '../types.js'
 import { formatTool } from '../../tools/formats.js'
+import { assertListRefused, dialectHttp, fieldsOf } from '../../../test/dialect-support.js'
 import { makeTestApp, round } from '../../../test/helpers.js'
 
 const REMINDER_BODY =
@@ -359,13 +360,10 @@ describe('claude-tasks TaskUpdate', () => {
         },
       }
     )
-    assert.deepEqual(
-      s.state.items.map((item) => [item.id, item.blocks, item.blocked_by]),
-      [
-        ['1', [], []],
-        ['3', [], []],
-      ]
-    )
+    assert.deepEqual(fieldsOf(s.state.items, 'id', 'blocks', 'blocked_by'), [
+      ['1', [], []],
+      ['3', [], []],
+    ])
     assert.equal(ok(s.call('TaskGet', { taskId: '2' })).content, 'Task not found')
   })
 
@@ -679,20 +677,18 @@ describe('claude-tasks reminder, render and operator lists', () => {
   })
 
   it("Should refuse an operator's list with a status the tools do not know", () => {
-    assert.deepEqual(
-      claudeTasks.checkList([makeItem({ id: '1', content: 'A', status: 'cancelled' })]),
-      {
-        ok: false,
-        message:
-          'tasks[0].status: Invalid option: expected one of "pending"|"in_progress"|"completed"',
-      }
+    assertListRefused(
+      claudeTasks,
+      [makeItem({ id: '1', content: 'A', status: 'cancelled' })],
+      'tasks[0].status: Invalid option: expected one of "pending"|"in_progress"|"completed"'
     )
-    assert.deepEqual(
-      claudeTasks.checkList([
+    assertListRefused(
+      claudeTasks,
+      [
         makeItem({ id: '1', content: 'A', status: 'pending' }),
         makeItem({ id: '1', content: 'B', status: 'pending' }),
-      ]),
-      { ok: false, message: "Duplicate task id '1'" }
+      ],
+      "Duplicate task id '1'"
     )
   })
 
@@ -703,105 +699,78 @@ describe('claude-tasks reminder, render and operator lists', () => {
       makeItem({ id: '3', content: 'C', status: 'completed', blocked_by: ['2'] }),
     ])
     assert.ok(checked.ok)
-    assert.deepEqual(
-      checked.items.map((item: Item) => [item.id, item.blocks, item.blocked_by]),
-      [
-        ['1', ['2'], []],
-        ['2', ['3'], ['1']],
-        ['3', [], ['2']],
-      ]
-    )
+    assert.deepEqual(fieldsOf(checked.items, 'id', 'blocks', 'blocked_by'), [
+      ['1', ['2'], []],
+      ['2', ['3'], ['1']],
+      ['3', [], ['2']],
+    ])
   })
 })
 
 describe('claude-tasks over HTTP', () => {
   const dialect = 'claude-tasks'
+  const http = dialectHttp(dialect)
   const bash = (id: string) => ({ id, name: 'Bash', input: { command: 'ls' } })
+  const taskCreate = (id: string, subject: string, description: string) => ({
+    id,
+    name: 'TaskCreate',
+    input: { subject, description },
+  })
 
   it('Should list the four tools in the anthropic format', async () => {
     const t = makeTestApp()
-    const res = await t.call('GET', `/v1/tools?dialect=${dialect}&format=anthropic`)
-    assert.equal(res.status, 200)
-    assert.deepEqual(res.body, { dialect, format: 'anthropic', tools: NATIVE_TOOLS })
+    assert.deepEqual(await http.tools('anthropic', t), {
+      dialect,
+      format: 'anthropic',
+      tools: NATIVE_TOOLS,
+    })
     const dialects = await t.call('GET', '/v1/dialects')
     const listed = dialects.body.dialects.find((d: { name: string }) => d.name === dialect)
     assert.deepEqual(listed.tools, ['TaskCreate', 'TaskGet', 'TaskUpdate', 'TaskList'])
   })
 
   it('Should apply the task tools in order within a round mixed with other tools', async () => {
-    const t = makeTestApp()
-    const res = await round(
-      t,
-      'ct1',
-      [
-        { id: 'toolu_01', name: 'TaskCreate', input: { subject: 'A', description: 'a' } },
-        bash('toolu_02'),
-        { id: 'toolu_03', name: 'TaskCreate', input: { subject: 'B', description: 'b' } },
-        { id: 'toolu_04', name: 'TaskUpdate', input: { taskId: '2', addBlockedBy: ['1'] } },
-        { id: 'toolu_05', name: 'TaskGet', input: { taskId: '9' } },
-        { id: 'toolu_06', name: 'TaskList', input: {} },
-      ],
-      { dialect }
-    )
-    assert.equal(res.status, 200)
-    assert.deepEqual(
-      res.body.results.map((r: { tool_use_id: string; is_error: boolean; content: string }) => [
-        r.tool_use_id,
-        r.is_error,
-        r.content,
-      ]),
-      [
-        ['toolu_01', false, 'Task #1 created successfully: A'],
-        ['toolu_03', false, 'Task #2 created successfully: B'],
-        ['toolu_04', false, 'Updated task #2 blockedBy'],
-        ['toolu_05', false, 'Task not found'],
-        ['toolu_06', false, '#1 [pending] A\n#2 [pending] B [blocked by #1]'],
-      ]
-    )
+    const { t, res } = await http.firstRound('ct1', [
+      taskCreate('toolu_01', 'A', 'a'),
+      bash('toolu_02'),
+      taskCreate('toolu_03', 'B', 'b'),
+      { id: 'toolu_04', name: 'TaskUpdate', input: { taskId: '2', addBlockedBy: ['1'] } },
+      { id: 'toolu_05', name: 'TaskGet', input: { taskId: '9' } },
+      { id: 'toolu_06', name: 'TaskList', input: {} },
+    ])
+    assert.deepEqual(fieldsOf(res.body.results, 'tool_use_id', 'is_error', 'content'), [
+      ['toolu_01', false, 'Task #1 created successfully: A'],
+      ['toolu_03', false, 'Task #2 created successfully: B'],
+      ['toolu_04', false, 'Updated task #2 blockedBy'],
+      ['toolu_05', false, 'Task not found'],
+      ['toolu_06', false, '#1 [pending] A\n#2 [pending] B [blocked by #1]'],
+    ])
     assert.deepEqual(res.body.results[0].structured, {
       task: { id: '1', subject: 'A', description: 'a' },
     })
     assert.deepEqual(res.body.dropped, [])
-    const view = await t.call('GET', '/v1/sessions/ct1')
-    assert.equal(view.body.rendered, '#1 [pending] A\n#2 [pending] B [blocked by #1]')
-    assert.deepEqual(view.body.items[1].blocked_by, ['1'])
+    const view = await http.view(t, 'ct1')
+    assert.equal(view.rendered, '#1 [pending] A\n#2 [pending] B [blocked by #1]')
+    assert.deepEqual(view.items[1].blocked_by, ['1'])
   })
 
   it('Should answer a bad call with is_error and leave the tasks unchanged', async () => {
-    const t = makeTestApp()
-    await round(
-      t,
+    const { t, res } = await http.secondRound(
       'ct2',
-      [{ id: 'a', name: 'TaskCreate', input: { subject: 'A', description: 'a' } }],
-      {
-        dialect,
-      }
+      [taskCreate('a', 'A', 'a')],
+      [
+        { id: 'b', name: 'TaskUpdate', input: { taskId: '1', status: 'done' } },
+        { id: 'c', name: 'TaskCreate', arguments: '{"subject":' },
+      ]
     )
-    const res = await round(t, 'ct2', [
-      { id: 'b', name: 'TaskUpdate', input: { taskId: '1', status: 'done' } },
-      { id: 'c', name: 'TaskCreate', arguments: '{"subject":' },
+    assert.deepEqual(fieldsOf(res.body.results, 'is_error'), [[true], [true]])
+    assert.deepEqual(fieldsOf((await http.view(t, 'ct2')).items, 'id', 'status'), [
+      ['1', 'pending'],
     ])
-    assert.deepEqual(
-      res.body.results.map((r: { is_error: boolean }) => r.is_error),
-      [true, true]
-    )
-    const view = await t.call('GET', '/v1/sessions/ct2')
-    assert.deepEqual(
-      view.body.items.map((item: Item) => [item.id, item.status]),
-      [['1', 'pending']]
-    )
   })
 
   it('Should remind after 10 rounds without TaskCreate or TaskUpdate, TaskList not counting', async () => {
-    const t = makeTestApp()
-    await round(
-      t,
-      'ct3',
-      [{ id: 'a', name: 'TaskCreate', input: { subject: 'A', description: 'a' } }],
-      {
-        dialect,
-      }
-    )
+    const t = await http.afterRound('ct3', [taskCreate('a', 'A', 'a')])
     const reminders: number[] = []
     for (let i = 1; i <= 20; i++) {
       const calls = i % 2 ? [{ id: `l${i}`, name: 'TaskList', input: {} }] : [bash(`b${i}`)]
@@ -824,13 +793,12 @@ describe('claude-tasks over HTTP', () => {
 
   it("Should take an operator's list and keep numbering past its ids", async () => {
     const t = makeTestApp()
-    const bad = await t.call('PUT', '/v1/sessions/ct4/todos', {
+    const detail = await http.refusedPut(t, 'ct4', {
       dialect,
       items: [{ id: '1', content: 'A', status: 'blocked' }],
     })
-    assert.equal(bad.status, 422)
     assert.equal(
-      bad.body.detail,
+      detail,
       'tasks[0].status: Invalid option: expected one of "pending"|"in_progress"|"completed"'
     )
     const put = await t.call('PUT', '/v1/sessions/ct4/todos', {
@@ -842,9 +810,7 @@ describe('claude-tasks over HTTP', () => {
     })
     assert.equal(put.status, 200)
     assert.deepEqual(put.body.items[0].blocks, ['6'])
-    const res = await round(t, 'ct4', [
-      { id: 'a', name: 'TaskCreate', input: { subject: 'C', description: 'c' } },
-    ])
+    const res = await round(t, 'ct4', [taskCreate('a', 'C', 'c')])
     assert.equal(res.body.results[0].content, 'Task #7 created successfully: C')
     assert.equal(
       res.body.notice.rendered,
