@@ -106,6 +106,16 @@ export function fieldsOf<T extends object>(items: readonly T[], ...keys: (keyof 
   return items.map((item) => keys.map((key) => item[key]))
 }
 
+/**
+ * Claude Code's answer to tool arguments it cannot parse as JSON, in both Claude dialects.
+ * @param tool - the tool called
+ * @param counts - how many of the arguments' bytes it quotes, of how many (`14 of 14`)
+ * @param quoted - those bytes as it quotes them
+ */
+export function claudeUnparsable(tool: string, counts: string, quoted: string): string {
+  return `<tool_use_error>InputValidationError: ${tool} was called with input that could not be parsed as JSON.\nYou sent (first ${counts} bytes): ${quoted}\nCommon causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. Retry with valid JSON.</tool_use_error>`
+}
+
 /** A tool call of a round, as `round` (test/helpers.ts) sends it. */
 export type RoundCall = Parameters<typeof round>[2][number]
 

@@ -14,7 +14,12 @@ import {
 } from './texts.js'
 import type { CallOutcome, DialectState } from '../types.js'
 import { formatTool } from '../../tools/formats.js'
-import { assertListRefused, dialectHttp, fieldsOf } from '../../../test/dialect-support.js'
+import {
+  assertListRefused,
+  claudeUnparsable,
+  dialectHttp,
+  fieldsOf,
+} from '../../../test/dialect-support.js'
 import { makeTestApp, round } from '../../../test/helpers.js'
 
 const REMINDER_BODY =
@@ -24,75 +29,79 @@ const ACTIVE_FORM =
   'Present continuous form shown in spinner when in_progress (e.g., "Running tests")'
 const METADATA = { type: 'object', propertyNames: { type: 'string' }, additionalProperties: {} }
 
+/**
+ * A tool whose input is a closed object (zod's strictObject) of these properties.
+ * @param required - the required properties; none when absent
+ */
+const strictTool = (
+  name: string,
+  description: string,
+  properties: object,
+  required?: string[]
+) => ({
+  name,
+  description,
+  input_schema: {
+    type: 'object',
+    properties,
+    ...(required && { required }),
+    additionalProperties: false,
+  },
+})
+
 /** The inputs of sdk-tools.d.ts (dialects.md §2.3) as JSON Schema, with strictObject's closure. */
 const NATIVE_TOOLS = [
-  {
-    name: 'TaskCreate',
-    description: TASK_CREATE_PROMPT,
-    input_schema: {
-      type: 'object',
-      properties: {
-        subject: { type: 'string', description: 'A brief title for the task' },
-        description: { type: 'string', description: 'What needs to be done' },
-        activeForm: { description: ACTIVE_FORM, type: 'string' },
-        metadata: { description: 'Arbitrary metadata to attach to the task', ...METADATA },
+  strictTool(
+    'TaskCreate',
+    TASK_CREATE_PROMPT,
+    {
+      subject: { type: 'string', description: 'A brief title for the task' },
+      description: { type: 'string', description: 'What needs to be done' },
+      activeForm: { description: ACTIVE_FORM, type: 'string' },
+      metadata: { description: 'Arbitrary metadata to attach to the task', ...METADATA },
+    },
+    ['subject', 'description']
+  ),
+  strictTool(
+    'TaskGet',
+    TASK_GET_PROMPT,
+    { taskId: { type: 'string', description: 'The ID of the task to retrieve' } },
+    ['taskId']
+  ),
+  strictTool(
+    'TaskUpdate',
+    TASK_UPDATE_PROMPT,
+    {
+      taskId: { type: 'string', description: 'The ID of the task to update' },
+      subject: { description: 'New subject for the task', type: 'string' },
+      description: { description: 'New description for the task', type: 'string' },
+      activeForm: { description: ACTIVE_FORM, type: 'string' },
+      status: {
+        description: 'New status for the task',
+        anyOf: [
+          { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
+          { type: 'string', const: 'deleted' },
+        ],
       },
-      required: ['subject', 'description'],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: 'TaskGet',
-    description: TASK_GET_PROMPT,
-    input_schema: {
-      type: 'object',
-      properties: { taskId: { type: 'string', description: 'The ID of the task to retrieve' } },
-      required: ['taskId'],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: 'TaskUpdate',
-    description: TASK_UPDATE_PROMPT,
-    input_schema: {
-      type: 'object',
-      properties: {
-        taskId: { type: 'string', description: 'The ID of the task to update' },
-        subject: { description: 'New subject for the task', type: 'string' },
-        description: { description: 'New description for the task', type: 'string' },
-        activeForm: { description: ACTIVE_FORM, type: 'string' },
-        status: {
-          description: 'New status for the task',
-          anyOf: [
-            { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
-            { type: 'string', const: 'deleted' },
-          ],
-        },
-        addBlocks: {
-          description: 'Task IDs that this task blocks',
-          type: 'array',
-          items: { type: 'string' },
-        },
-        addBlockedBy: {
-          description: 'Task IDs that block this task',
-          type: 'array',
-          items: { type: 'string' },
-        },
-        owner: { description: 'New owner for the task', type: 'string' },
-        metadata: {
-          description: 'Metadata keys to merge into the task. Set a key to null to delete it.',
-          ...METADATA,
-        },
+      addBlocks: {
+        description: 'Task IDs that this task blocks',
+        type: 'array',
+        items: { type: 'string' },
       },
-      required: ['taskId'],
-      additionalProperties: false,
+      addBlockedBy: {
+        description: 'Task IDs that block this task',
+        type: 'array',
+        items: { type: 'string' },
+      },
+      owner: { description: 'New owner for the task', type: 'string' },
+      metadata: {
+        description: 'Metadata keys to merge into the task. Set a key to null to delete it.',
+        ...METADATA,
+      },
     },
-  },
-  {
-    name: 'TaskList',
-    description: TASK_LIST_PROMPT,
-    input_schema: { type: 'object', properties: {}, additionalProperties: false },
-  },
+    ['taskId']
+  ),
+  strictTool('TaskList', TASK_LIST_PROMPT, {}),
 ]
 
 const CTX = { callsInRound: 1, indexInRound: 0 }
@@ -115,6 +124,13 @@ function session(initial: DialectState = EMPTY) {
     },
     item: (id: string) => state.items.find((item) => item.id === id),
   }
+}
+
+/** A session in which TaskCreate made tasks of these subjects, #1 on. */
+function withTasks(...subjects: string[]) {
+  const s = session()
+  for (const subject of subjects) s.create(subject)
+  return s
 }
 
 const ok = (outcome: CallOutcome) => {
@@ -178,10 +194,7 @@ describe('claude-tasks TaskCreate', () => {
   })
 
   it('Should never reuse an id after a delete, and follow ids an operator put in', () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
-    s.create('C')
+    const s = withTasks('A', 'B', 'C')
     s.call('TaskUpdate', { taskId: '3', status: 'deleted' })
     assert.equal(ok(s.create('D')).content, 'Task #4 created successfully: D')
     s.call('TaskUpdate', { taskId: '4', status: 'deleted' })
@@ -197,10 +210,7 @@ describe('claude-tasks TaskCreate', () => {
 
 describe('claude-tasks TaskGet', () => {
   it("Should answer with the task's lines, blockers and blocked tasks when there are any", () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
-    s.create('C')
+    const s = withTasks('A', 'B', 'C')
     assert.deepEqual(ok(s.call('TaskGet', { taskId: '1' })), {
       is_error: false,
       content: 'Task #1: A\nStatus: pending\nDescription: Do A',
@@ -223,8 +233,7 @@ describe('claude-tasks TaskGet', () => {
   })
 
   it('Should answer an unknown task with the non-error text Task not found', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     const before = s.state
     const outcome = s.call('TaskGet', { taskId: '9' })
     assert.deepEqual(ok(outcome), {
@@ -238,8 +247,7 @@ describe('claude-tasks TaskGet', () => {
 
 describe('claude-tasks TaskUpdate', () => {
   it('Should update partially, listing only changed fields, with the status change', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     assert.deepEqual(
       ok(
         s.call('TaskUpdate', {
@@ -272,8 +280,7 @@ describe('claude-tasks TaskUpdate', () => {
   })
 
   it('Should end the text in a space when nothing changed', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     assert.deepEqual(ok(s.call('TaskUpdate', { taskId: '1', status: 'pending', subject: 'A' })), {
       is_error: false,
       content: 'Updated task #1 ',
@@ -282,8 +289,7 @@ describe('claude-tasks TaskUpdate', () => {
   })
 
   it('Should allow any status transition, pending straight to completed', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     const result = ok(s.call('TaskUpdate', { taskId: '1', status: 'completed' }))
     assert.equal(result.content, 'Updated task #1 status')
     assert.deepEqual((result.structured as { statusChange: unknown }).statusChange, {
@@ -293,10 +299,7 @@ describe('claude-tasks TaskUpdate', () => {
   })
 
   it('Should write blocks and blockedBy on both tasks, once', () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
-    s.create('C')
+    const s = withTasks('A', 'B', 'C')
     assert.equal(
       ok(s.call('TaskUpdate', { taskId: '2', addBlockedBy: ['1'] })).content,
       'Updated task #2 blockedBy'
@@ -318,8 +321,7 @@ describe('claude-tasks TaskUpdate', () => {
   })
 
   it('Should list an edge to a missing task without writing it, as the native does', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     assert.equal(
       ok(s.call('TaskUpdate', { taskId: '1', addBlocks: ['99'] })).content,
       'Updated task #1 blocks'
@@ -342,10 +344,7 @@ describe('claude-tasks TaskUpdate', () => {
   })
 
   it('Should delete on status deleted and strip the id from every other task', () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
-    s.create('C')
+    const s = withTasks('A', 'B', 'C')
     s.call('TaskUpdate', { taskId: '2', addBlockedBy: ['1'], addBlocks: ['3'] })
     assert.deepEqual(
       ok(s.call('TaskUpdate', { taskId: '2', status: 'deleted', subject: 'ignored' })),
@@ -368,8 +367,7 @@ describe('claude-tasks TaskUpdate', () => {
   })
 
   it('Should answer an unknown task with a non-error Task not found, state unchanged', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     const before = s.state
     const outcome = s.call('TaskUpdate', { taskId: '7', status: 'completed' })
     assert.deepEqual(ok(outcome), {
@@ -391,10 +389,7 @@ describe('claude-tasks TaskList', () => {
   })
 
   it('Should show owner and only unresolved blockers', () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
-    s.create('C')
+    const s = withTasks('A', 'B', 'C')
     s.call('TaskUpdate', { taskId: '3', addBlockedBy: ['1', '2'] })
     s.call('TaskUpdate', { taskId: '1', owner: 'ann', status: 'completed' })
     assert.deepEqual(ok(s.call('TaskList')), {
@@ -440,8 +435,7 @@ describe('claude-tasks key repair and lenient parsing', () => {
   })
 
   it('Should accept id lists and metadata sent as JSON strings', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     s.create('B', { metadata: '{"k":"v"}' })
     assert.equal(
       ok(s.call('TaskUpdate', { taskId: '2', addBlockedBy: '["1"]' })).content,
@@ -538,8 +532,7 @@ describe('claude-tasks input repairs of Claude Code 2.1.332', () => {
   })
 
   it('Should not repair task_id in TaskGet, as the native refuses it', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     const outcome = s.call('TaskGet', { task_id: '1' })
     assert.equal(outcome.result.is_error, true)
     assert.equal(
@@ -550,10 +543,7 @@ describe('claude-tasks input repairs of Claude Code 2.1.332', () => {
   })
 
   it('Should list only the blockers that are not completed in TaskGet', () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
-    s.create('C')
+    const s = withTasks('A', 'B', 'C')
     s.call('TaskUpdate', { taskId: '3', addBlockedBy: ['1', '2'] })
     s.call('TaskUpdate', { taskId: '1', status: 'completed' })
     const result = ok(s.call('TaskGet', { taskId: '3' }))
@@ -564,8 +554,7 @@ describe('claude-tasks input repairs of Claude Code 2.1.332', () => {
   })
 
   it('Should read an optional TaskUpdate field sent as null as absent (strict-mode callers)', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     const result = ok(
       s.call('TaskUpdate', {
         taskId: '1',
@@ -585,8 +574,7 @@ describe('claude-tasks input repairs of Claude Code 2.1.332', () => {
 
 describe('claude-tasks input errors, as Claude Code words them', () => {
   const errorOf = (name: string, input: unknown) => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     const before = s.state
     const outcome = s.call(name, input)
     assert.equal(outcome.result.is_error, true)
@@ -629,7 +617,7 @@ describe('claude-tasks input errors, as Claude Code words them', () => {
   it('Should answer unparseable arguments with the native JSON error', () => {
     assert.equal(
       claudeTasks.argumentsError('TaskCreate', '{"subject": "A'),
-      '<tool_use_error>InputValidationError: TaskCreate was called with input that could not be parsed as JSON.\nYou sent (first 14 of 14 bytes): {"subject": "A\nCommon causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. Retry with valid JSON.</tool_use_error>'
+      claudeUnparsable('TaskCreate', '14 of 14', '{"subject": "A')
     )
   })
 })
@@ -650,9 +638,7 @@ describe('claude-tasks reminder, render and operator lists', () => {
   })
 
   it("Should remind with Claude Code's task text and one #id line per task", () => {
-    const s = session()
-    s.create('Run tests')
-    s.create('Ship')
+    const s = withTasks('Run tests', 'Ship')
     s.call('TaskUpdate', { taskId: '1', status: 'in_progress' })
     assert.equal(
       claudeTasks.reminderText(s.state.items),
@@ -665,9 +651,7 @@ describe('claude-tasks reminder, render and operator lists', () => {
   })
 
   it('Should render the TaskList text', () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
+    const s = withTasks('A', 'B')
     s.call('TaskUpdate', { taskId: '2', addBlockedBy: ['1'], owner: 'bo' })
     assert.equal(
       claudeTasks.render(s.state.items),

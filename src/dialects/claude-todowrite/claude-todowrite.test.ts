@@ -9,7 +9,12 @@ import { claudeTodoWrite } from './index.js'
 import { TODO_WRITE_PROMPT } from './texts.js'
 import type { DialectState } from '../types.js'
 import { formatTool } from '../../tools/formats.js'
-import { dialectKit, fieldsOf, todosParameters } from '../../../test/dialect-support.js'
+import {
+  claudeUnparsable,
+  dialectKit,
+  fieldsOf,
+  todosParameters,
+} from '../../../test/dialect-support.js'
 import { makeTestApp, round } from '../../../test/helpers.js'
 
 const SUCCESS =
@@ -307,7 +312,7 @@ describe('claude-todowrite input errors, as Claude Code words them', () => {
   it('Should quote unparsable arguments escaped: control characters, backticks, angle brackets', () => {
     assert.equal(
       claudeTodoWrite.argumentsError('TodoWrite', '{"todos": [\n\t`<x>`'),
-      '<tool_use_error>InputValidationError: TodoWrite was called with input that could not be parsed as JSON.\nYou sent (first 18 of 18 bytes): {"todos": [\\u{A}\\u{9}\'\u2039x\u203A\'\nCommon causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. Retry with valid JSON.</tool_use_error>'
+      claudeUnparsable('TodoWrite', '18 of 18', '{"todos": [\\u{A}\\u{9}\'\u2039x\u203A\'')
     )
     const long = `{"todos": "${'x'.repeat(300)}`
     const quoted = claudeTodoWrite.argumentsError('TodoWrite', long)
@@ -317,7 +322,7 @@ describe('claude-todowrite input errors, as Claude Code words them', () => {
   it('Should answer unparseable arguments with the native JSON error', () => {
     assert.equal(
       claudeTodoWrite.argumentsError('TodoWrite', '{"todos": ['),
-      '<tool_use_error>InputValidationError: TodoWrite was called with input that could not be parsed as JSON.\nYou sent (first 11 of 11 bytes): {"todos": [\nCommon causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. Retry with valid JSON.</tool_use_error>'
+      claudeUnparsable('TodoWrite', '11 of 11', '{"todos": [')
     )
   })
 })

@@ -47,9 +47,8 @@ describe('opencode-todos tool definition', () => {
   })
 
   it('Should be served by GET /v1/tools', async () => {
-    const { tools } = await http.tools('anthropic')
-    assert.equal(tools[0].name, 'todowrite')
-    assert.deepEqual(tools[0].input_schema, NATIVE_PARAMETERS)
+    const [tool] = (await http.tools('anthropic')).tools
+    assert.deepEqual([tool.name, tool.input_schema], ['todowrite', NATIVE_PARAMETERS])
   })
 })
 

@@ -191,55 +191,39 @@ describe('qwen-todos results (texts of Qwen Code 0.24.4)', () => {
 
 describe('qwen-todos errors (validateTodos, in its order)', () => {
   it('Should give the exact texts', () => {
-    assert.equal(
-      errorOf({ todos: [todo('', 'A')] }),
-      'Each todo must have a non-empty "id" string of at most 500 characters.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('  ', 'A')] }),
-      'Each todo must have a non-empty "id" string of at most 500 characters.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('x'.repeat(501), 'A')] }),
-      'Each todo must have a non-empty "id" string of at most 500 characters.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('1', ' ')] }),
-      'Each todo must have a non-empty "content" string.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('1', 'A', 'cancelled')] }),
-      'Each todo must have a valid "status" (pending, in_progress, completed).'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('1', 'A'), todo('1', 'B')] }),
-      'Todo IDs must be unique within the array.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('1', 'A'), todo('2', 'B', 'pending', { blockedBy: ['9'] })] }),
-      'Todo "2" references unknown dependency "9".'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('1', 'A', 'pending', { blockedBy: [''] })] }),
-      'Each todo "blockedBy" value must be an array of non-empty Todo IDs of at most 500 characters.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('a', 'A'), todo('b', 'B', 'pending', { blockedBy: ['a', 'a'] })] }),
-      'Todo "b" must not contain duplicate blockedBy references.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('a', 'A', 'pending', { blockedBy: ['a'] })] }),
-      'Todo "a" must not depend on itself.'
-    )
-    assert.equal(
-      errorOf({
-        todos: [
+    const idError = 'Each todo must have a non-empty "id" string of at most 500 characters.'
+    for (const id of ['', '  ', 'x'.repeat(501)]) {
+      assert.equal(errorOf({ todos: [todo(id, 'A')] }), idError)
+    }
+    const cases: [todos: object[], error: string][] = [
+      [[todo('1', ' ')], 'Each todo must have a non-empty "content" string.'],
+      [
+        [todo('1', 'A', 'cancelled')],
+        'Each todo must have a valid "status" (pending, in_progress, completed).',
+      ],
+      [[todo('1', 'A'), todo('1', 'B')], 'Todo IDs must be unique within the array.'],
+      [
+        [todo('1', 'A'), todo('2', 'B', 'pending', { blockedBy: ['9'] })],
+        'Todo "2" references unknown dependency "9".',
+      ],
+      [
+        [todo('1', 'A', 'pending', { blockedBy: [''] })],
+        'Each todo "blockedBy" value must be an array of non-empty Todo IDs of at most 500 characters.',
+      ],
+      [
+        [todo('a', 'A'), todo('b', 'B', 'pending', { blockedBy: ['a', 'a'] })],
+        'Todo "b" must not contain duplicate blockedBy references.',
+      ],
+      [[todo('a', 'A', 'pending', { blockedBy: ['a'] })], 'Todo "a" must not depend on itself.'],
+      [
+        [
           todo('a', 'A', 'pending', { blockedBy: ['b'] }),
           todo('b', 'B', 'pending', { blockedBy: ['a'] }),
         ],
-      }),
-      'Todo dependencies must not contain a cycle.'
-    )
+        'Todo dependencies must not contain a cycle.',
+      ],
+    ]
+    for (const [todos, error] of cases) assert.equal(errorOf({ todos }), error)
   })
 
   it('Should check each item fully before the next, and ids before content', () => {
