@@ -159,6 +159,18 @@ export function dialectHttp(dialect: string) {
       return { t, res: await round(t, sessionId, second) }
     },
 
+    /**
+     * The reorder case: a session's first round writes A, B and C, its second C and A. Asserts
+     * that the second round reports B, id 2, dropped, and returns the app.
+     * @param write - the dialect's call writing pending items of these contents
+     */
+    async reorder(sessionId: string, write: (contents: string[]) => RoundCall): Promise<TestApp> {
+      const t = await afterRound(sessionId, [write(['A', 'B', 'C'])])
+      const res = await round(t, sessionId, [write(['C', 'A'])])
+      assert.deepEqual(fieldsOf(res.body.dropped, 'id', 'content'), [['2', 'B']])
+      return t
+    },
+
     /** The body of GET /v1/tools for the dialect in `format`, asserted answered with 200. */
     async tools(format: string, t: TestApp = makeTestApp()): Promise<any> {
       const res = await t.call('GET', `/v1/tools?dialect=${dialect}&format=${format}`)
