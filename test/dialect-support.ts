@@ -178,6 +178,17 @@ export function dialectHttp(dialect: string) {
       return res.body
     },
 
+    /**
+     * GET /v1/tools in the Chat Completions format: asserts the first tool's name and parameters
+     * and returns the tools served.
+     */
+    async assertServedOpenai(expected: { name: string; parameters: unknown }): Promise<any[]> {
+      const { tools } = await this.tools('openai')
+      assert.equal(tools[0].function.name, expected.name)
+      assert.deepEqual(tools[0].function.parameters, expected.parameters)
+      return tools
+    },
+
     /** A session as GET /v1/sessions/{id} shows it: the response's body. */
     async view(t: TestApp, sessionId: string): Promise<any> {
       return (await t.call('GET', `/v1/sessions/${sessionId}`)).body

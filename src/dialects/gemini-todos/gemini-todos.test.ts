@@ -46,11 +46,12 @@ describe('gemini-todos tool definition', () => {
   })
 
   it('Should be served by GET /v1/tools in the OpenAI format', async () => {
-    const { tools } = await http.tools('openai')
+    const tools = await http.assertServedOpenai({
+      name: 'write_todos',
+      parameters: NATIVE_PARAMETERS,
+    })
     assert.equal(tools.length, 1)
     assert.equal(tools[0].type, 'function')
-    assert.equal(tools[0].function.name, 'write_todos')
-    assert.deepEqual(tools[0].function.parameters, NATIVE_PARAMETERS)
   })
 })
 

@@ -48,9 +48,7 @@ describe('langchain-todos tool definition', () => {
   })
 
   it('Should be served by GET /v1/tools in the OpenAI format', async () => {
-    const { tools } = await http.tools('openai')
-    assert.equal(tools[0].function.name, 'write_todos')
-    assert.deepEqual(tools[0].function.parameters, NATIVE_PARAMETERS)
+    await http.assertServedOpenai({ name: 'write_todos', parameters: NATIVE_PARAMETERS })
   })
 })
 

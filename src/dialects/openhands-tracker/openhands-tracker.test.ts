@@ -7,7 +7,6 @@ import assert from 'node:assert/strict'
 import { makeItem, type Status } from '../../core/items.js'
 import { openhandsTracker, parseTaskTracker, renderTaskList } from './index.js'
 import type { DialectState } from '../types.js'
-import { formatTool } from '../../tools/formats.js'
 import { dialectKit, fieldsOf, jsonCall } from '../../../test/dialect-support.js'
 import { makeTestApp } from '../../../test/helpers.js'
 
@@ -53,7 +52,8 @@ const NATIVE_PARAMETERS = {
 const NO_LIST = 'No task list found. Use the "plan" command to create one.'
 const URL = 'https://errors.pydantic.dev/2.12/v'
 
-const { apply, errorOf, http } = dialectKit(openhandsTracker, 'task_tracker')
+const kit = dialectKit(openhandsTracker, 'task_tracker')
+const { apply, errorOf, http } = kit
 
 /**
  * The SDK agent's text for a call that fails pydantic's validation of TaskTrackerAction: the count,
@@ -77,30 +77,24 @@ const track = (task_list: object[]) => ({
 
 describe('openhands-tracker tool definition', () => {
   it('Should carry the SDK schema and description', () => {
-    const tool = formatTool(openhandsTracker.tools[0], 'openai') as {
-      function: { name: string; description: string; parameters: unknown }
-    }
-    assert.equal(tool.function.name, 'task_tracker')
-    assert.deepEqual(tool.function.parameters, NATIVE_PARAMETERS)
-    assert.match(
-      tool.function.description,
-      /^This tool provides structured task management capabilities/
-    )
-    assert.ok(tool.function.description.includes('```javascript\nfor (let i = 0;'))
-    assert.ok(tool.function.description.endsWith('ensures comprehensive requirement fulfillment.'))
+    const description = kit.assertNativeTool({
+      name: 'task_tracker',
+      parameters: NATIVE_PARAMETERS,
+      starts: 'This tool provides structured task management capabilities',
+      ends: 'ensures comprehensive requirement fulfillment.',
+    })
+    assert.ok(description.includes('```javascript\nfor (let i = 0;'))
     // the released prompt has no "Task identity" guideline (that was the unmerged PR #4470)
-    assert.ok(!tool.function.description.includes('Task identity'))
+    assert.ok(!description.includes('Task identity'))
     assert.ok(
-      tool.function.description.includes(
+      description.includes(
         '7. Task completion - Update status to done and identify any additional work\n   that emerged during implementation\n\n## Situations'
       )
     )
   })
 
   it('Should be served by GET /v1/tools in the OpenAI format', async () => {
-    const { tools } = await http.tools('openai')
-    assert.equal(tools[0].function.name, 'task_tracker')
-    assert.deepEqual(tools[0].function.parameters, NATIVE_PARAMETERS)
+    await http.assertServedOpenai({ name: 'task_tracker', parameters: NATIVE_PARAMETERS })
   })
 })
 
