@@ -1,8 +1,10 @@
 /**
  * What a dialect's unit tests share: calls on an empty session, a refused call's text, the tool in
- * a provider format, the shape of a todo tool's parameters, and the HTTP steps of their "over
- * HTTP" cases (a session's first rounds, the tools served, the session read back, an operator's
- * list refused, the reminders of rounds without the dialect's tool).
+ * a provider format, a refused operator's list, the shape of a todo tool's parameters, the fields
+ * of a list a test compares, Claude Code's unparsable-JSON text, and the HTTP steps of their "over
+ * HTTP" cases (a session's first rounds, the reorder case, the tools served, the session read
+ * back, an operator's list refused, the reminders of rounds without the dialect's tool), bound to
+ * one dialect by `dialectKit`.
  */
 import assert from 'node:assert/strict'
 import type { Item } from '../src/core/items.js'
@@ -136,21 +138,29 @@ export function jsonCall(id: string, name: string, args: unknown): RoundCall {
  * @param dialect - the dialect's name
  */
 export function dialectHttp(dialect: string) {
-  /** A new app whose session `sessionId` has had a first round of `calls`. */
-  const afterRound = async (sessionId: string, calls: RoundCall[]): Promise<TestApp> => {
+  /** A new app and the response to its session's first round, `calls`. */
+  const start = async (sessionId: string, calls: RoundCall[]) => {
     const t = makeTestApp()
-    await round(t, sessionId, calls, { dialect })
-    return t
+    return { t, res: await round(t, sessionId, calls, { dialect }) }
+  }
+  /** A new app whose session `sessionId` has had a first round of `calls`. */
+  const afterRound = async (sessionId: string, calls: RoundCall[]): Promise<TestApp> =>
+    (await start(sessionId, calls)).t
+  /** The body of GET /v1/tools for the dialect in `format`, asserted answered with 200. */
+  const tools = async (format: string, t: TestApp = makeTestApp()): Promise<any> => {
+    const res = await t.call('GET', `/v1/tools?dialect=${dialect}&format=${format}`)
+    assert.equal(res.status, 200)
+    return res.body
   }
   return {
     afterRound,
+    tools,
 
     /** The first round of a session on a new app, asserted answered with 200. */
     async firstRound(sessionId: string, calls: RoundCall[]) {
-      const t = makeTestApp()
-      const res = await round(t, sessionId, calls, { dialect })
-      assert.equal(res.status, 200)
-      return { t, res }
+      const started = await start(sessionId, calls)
+      assert.equal(started.res.status, 200)
+      return started
     },
 
     /** Two rounds of a session on a new app: the app and the second round's response. */
@@ -171,22 +181,15 @@ export function dialectHttp(dialect: string) {
       return t
     },
 
-    /** The body of GET /v1/tools for the dialect in `format`, asserted answered with 200. */
-    async tools(format: string, t: TestApp = makeTestApp()): Promise<any> {
-      const res = await t.call('GET', `/v1/tools?dialect=${dialect}&format=${format}`)
-      assert.equal(res.status, 200)
-      return res.body
-    },
-
     /**
      * GET /v1/tools in the Chat Completions format: asserts the first tool's name and parameters
      * and returns the tools served.
      */
     async assertServedOpenai(expected: { name: string; parameters: unknown }): Promise<any[]> {
-      const { tools } = await this.tools('openai')
-      assert.equal(tools[0].function.name, expected.name)
-      assert.deepEqual(tools[0].function.parameters, expected.parameters)
-      return tools
+      const served = (await tools('openai')).tools
+      assert.equal(served[0].function.name, expected.name)
+      assert.deepEqual(served[0].function.parameters, expected.parameters)
+      return served
     },
 
     /** A session as GET /v1/sessions/{id} shows it: the response's body. */
