@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { makeItem, type Item } from '../../core/items.js'
+import { makeItem } from '../../core/items.js'
 import { claudeTasks } from './index.js'
 import {
   TASK_CREATE_PROMPT,
@@ -14,6 +14,12 @@ import {
 } from './texts.js'
 import type { CallOutcome, DialectState } from '../types.js'
 import { formatTool } from '../../tools/formats.js'
+import {
+  assertListRefused,
+  claudeUnparsable,
+  dialectHttp,
+  fieldsOf,
+} from '../../../test/dialect-support.js'
 import { makeTestApp, round } from '../../../test/helpers.js'
 
 const REMINDER_BODY =
@@ -23,75 +29,79 @@ const ACTIVE_FORM =
   'Present continuous form shown in spinner when in_progress (e.g., "Running tests")'
 const METADATA = { type: 'object', propertyNames: { type: 'string' }, additionalProperties: {} }
 
+/**
+ * A tool whose input is a closed object (zod's strictObject) of these properties.
+ * @param required - the required properties; none when absent
+ */
+const strictTool = (
+  name: string,
+  description: string,
+  properties: object,
+  required?: string[]
+) => ({
+  name,
+  description,
+  input_schema: {
+    type: 'object',
+    properties,
+    ...(required && { required }),
+    additionalProperties: false,
+  },
+})
+
 /** The inputs of sdk-tools.d.ts (dialects.md §2.3) as JSON Schema, with strictObject's closure. */
 const NATIVE_TOOLS = [
-  {
-    name: 'TaskCreate',
-    description: TASK_CREATE_PROMPT,
-    input_schema: {
-      type: 'object',
-      properties: {
-        subject: { type: 'string', description: 'A brief title for the task' },
-        description: { type: 'string', description: 'What needs to be done' },
-        activeForm: { description: ACTIVE_FORM, type: 'string' },
-        metadata: { description: 'Arbitrary metadata to attach to the task', ...METADATA },
+  strictTool(
+    'TaskCreate',
+    TASK_CREATE_PROMPT,
+    {
+      subject: { type: 'string', description: 'A brief title for the task' },
+      description: { type: 'string', description: 'What needs to be done' },
+      activeForm: { description: ACTIVE_FORM, type: 'string' },
+      metadata: { description: 'Arbitrary metadata to attach to the task', ...METADATA },
+    },
+    ['subject', 'description']
+  ),
+  strictTool(
+    'TaskGet',
+    TASK_GET_PROMPT,
+    { taskId: { type: 'string', description: 'The ID of the task to retrieve' } },
+    ['taskId']
+  ),
+  strictTool(
+    'TaskUpdate',
+    TASK_UPDATE_PROMPT,
+    {
+      taskId: { type: 'string', description: 'The ID of the task to update' },
+      subject: { description: 'New subject for the task', type: 'string' },
+      description: { description: 'New description for the task', type: 'string' },
+      activeForm: { description: ACTIVE_FORM, type: 'string' },
+      status: {
+        description: 'New status for the task',
+        anyOf: [
+          { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
+          { type: 'string', const: 'deleted' },
+        ],
       },
-      required: ['subject', 'description'],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: 'TaskGet',
-    description: TASK_GET_PROMPT,
-    input_schema: {
-      type: 'object',
-      properties: { taskId: { type: 'string', description: 'The ID of the task to retrieve' } },
-      required: ['taskId'],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: 'TaskUpdate',
-    description: TASK_UPDATE_PROMPT,
-    input_schema: {
-      type: 'object',
-      properties: {
-        taskId: { type: 'string', description: 'The ID of the task to update' },
-        subject: { description: 'New subject for the task', type: 'string' },
-        description: { description: 'New description for the task', type: 'string' },
-        activeForm: { description: ACTIVE_FORM, type: 'string' },
-        status: {
-          description: 'New status for the task',
-          anyOf: [
-            { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
-            { type: 'string', const: 'deleted' },
-          ],
-        },
-        addBlocks: {
-          description: 'Task IDs that this task blocks',
-          type: 'array',
-          items: { type: 'string' },
-        },
-        addBlockedBy: {
-          description: 'Task IDs that block this task',
-          type: 'array',
-          items: { type: 'string' },
-        },
-        owner: { description: 'New owner for the task', type: 'string' },
-        metadata: {
-          description: 'Metadata keys to merge into the task. Set a key to null to delete it.',
-          ...METADATA,
-        },
+      addBlocks: {
+        description: 'Task IDs that this task blocks',
+        type: 'array',
+        items: { type: 'string' },
       },
-      required: ['taskId'],
-      additionalProperties: false,
+      addBlockedBy: {
+        description: 'Task IDs that block this task',
+        type: 'array',
+        items: { type: 'string' },
+      },
+      owner: { description: 'New owner for the task', type: 'string' },
+      metadata: {
+        description: 'Metadata keys to merge into the task. Set a key to null to delete it.',
+        ...METADATA,
+      },
     },
-  },
-  {
-    name: 'TaskList',
-    description: TASK_LIST_PROMPT,
-    input_schema: { type: 'object', properties: {}, additionalProperties: false },
-  },
+    ['taskId']
+  ),
+  strictTool('TaskList', TASK_LIST_PROMPT, {}),
 ]
 
 const CTX = { callsInRound: 1, indexInRound: 0 }
@@ -114,6 +124,13 @@ function session(initial: DialectState = EMPTY) {
     },
     item: (id: string) => state.items.find((item) => item.id === id),
   }
+}
+
+/** A session in which TaskCreate made tasks of these subjects, #1 on. */
+function withTasks(...subjects: string[]) {
+  const s = session()
+  for (const subject of subjects) s.create(subject)
+  return s
 }
 
 const ok = (outcome: CallOutcome) => {
@@ -177,10 +194,7 @@ describe('claude-tasks TaskCreate', () => {
   })
 
   it('Should never reuse an id after a delete, and follow ids an operator put in', () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
-    s.create('C')
+    const s = withTasks('A', 'B', 'C')
     s.call('TaskUpdate', { taskId: '3', status: 'deleted' })
     assert.equal(ok(s.create('D')).content, 'Task #4 created successfully: D')
     s.call('TaskUpdate', { taskId: '4', status: 'deleted' })
@@ -196,10 +210,7 @@ describe('claude-tasks TaskCreate', () => {
 
 describe('claude-tasks TaskGet', () => {
   it("Should answer with the task's lines, blockers and blocked tasks when there are any", () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
-    s.create('C')
+    const s = withTasks('A', 'B', 'C')
     assert.deepEqual(ok(s.call('TaskGet', { taskId: '1' })), {
       is_error: false,
       content: 'Task #1: A\nStatus: pending\nDescription: Do A',
@@ -222,8 +233,7 @@ describe('claude-tasks TaskGet', () => {
   })
 
   it('Should answer an unknown task with the non-error text Task not found', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     const before = s.state
     const outcome = s.call('TaskGet', { taskId: '9' })
     assert.deepEqual(ok(outcome), {
@@ -237,8 +247,7 @@ describe('claude-tasks TaskGet', () => {
 
 describe('claude-tasks TaskUpdate', () => {
   it('Should update partially, listing only changed fields, with the status change', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     assert.deepEqual(
       ok(
         s.call('TaskUpdate', {
@@ -271,8 +280,7 @@ describe('claude-tasks TaskUpdate', () => {
   })
 
   it('Should end the text in a space when nothing changed', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     assert.deepEqual(ok(s.call('TaskUpdate', { taskId: '1', status: 'pending', subject: 'A' })), {
       is_error: false,
       content: 'Updated task #1 ',
@@ -281,8 +289,7 @@ describe('claude-tasks TaskUpdate', () => {
   })
 
   it('Should allow any status transition, pending straight to completed', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     const result = ok(s.call('TaskUpdate', { taskId: '1', status: 'completed' }))
     assert.equal(result.content, 'Updated task #1 status')
     assert.deepEqual((result.structured as { statusChange: unknown }).statusChange, {
@@ -292,10 +299,7 @@ describe('claude-tasks TaskUpdate', () => {
   })
 
   it('Should write blocks and blockedBy on both tasks, once', () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
-    s.create('C')
+    const s = withTasks('A', 'B', 'C')
     assert.equal(
       ok(s.call('TaskUpdate', { taskId: '2', addBlockedBy: ['1'] })).content,
       'Updated task #2 blockedBy'
@@ -317,8 +321,7 @@ describe('claude-tasks TaskUpdate', () => {
   })
 
   it('Should list an edge to a missing task without writing it, as the native does', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     assert.equal(
       ok(s.call('TaskUpdate', { taskId: '1', addBlocks: ['99'] })).content,
       'Updated task #1 blocks'
@@ -341,10 +344,7 @@ describe('claude-tasks TaskUpdate', () => {
   })
 
   it('Should delete on status deleted and strip the id from every other task', () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
-    s.create('C')
+    const s = withTasks('A', 'B', 'C')
     s.call('TaskUpdate', { taskId: '2', addBlockedBy: ['1'], addBlocks: ['3'] })
     assert.deepEqual(
       ok(s.call('TaskUpdate', { taskId: '2', status: 'deleted', subject: 'ignored' })),
@@ -359,19 +359,15 @@ describe('claude-tasks TaskUpdate', () => {
         },
       }
     )
-    assert.deepEqual(
-      s.state.items.map((item) => [item.id, item.blocks, item.blocked_by]),
-      [
-        ['1', [], []],
-        ['3', [], []],
-      ]
-    )
+    assert.deepEqual(fieldsOf(s.state.items, 'id', 'blocks', 'blocked_by'), [
+      ['1', [], []],
+      ['3', [], []],
+    ])
     assert.equal(ok(s.call('TaskGet', { taskId: '2' })).content, 'Task not found')
   })
 
   it('Should answer an unknown task with a non-error Task not found, state unchanged', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     const before = s.state
     const outcome = s.call('TaskUpdate', { taskId: '7', status: 'completed' })
     assert.deepEqual(ok(outcome), {
@@ -393,10 +389,7 @@ describe('claude-tasks TaskList', () => {
   })
 
   it('Should show owner and only unresolved blockers', () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
-    s.create('C')
+    const s = withTasks('A', 'B', 'C')
     s.call('TaskUpdate', { taskId: '3', addBlockedBy: ['1', '2'] })
     s.call('TaskUpdate', { taskId: '1', owner: 'ann', status: 'completed' })
     assert.deepEqual(ok(s.call('TaskList')), {
@@ -442,8 +435,7 @@ describe('claude-tasks key repair and lenient parsing', () => {
   })
 
   it('Should accept id lists and metadata sent as JSON strings', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     s.create('B', { metadata: '{"k":"v"}' })
     assert.equal(
       ok(s.call('TaskUpdate', { taskId: '2', addBlockedBy: '["1"]' })).content,
@@ -540,8 +532,7 @@ describe('claude-tasks input repairs of Claude Code 2.1.332', () => {
   })
 
   it('Should not repair task_id in TaskGet, as the native refuses it', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     const outcome = s.call('TaskGet', { task_id: '1' })
     assert.equal(outcome.result.is_error, true)
     assert.equal(
@@ -552,10 +543,7 @@ describe('claude-tasks input repairs of Claude Code 2.1.332', () => {
   })
 
   it('Should list only the blockers that are not completed in TaskGet', () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
-    s.create('C')
+    const s = withTasks('A', 'B', 'C')
     s.call('TaskUpdate', { taskId: '3', addBlockedBy: ['1', '2'] })
     s.call('TaskUpdate', { taskId: '1', status: 'completed' })
     const result = ok(s.call('TaskGet', { taskId: '3' }))
@@ -566,8 +554,7 @@ describe('claude-tasks input repairs of Claude Code 2.1.332', () => {
   })
 
   it('Should read an optional TaskUpdate field sent as null as absent (strict-mode callers)', () => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     const result = ok(
       s.call('TaskUpdate', {
         taskId: '1',
@@ -587,8 +574,7 @@ describe('claude-tasks input repairs of Claude Code 2.1.332', () => {
 
 describe('claude-tasks input errors, as Claude Code words them', () => {
   const errorOf = (name: string, input: unknown) => {
-    const s = session()
-    s.create('A')
+    const s = withTasks('A')
     const before = s.state
     const outcome = s.call(name, input)
     assert.equal(outcome.result.is_error, true)
@@ -631,7 +617,7 @@ describe('claude-tasks input errors, as Claude Code words them', () => {
   it('Should answer unparseable arguments with the native JSON error', () => {
     assert.equal(
       claudeTasks.argumentsError('TaskCreate', '{"subject": "A'),
-      '<tool_use_error>InputValidationError: TaskCreate was called with input that could not be parsed as JSON.\nYou sent (first 14 of 14 bytes): {"subject": "A\nCommon causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. Retry with valid JSON.</tool_use_error>'
+      claudeUnparsable('TaskCreate', '14 of 14', '{"subject": "A')
     )
   })
 })
@@ -652,9 +638,7 @@ describe('claude-tasks reminder, render and operator lists', () => {
   })
 
   it("Should remind with Claude Code's task text and one #id line per task", () => {
-    const s = session()
-    s.create('Run tests')
-    s.create('Ship')
+    const s = withTasks('Run tests', 'Ship')
     s.call('TaskUpdate', { taskId: '1', status: 'in_progress' })
     assert.equal(
       claudeTasks.reminderText(s.state.items),
@@ -667,9 +651,7 @@ describe('claude-tasks reminder, render and operator lists', () => {
   })
 
   it('Should render the TaskList text', () => {
-    const s = session()
-    s.create('A')
-    s.create('B')
+    const s = withTasks('A', 'B')
     s.call('TaskUpdate', { taskId: '2', addBlockedBy: ['1'], owner: 'bo' })
     assert.equal(
       claudeTasks.render(s.state.items),
@@ -679,20 +661,18 @@ describe('claude-tasks reminder, render and operator lists', () => {
   })
 
   it("Should refuse an operator's list with a status the tools do not know", () => {
-    assert.deepEqual(
-      claudeTasks.checkList([makeItem({ id: '1', content: 'A', status: 'cancelled' })]),
-      {
-        ok: false,
-        message:
-          'tasks[0].status: Invalid option: expected one of "pending"|"in_progress"|"completed"',
-      }
+    assertListRefused(
+      claudeTasks,
+      [makeItem({ id: '1', content: 'A', status: 'cancelled' })],
+      'tasks[0].status: Invalid option: expected one of "pending"|"in_progress"|"completed"'
     )
-    assert.deepEqual(
-      claudeTasks.checkList([
+    assertListRefused(
+      claudeTasks,
+      [
         makeItem({ id: '1', content: 'A', status: 'pending' }),
         makeItem({ id: '1', content: 'B', status: 'pending' }),
-      ]),
-      { ok: false, message: "Duplicate task id '1'" }
+      ],
+      "Duplicate task id '1'"
     )
   })
 
@@ -703,105 +683,78 @@ describe('claude-tasks reminder, render and operator lists', () => {
       makeItem({ id: '3', content: 'C', status: 'completed', blocked_by: ['2'] }),
     ])
     assert.ok(checked.ok)
-    assert.deepEqual(
-      checked.items.map((item: Item) => [item.id, item.blocks, item.blocked_by]),
-      [
-        ['1', ['2'], []],
-        ['2', ['3'], ['1']],
-        ['3', [], ['2']],
-      ]
-    )
+    assert.deepEqual(fieldsOf(checked.items, 'id', 'blocks', 'blocked_by'), [
+      ['1', ['2'], []],
+      ['2', ['3'], ['1']],
+      ['3', [], ['2']],
+    ])
   })
 })
 
 describe('claude-tasks over HTTP', () => {
   const dialect = 'claude-tasks'
+  const http = dialectHttp(dialect)
   const bash = (id: string) => ({ id, name: 'Bash', input: { command: 'ls' } })
+  const taskCreate = (id: string, subject: string, description: string) => ({
+    id,
+    name: 'TaskCreate',
+    input: { subject, description },
+  })
 
   it('Should list the four tools in the anthropic format', async () => {
     const t = makeTestApp()
-    const res = await t.call('GET', `/v1/tools?dialect=${dialect}&format=anthropic`)
-    assert.equal(res.status, 200)
-    assert.deepEqual(res.body, { dialect, format: 'anthropic', tools: NATIVE_TOOLS })
+    assert.deepEqual(await http.tools('anthropic', t), {
+      dialect,
+      format: 'anthropic',
+      tools: NATIVE_TOOLS,
+    })
     const dialects = await t.call('GET', '/v1/dialects')
     const listed = dialects.body.dialects.find((d: { name: string }) => d.name === dialect)
     assert.deepEqual(listed.tools, ['TaskCreate', 'TaskGet', 'TaskUpdate', 'TaskList'])
   })
 
   it('Should apply the task tools in order within a round mixed with other tools', async () => {
-    const t = makeTestApp()
-    const res = await round(
-      t,
-      'ct1',
-      [
-        { id: 'toolu_01', name: 'TaskCreate', input: { subject: 'A', description: 'a' } },
-        bash('toolu_02'),
-        { id: 'toolu_03', name: 'TaskCreate', input: { subject: 'B', description: 'b' } },
-        { id: 'toolu_04', name: 'TaskUpdate', input: { taskId: '2', addBlockedBy: ['1'] } },
-        { id: 'toolu_05', name: 'TaskGet', input: { taskId: '9' } },
-        { id: 'toolu_06', name: 'TaskList', input: {} },
-      ],
-      { dialect }
-    )
-    assert.equal(res.status, 200)
-    assert.deepEqual(
-      res.body.results.map((r: { tool_use_id: string; is_error: boolean; content: string }) => [
-        r.tool_use_id,
-        r.is_error,
-        r.content,
-      ]),
-      [
-        ['toolu_01', false, 'Task #1 created successfully: A'],
-        ['toolu_03', false, 'Task #2 created successfully: B'],
-        ['toolu_04', false, 'Updated task #2 blockedBy'],
-        ['toolu_05', false, 'Task not found'],
-        ['toolu_06', false, '#1 [pending] A\n#2 [pending] B [blocked by #1]'],
-      ]
-    )
+    const { t, res } = await http.firstRound('ct1', [
+      taskCreate('toolu_01', 'A', 'a'),
+      bash('toolu_02'),
+      taskCreate('toolu_03', 'B', 'b'),
+      { id: 'toolu_04', name: 'TaskUpdate', input: { taskId: '2', addBlockedBy: ['1'] } },
+      { id: 'toolu_05', name: 'TaskGet', input: { taskId: '9' } },
+      { id: 'toolu_06', name: 'TaskList', input: {} },
+    ])
+    assert.deepEqual(fieldsOf(res.body.results, 'tool_use_id', 'is_error', 'content'), [
+      ['toolu_01', false, 'Task #1 created successfully: A'],
+      ['toolu_03', false, 'Task #2 created successfully: B'],
+      ['toolu_04', false, 'Updated task #2 blockedBy'],
+      ['toolu_05', false, 'Task not found'],
+      ['toolu_06', false, '#1 [pending] A\n#2 [pending] B [blocked by #1]'],
+    ])
     assert.deepEqual(res.body.results[0].structured, {
       task: { id: '1', subject: 'A', description: 'a' },
     })
     assert.deepEqual(res.body.dropped, [])
-    const view = await t.call('GET', '/v1/sessions/ct1')
-    assert.equal(view.body.rendered, '#1 [pending] A\n#2 [pending] B [blocked by #1]')
-    assert.deepEqual(view.body.items[1].blocked_by, ['1'])
+    const view = await http.view(t, 'ct1')
+    assert.equal(view.rendered, '#1 [pending] A\n#2 [pending] B [blocked by #1]')
+    assert.deepEqual(view.items[1].blocked_by, ['1'])
   })
 
   it('Should answer a bad call with is_error and leave the tasks unchanged', async () => {
-    const t = makeTestApp()
-    await round(
-      t,
+    const { t, res } = await http.secondRound(
       'ct2',
-      [{ id: 'a', name: 'TaskCreate', input: { subject: 'A', description: 'a' } }],
-      {
-        dialect,
-      }
+      [taskCreate('a', 'A', 'a')],
+      [
+        { id: 'b', name: 'TaskUpdate', input: { taskId: '1', status: 'done' } },
+        { id: 'c', name: 'TaskCreate', arguments: '{"subject":' },
+      ]
     )
-    const res = await round(t, 'ct2', [
-      { id: 'b', name: 'TaskUpdate', input: { taskId: '1', status: 'done' } },
-      { id: 'c', name: 'TaskCreate', arguments: '{"subject":' },
+    assert.deepEqual(fieldsOf(res.body.results, 'is_error'), [[true], [true]])
+    assert.deepEqual(fieldsOf((await http.view(t, 'ct2')).items, 'id', 'status'), [
+      ['1', 'pending'],
     ])
-    assert.deepEqual(
-      res.body.results.map((r: { is_error: boolean }) => r.is_error),
-      [true, true]
-    )
-    const view = await t.call('GET', '/v1/sessions/ct2')
-    assert.deepEqual(
-      view.body.items.map((item: Item) => [item.id, item.status]),
-      [['1', 'pending']]
-    )
   })
 
   it('Should remind after 10 rounds without TaskCreate or TaskUpdate, TaskList not counting', async () => {
-    const t = makeTestApp()
-    await round(
-      t,
-      'ct3',
-      [{ id: 'a', name: 'TaskCreate', input: { subject: 'A', description: 'a' } }],
-      {
-        dialect,
-      }
-    )
+    const t = await http.afterRound('ct3', [taskCreate('a', 'A', 'a')])
     const reminders: number[] = []
     for (let i = 1; i <= 20; i++) {
       const calls = i % 2 ? [{ id: `l${i}`, name: 'TaskList', input: {} }] : [bash(`b${i}`)]
@@ -824,13 +777,12 @@ describe('claude-tasks over HTTP', () => {
 
   it("Should take an operator's list and keep numbering past its ids", async () => {
     const t = makeTestApp()
-    const bad = await t.call('PUT', '/v1/sessions/ct4/todos', {
+    const detail = await http.refusedPut(t, 'ct4', {
       dialect,
       items: [{ id: '1', content: 'A', status: 'blocked' }],
     })
-    assert.equal(bad.status, 422)
     assert.equal(
-      bad.body.detail,
+      detail,
       'tasks[0].status: Invalid option: expected one of "pending"|"in_progress"|"completed"'
     )
     const put = await t.call('PUT', '/v1/sessions/ct4/todos', {
@@ -842,9 +794,7 @@ describe('claude-tasks over HTTP', () => {
     })
     assert.equal(put.status, 200)
     assert.deepEqual(put.body.items[0].blocks, ['6'])
-    const res = await round(t, 'ct4', [
-      { id: 'a', name: 'TaskCreate', input: { subject: 'C', description: 'c' } },
-    ])
+    const res = await round(t, 'ct4', [taskCreate('a', 'C', 'c')])
     assert.equal(res.body.results[0].content, 'Task #7 created successfully: C')
     assert.equal(
       res.body.notice.rendered,

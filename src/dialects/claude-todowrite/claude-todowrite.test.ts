@@ -9,6 +9,12 @@ import { claudeTodoWrite } from './index.js'
 import { TODO_WRITE_PROMPT } from './texts.js'
 import type { DialectState } from '../types.js'
 import { formatTool } from '../../tools/formats.js'
+import {
+  claudeUnparsable,
+  dialectKit,
+  fieldsOf,
+  todosParameters,
+} from '../../../test/dialect-support.js'
 import { makeTestApp, round } from '../../../test/helpers.js'
 
 const SUCCESS =
@@ -24,29 +30,20 @@ const REMINDER_BODY =
 const NATIVE_TOOL = {
   name: 'TodoWrite',
   description: DESCRIPTION,
-  input_schema: {
-    type: 'object',
-    properties: {
-      todos: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            content: { type: 'string', minLength: 1 },
-            status: { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
-            activeForm: { type: 'string', minLength: 1 },
-          },
-          required: ['content', 'status', 'activeForm'],
-        },
-        description: 'The updated todo list',
+  input_schema: todosParameters(
+    {
+      properties: {
+        content: { type: 'string', minLength: 1 },
+        status: { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
+        activeForm: { type: 'string', minLength: 1 },
       },
+      required: ['content', 'status', 'activeForm'],
     },
-    required: ['todos'],
-    additionalProperties: false,
-  },
+    { description: 'The updated todo list' },
+    { additionalProperties: false }
+  ),
 }
 
-const CTX = { callsInRound: 1, indexInRound: 0 }
 const EMPTY: DialectState = { items: [], data: {} }
 
 type Status = 'pending' | 'in_progress' | 'completed'
@@ -56,8 +53,9 @@ const todo = (content: string, status: Status = 'pending') => ({
   activeForm: `${content}ing`,
 })
 
-const write = (state: DialectState, todos: unknown) =>
-  claudeTodoWrite.apply(state, 'TodoWrite', { todos }, CTX)
+const kit = dialectKit(claudeTodoWrite, 'TodoWrite')
+const { apply, http } = kit
+const write = (state: DialectState, todos: unknown) => apply({ todos }, state)
 
 const idsAndContent = (items: readonly Item[]) => items.map((item) => [item.id, item.content])
 
@@ -242,7 +240,7 @@ describe('claude-todowrite lenient parsing', () => {
 describe('claude-todowrite input errors, as Claude Code words them', () => {
   const errorOf = (input: unknown) => {
     const before = write(EMPTY, [todo('Keep')]).state
-    const outcome = claudeTodoWrite.apply(before, 'TodoWrite', input, CTX)
+    const outcome = apply(input, before)
     assert.equal(outcome.result.is_error, true)
     assert.equal(outcome.result.structured, null)
     assert.equal(outcome.state, before, 'state unchanged')
@@ -314,7 +312,7 @@ describe('claude-todowrite input errors, as Claude Code words them', () => {
   it('Should quote unparsable arguments escaped: control characters, backticks, angle brackets', () => {
     assert.equal(
       claudeTodoWrite.argumentsError('TodoWrite', '{"todos": [\n\t`<x>`'),
-      '<tool_use_error>InputValidationError: TodoWrite was called with input that could not be parsed as JSON.\nYou sent (first 18 of 18 bytes): {"todos": [\\u{A}\\u{9}\'\u2039x\u203A\'\nCommon causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. Retry with valid JSON.</tool_use_error>'
+      claudeUnparsable('TodoWrite', '18 of 18', '{"todos": [\\u{A}\\u{9}\'\u2039x\u203A\'')
     )
     const long = `{"todos": "${'x'.repeat(300)}`
     const quoted = claudeTodoWrite.argumentsError('TodoWrite', long)
@@ -324,7 +322,7 @@ describe('claude-todowrite input errors, as Claude Code words them', () => {
   it('Should answer unparseable arguments with the native JSON error', () => {
     assert.equal(
       claudeTodoWrite.argumentsError('TodoWrite', '{"todos": ['),
-      '<tool_use_error>InputValidationError: TodoWrite was called with input that could not be parsed as JSON.\nYou sent (first 11 of 11 bytes): {"todos": [\nCommon causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. Retry with valid JSON.</tool_use_error>'
+      claudeUnparsable('TodoWrite', '11 of 11', '{"todos": [')
     )
   })
 })
@@ -368,61 +366,50 @@ describe('claude-todowrite reminder, render and operator lists', () => {
   })
 
   it("Should refuse a list that breaks TodoWrite's rules", () => {
-    assert.deepEqual(
-      claudeTodoWrite.checkList([makeItem({ id: 'a', content: '', status: 'pending' })]),
-      {
-        ok: false,
-        message: 'todos[0].content: Content cannot be empty',
-      }
+    kit.assertListRefused(
+      [makeItem({ id: 'a', content: '', status: 'pending' })],
+      'todos[0].content: Content cannot be empty'
     )
-    assert.deepEqual(
-      claudeTodoWrite.checkList([
+    kit.assertListRefused(
+      [
         makeItem({ id: 'a', content: 'A', status: 'pending' }),
         makeItem({ id: 'b', content: 'B', status: 'cancelled' }),
-      ]),
-      {
-        ok: false,
-        message:
-          'todos[1].status: Invalid option: expected one of "pending"|"in_progress"|"completed"',
-      }
+      ],
+      'todos[1].status: Invalid option: expected one of "pending"|"in_progress"|"completed"'
     )
-    assert.deepEqual(
-      claudeTodoWrite.checkList([
+    kit.assertListRefused(
+      [
         makeItem({ id: 'a', content: 'A', status: 'pending' }),
         makeItem({ id: 'a', content: 'B', status: 'pending' }),
-      ]),
-      { ok: false, message: "Duplicate todo id 'a'" }
+      ],
+      "Duplicate todo id 'a'"
     )
   })
 })
 
 describe('claude-todowrite over HTTP', () => {
   const dialect = 'claude-todowrite'
+  /** A round's TodoWrite call of these todos. */
+  const todoWrite = (id: string, ...todos: object[]) => ({
+    id,
+    name: 'TodoWrite',
+    input: { todos },
+  })
 
   it('Should list TodoWrite in the anthropic format', async () => {
-    const t = makeTestApp()
-    const res = await t.call('GET', `/v1/tools?dialect=${dialect}&format=anthropic`)
-    assert.equal(res.status, 200)
-    assert.deepEqual(res.body, { dialect, format: 'anthropic', tools: [NATIVE_TOOL] })
+    assert.deepEqual(await http.tools('anthropic'), {
+      dialect,
+      format: 'anthropic',
+      tools: [NATIVE_TOOL],
+    })
   })
 
   it('Should answer TodoWrite in a round mixed with other tools, and render the session', async () => {
-    const t = makeTestApp()
-    const res = await round(
-      t,
-      'cc1',
-      [
-        { id: 'toolu_01', name: 'Read', input: { file_path: '/a' } },
-        {
-          id: 'toolu_02',
-          name: 'TodoWrite',
-          input: { todos: [todo('A', 'in_progress'), todo('B')] },
-        },
-        { id: 'toolu_03', name: 'Bash', input: { command: 'ls' } },
-      ],
-      { dialect }
-    )
-    assert.equal(res.status, 200)
+    const { t, res } = await http.firstRound('cc1', [
+      { id: 'toolu_01', name: 'Read', input: { file_path: '/a' } },
+      todoWrite('toolu_02', todo('A', 'in_progress'), todo('B')),
+      { id: 'toolu_03', name: 'Bash', input: { command: 'ls' } },
+    ])
     assert.equal(res.body.dialect, dialect)
     assert.deepEqual(res.body.results, [
       {
@@ -435,113 +422,75 @@ describe('claude-todowrite over HTTP', () => {
     ])
     assert.equal(res.body.used_todo, true)
     assert.deepEqual(res.body.dropped, [])
-    const view = await t.call('GET', '/v1/sessions/cc1')
-    assert.equal(view.body.rendered, '1. [in_progress] A\n2. [pending] B')
-    assert.equal(view.body.current.id, '1')
+    const view = await http.view(t, 'cc1')
+    assert.equal(view.rendered, '1. [in_progress] A\n2. [pending] B')
+    assert.equal(view.current.id, '1')
     const text = await t.call('GET', '/v1/sessions/cc1/render')
     assert.equal(text.text, '1. [in_progress] A\n2. [pending] B')
   })
 
   it('Should report dropped items and keep ids over HTTP', async () => {
-    const t = makeTestApp()
-    await round(
-      t,
+    const { t, res } = await http.secondRound(
       'cc2',
-      [{ id: 'a', name: 'TodoWrite', input: { todos: [todo('A'), todo('B'), todo('C')] } }],
-      {
-        dialect,
-      }
+      [todoWrite('a', todo('A'), todo('B'), todo('C'))],
+      [todoWrite('b', todo('C', 'in_progress'), todo('A'))]
     )
-    const res = await round(t, 'cc2', [
-      { id: 'b', name: 'TodoWrite', input: { todos: [todo('C', 'in_progress'), todo('A')] } },
-    ])
-    assert.deepEqual(
-      res.body.dropped.map((item: Item) => [item.id, item.content, item.status]),
-      [['2', 'B', 'pending']]
-    )
-    const view = await t.call('GET', '/v1/sessions/cc2')
-    assert.deepEqual(idsAndContent(view.body.items), [
+    assert.deepEqual(fieldsOf(res.body.dropped, 'id', 'content', 'status'), [['2', 'B', 'pending']])
+    assert.deepEqual(idsAndContent((await http.view(t, 'cc2')).items), [
       ['3', 'C'],
       ['1', 'A'],
     ])
   })
 
   it('Should show a session whose last write completed everything as done, with that list', async () => {
-    const t = makeTestApp()
-    await round(
-      t,
+    const { t } = await http.secondRound(
       'cc-done',
-      [{ id: 'a', name: 'TodoWrite', input: { todos: [todo('A'), todo('B')] } }],
-      {
-        dialect,
-      }
+      [todoWrite('a', todo('A'), todo('B'))],
+      [todoWrite('b', todo('A', 'completed'), todo('B', 'completed'))]
     )
-    await round(t, 'cc-done', [
-      {
-        id: 'b',
-        name: 'TodoWrite',
-        input: { todos: [todo('A', 'completed'), todo('B', 'completed')] },
-      },
-    ])
-    const view = await t.call('GET', '/v1/sessions/cc-done')
-    assert.equal(view.body.state, 'done')
-    assert.deepEqual(idsAndContent(view.body.items), [
+    const view = await http.view(t, 'cc-done')
+    assert.equal(view.state, 'done')
+    assert.deepEqual(idsAndContent(view.items), [
       ['1', 'A'],
       ['2', 'B'],
     ])
-    assert.equal(view.body.progress.completed, 2)
-    assert.equal(view.body.progress.total, 2)
+    assert.equal(view.progress.completed, 2)
+    assert.equal(view.progress.total, 2)
     const done = await t.call('GET', '/v1/sessions?state=done')
-    assert.deepEqual(
-      done.body.sessions.map((s: { session_id: string; state: string }) => [s.session_id, s.state]),
-      [['cc-done', 'done']]
-    )
+    assert.deepEqual(fieldsOf(done.body.sessions, 'session_id', 'state'), [['cc-done', 'done']])
     const active = await t.call('GET', '/v1/sessions?state=active')
     assert.deepEqual(active.body.sessions, [])
     // the model's next write starts from Claude Code's cleared store
-    const next = await round(t, 'cc-done', [
-      { id: 'c', name: 'TodoWrite', input: { todos: [todo('C', 'in_progress')] } },
-    ])
+    const next = await round(t, 'cc-done', [todoWrite('c', todo('C', 'in_progress'))])
     assert.deepEqual(next.body.results[0].structured, {
       oldTodos: [],
       newTodos: [todo('C', 'in_progress')],
     })
-    assert.equal((await t.call('GET', '/v1/sessions/cc-done')).body.state, 'active')
+    assert.equal((await http.view(t, 'cc-done')).state, 'active')
   })
 
   it('Should answer a bad call with is_error and leave the list unchanged', async () => {
-    const t = makeTestApp()
-    await round(t, 'cc3', [{ id: 'a', name: 'TodoWrite', input: { todos: [todo('A')] } }], {
-      dialect,
-    })
-    const res = await round(t, 'cc3', [
-      { id: 'b', name: 'TodoWrite', input: { todos: [{ content: 'A', status: 'pending' }] } },
-      { id: 'c', name: 'TodoWrite', arguments: '{"todos": [' },
-    ])
-    assert.equal(res.status, 200)
-    assert.deepEqual(
-      res.body.results.map((r: { is_error: boolean }) => r.is_error),
-      [true, true]
+    const { t, res } = await http.secondRound(
+      'cc3',
+      [todoWrite('a', todo('A'))],
+      [
+        todoWrite('b', { content: 'A', status: 'pending' }),
+        { id: 'c', name: 'TodoWrite', arguments: '{"todos": [' },
+      ]
     )
+    assert.equal(res.status, 200)
+    assert.deepEqual(fieldsOf(res.body.results, 'is_error'), [[true], [true]])
     assert.ok(
       res.body.results[0].content.startsWith('<tool_use_error>InputValidationError: TodoWrite')
     )
     assert.ok(res.body.results[1].content.includes('could not be parsed as JSON'))
-    const view = await t.call('GET', '/v1/sessions/cc3')
-    assert.deepEqual(idsAndContent(view.body.items), [['1', 'A']])
-    assert.equal(view.body.items[0].active_form, 'Aing')
+    const view = await http.view(t, 'cc3')
+    assert.deepEqual(idsAndContent(view.items), [['1', 'A']])
+    assert.equal(view.items[0].active_form, 'Aing')
   })
 
   it('Should remind after 10 rounds without TodoWrite, then every 10 rounds', async () => {
-    const t = makeTestApp()
-    await round(
-      t,
-      'cc4',
-      [{ id: 'a', name: 'TodoWrite', input: { todos: [todo('A', 'in_progress')] } }],
-      {
-        dialect,
-      }
-    )
+    const t = await http.afterRound('cc4', [todoWrite('a', todo('A', 'in_progress'))])
     const reminders: number[] = []
     for (let i = 1; i <= 21; i++) {
       const res = await round(t, 'cc4', [{ id: `b${i}`, name: 'Bash' }])
@@ -554,22 +503,19 @@ describe('claude-todowrite over HTTP', () => {
       }
     }
     assert.deepEqual(reminders, [10, 20])
-    const reset = await round(t, 'cc4', [
-      { id: 'c', name: 'TodoWrite', input: { todos: [todo('A')] } },
-    ])
+    const reset = await round(t, 'cc4', [todoWrite('c', todo('A'))])
     assert.equal(reset.body.rounds_since_todo, 0)
     assert.equal(reset.body.reminder, null)
   })
 
   it("Should refuse an operator's list that breaks TodoWrite's rules with 422", async () => {
     const t = makeTestApp()
-    const res = await t.call('PUT', '/v1/sessions/cc5/todos', {
+    const detail = await http.refusedPut(t, 'cc5', {
       dialect,
       items: [{ id: '1', content: 'A', status: 'blocked' }],
     })
-    assert.equal(res.status, 422)
     assert.equal(
-      res.body.detail,
+      detail,
       'todos[0].status: Invalid option: expected one of "pending"|"in_progress"|"completed"'
     )
     const ok = await t.call('PUT', '/v1/sessions/cc5/todos', {
@@ -578,12 +524,9 @@ describe('claude-todowrite over HTTP', () => {
     })
     assert.equal(ok.status, 200)
     assert.equal(ok.body.items[0].active_form, 'A')
-    const next = await round(t, 'cc5', [
-      { id: 'a', name: 'TodoWrite', input: { todos: [todo('A'), todo('B')] } },
-    ])
+    const next = await round(t, 'cc5', [todoWrite('a', todo('A'), todo('B'))])
     assert.deepEqual(idsAndContent(next.body.dropped), [])
-    const view = await t.call('GET', '/v1/sessions/cc5')
-    assert.deepEqual(idsAndContent(view.body.items), [
+    assert.deepEqual(idsAndContent((await http.view(t, 'cc5')).items), [
       ['7', 'A'],
       ['1', 'B'],
     ])

@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { codexPlan, parseUpdatePlanArguments, renderCodexPlan } from './index.js'
-import type { DialectState } from '../types.js'
 import { makeItem } from '../../core/items.js'
 import { formatTool } from '../../tools/formats.js'
+import { dialectKit, fieldsOf, jsonCall } from '../../../test/dialect-support.js'
 import { makeTestApp, round } from '../../../test/helpers.js'
 
 /** Codex 0.171.0's `update_plan` spec (openai/codex `codex-rs/protocol/src/plan_tool.rs`). */
@@ -40,17 +40,11 @@ const NATIVE_TOOL = {
   },
 }
 
-const empty: DialectState = { items: [], data: {} }
-const one = { callsInRound: 1, indexInRound: 0 }
-const apply = (input: unknown, state: DialectState = empty) =>
-  codexPlan.apply(state, 'update_plan', input, one)
-const errorOf = (input: unknown) => {
-  const outcome = apply(input)
-  assert.equal(outcome.result.is_error, true)
-  assert.equal(outcome.state, empty)
-  return outcome.result.content
-}
+const kit = dialectKit(codexPlan, 'update_plan')
+const { apply, errorOf, http } = kit
 const step = (s: string, status = 'pending') => ({ step: s, status })
+/** A round's update_plan call of these steps. */
+const update = (...plan: object[]) => ({ name: 'update_plan', input: { plan } })
 
 describe('codex-plan tool definition', () => {
   it('Should be the native update_plan spec', () => {
@@ -58,10 +52,8 @@ describe('codex-plan tool definition', () => {
   })
 
   it('Should be served by GET /v1/tools in the OpenAI format', async () => {
-    const t = makeTestApp()
-    const res = await t.call('GET', '/v1/tools?dialect=codex-plan&format=openai')
-    assert.equal(res.status, 200)
-    assert.deepEqual(res.body.tools, [
+    const { tools } = await http.tools('openai')
+    assert.deepEqual(tools, [
       {
         type: 'function',
         function: {
@@ -86,13 +78,10 @@ describe('codex-plan update_plan', () => {
       explanation: 'Start with the parser',
       plan: [step('Read the spec', 'completed'), step('Implement parser', 'in_progress')],
     })
-    assert.deepEqual(
-      outcome.state.items.map((i) => [i.id, i.content, i.status]),
-      [
-        ['1', 'Read the spec', 'completed'],
-        ['2', 'Implement parser', 'in_progress'],
-      ]
-    )
+    assert.deepEqual(fieldsOf(outcome.state.items, 'id', 'content', 'status'), [
+      ['1', 'Read the spec', 'completed'],
+      ['2', 'Implement parser', 'in_progress'],
+    ])
   })
 
   it('Should give an absent or null explanation as null', () => {
@@ -189,29 +178,30 @@ describe('codex-plan parse errors, as serde_json reports them', () => {
 
 describe('codex-plan arguments as sent', () => {
   const roundWith = async (args: string) => {
-    const t = makeTestApp()
-    const res = await round(t, 'raw', [{ id: 'c1', name: 'update_plan', arguments: args }], {
-      dialect: 'codex-plan',
-    })
-    assert.equal(res.status, 200)
+    const { res } = await http.firstRound('raw', [
+      { id: 'c1', name: 'update_plan', arguments: args },
+    ])
     return res.body.results[0]
   }
 
-  it('Should count serde error columns on the arguments text as the model sent it', async () => {
-    const result = await roundWith('{"plan": [{"step": "a", "status": "done"}]}')
+  /** The error text of a round's call with these arguments, asserted refused. */
+  const errorOfArguments = async (args: string) => {
+    const result = await roundWith(args)
     assert.equal(result.is_error, true)
+    return result.content
+  }
+
+  it('Should count serde error columns on the arguments text as the model sent it', async () => {
     // column 40 of the text sent; its compact re-serialisation would put it at 36
     assert.equal(
-      result.content,
+      await errorOfArguments('{"plan": [{"step": "a", "status": "done"}]}'),
       'failed to parse function arguments: unknown variant `done`, expected one of `pending`, `in_progress`, `completed` at line 1 column 40'
     )
   })
 
   it('Should refuse a repeated key as serde does', async () => {
-    const result = await roundWith('{"plan": [], "plan": [{"step": "a", "status": "pending"}]}')
-    assert.equal(result.is_error, true)
     assert.equal(
-      result.content,
+      await errorOfArguments('{"plan": [], "plan": [{"step": "a", "status": "pending"}]}'),
       'failed to parse function arguments: duplicate field `plan` at line 1 column 19'
     )
   })
@@ -229,19 +219,13 @@ describe('codex-plan identity and dropped items', () => {
       plan: [step('A'), step('B', 'in_progress'), step('C'), step('D', 'completed')],
     })
     const second = apply({ plan: [step('C'), step('A', 'in_progress'), step('E')] }, first.state)
-    assert.deepEqual(
-      second.state.items.map((i) => [i.content, i.id]),
-      [
-        ['C', '3'],
-        ['A', '1'],
-        ['E', '5'],
-      ]
-    )
+    assert.deepEqual(fieldsOf(second.state.items, 'content', 'id'), [
+      ['C', '3'],
+      ['A', '1'],
+      ['E', '5'],
+    ])
     // B was unfinished and is gone; D was completed, so dropping it loses nothing
-    assert.deepEqual(
-      second.dropped.map((i) => [i.id, i.content]),
-      [['2', 'B']]
-    )
+    assert.deepEqual(fieldsOf(second.dropped, 'id', 'content'), [['2', 'B']])
   })
 })
 
@@ -261,12 +245,10 @@ describe('codex-plan list rules and rendering', () => {
   })
 
   it('Should refuse a status Codex does not know, with its parse error', () => {
-    const check = codexPlan.checkList([item('1', 'a', 'cancelled')])
-    assert.deepEqual(check, {
-      ok: false,
-      message:
-        'failed to parse function arguments: unknown variant `cancelled`, expected one of `pending`, `in_progress`, `completed` at line 1 column 41',
-    })
+    kit.assertListRefused(
+      [item('1', 'a', 'cancelled')],
+      'failed to parse function arguments: unknown variant `cancelled`, expected one of `pending`, `in_progress`, `completed` at line 1 column 41'
+    )
   })
 
   it('Should render a checklist', () => {
@@ -284,22 +266,11 @@ describe('codex-plan list rules and rendering', () => {
 
 describe('codex-plan over HTTP', () => {
   it('Should apply update_plan in a round mixed with other tools', async () => {
-    const t = makeTestApp()
-    const res = await round(
-      t,
-      'cx1',
-      [
-        { id: 'call_1', name: 'shell', arguments: '{"command":["ls"]}' },
-        {
-          id: 'call_2',
-          name: 'update_plan',
-          arguments: JSON.stringify({ plan: [step('Explore', 'in_progress'), step('Fix')] }),
-        },
-        { id: 'call_3', name: 'apply_patch' },
-      ],
-      { dialect: 'codex-plan' }
-    )
-    assert.equal(res.status, 200)
+    const { res } = await http.firstRound('cx1', [
+      { id: 'call_1', name: 'shell', arguments: '{"command":["ls"]}' },
+      jsonCall('call_2', 'update_plan', { plan: [step('Explore', 'in_progress'), step('Fix')] }),
+      { id: 'call_3', name: 'apply_patch' },
+    ])
     assert.equal(res.body.dialect, 'codex-plan')
     assert.deepEqual(res.body.results, [
       {
@@ -316,79 +287,48 @@ describe('codex-plan over HTTP', () => {
   })
 
   it('Should answer a bad call with is_error and leave the list unchanged', async () => {
-    const t = makeTestApp()
-    await round(t, 'cx2', [{ id: 'a', name: 'update_plan', input: { plan: [step('A')] } }], {
-      dialect: 'codex-plan',
-    })
-    const res = await round(t, 'cx2', [
-      { id: 'b', name: 'update_plan', input: { plan: [step('A', 'finished')] } },
-      { id: 'c', name: 'update_plan', arguments: '{"plan": [' },
-    ])
-    assert.deepEqual(
-      res.body.results.map((r: { is_error: boolean; content: string }) => [r.is_error, r.content]),
+    const { t, res } = await http.secondRound(
+      'cx2',
+      [{ id: 'a', ...update(step('A')) }],
       [
-        [
-          true,
-          'failed to parse function arguments: unknown variant `finished`, expected one of `pending`, `in_progress`, `completed` at line 1 column 40',
-        ],
-        [true, 'failed to parse function arguments: EOF while parsing a list at line 1 column 10'],
+        { id: 'b', ...update(step('A', 'finished')) },
+        { id: 'c', name: 'update_plan', arguments: '{"plan": [' },
       ]
     )
-    const session = await t.call('GET', '/v1/sessions/cx2')
-    assert.deepEqual(
-      session.body.items.map((i: { content: string; status: string }) => [i.content, i.status]),
-      [['A', 'pending']]
-    )
+    assert.deepEqual(fieldsOf(res.body.results, 'is_error', 'content'), [
+      [
+        true,
+        'failed to parse function arguments: unknown variant `finished`, expected one of `pending`, `in_progress`, `completed` at line 1 column 40',
+      ],
+      [true, 'failed to parse function arguments: EOF while parsing a list at line 1 column 10'],
+    ])
+    assert.deepEqual(fieldsOf((await http.view(t, 'cx2')).items, 'content', 'status'), [
+      ['A', 'pending'],
+    ])
   })
 
   it('Should report dropped steps and keep ids through a reorder over HTTP', async () => {
-    const t = makeTestApp()
-    await round(
-      t,
-      'cx3',
-      [{ name: 'update_plan', input: { plan: [step('A'), step('B'), step('C')] } }],
-      {
-        dialect: 'codex-plan',
-      }
-    )
-    const res = await round(t, 'cx3', [
-      { name: 'update_plan', input: { plan: [step('C'), step('A')] } },
-    ])
-    assert.deepEqual(
-      res.body.dropped.map((i: { id: string; content: string }) => [i.id, i.content]),
-      [['2', 'B']]
-    )
-    const session = await t.call('GET', '/v1/sessions/cx3')
-    assert.deepEqual(
-      session.body.items.map((i: { id: string }) => i.id),
-      ['3', '1']
-    )
-    assert.equal(session.body.rendered, '[ ] C\n[ ] A\n\n(0/2 completed)')
+    const t = await http.reorder('cx3', (contents) => update(...contents.map((c) => step(c))))
+    const session = await http.view(t, 'cx3')
+    assert.deepEqual(fieldsOf(session.items, 'id'), [['3'], ['1']])
+    assert.equal(session.rendered, '[ ] C\n[ ] A\n\n(0/2 completed)')
   })
 
   it('Should remind after 3 rounds without update_plan, every round until called', async () => {
-    const t = makeTestApp()
-    await round(t, 'cx4', [{ name: 'update_plan', input: { plan: [step('A')] } }], {
-      dialect: 'codex-plan',
-    })
-    const reminders: unknown[] = []
-    for (let i = 0; i < 4; i++) {
-      reminders.push((await round(t, 'cx4', [{ name: 'shell' }])).body.reminder)
-    }
+    const t = await http.afterRound('cx4', [update(step('A'))])
     const text = { text: '<reminder>Update your plan with update_plan.</reminder>' }
-    assert.deepEqual(reminders, [null, null, text, text])
-    const after = await round(t, 'cx4', [{ name: 'update_plan', input: { plan: [step('A')] } }])
+    assert.deepEqual(await http.reminders(t, 'cx4', 4, 'shell'), [null, null, text, text])
+    const after = await round(t, 'cx4', [update(step('A'))])
     assert.equal(after.body.reminder, null)
   })
 
   it('Should check an operator list by Codex rules on PUT', async () => {
     const t = makeTestApp()
-    const bad = await t.call('PUT', '/v1/sessions/cx5/todos', {
+    const detail = await http.refusedPut(t, 'cx5', {
       dialect: 'codex-plan',
       items: [{ id: '1', content: 'A', status: 'blocked' }],
     })
-    assert.equal(bad.status, 422)
-    assert.match(bad.body.detail, /^failed to parse function arguments: unknown variant `blocked`/)
+    assert.match(detail, /^failed to parse function arguments: unknown variant `blocked`/)
     const ok = await t.call('PUT', '/v1/sessions/cx5/todos', {
       dialect: 'codex-plan',
       items: [{ id: '1', content: 'A', status: 'in_progress' }],

@@ -9,6 +9,7 @@ import { makeItem } from '../../core/items.js'
 import { observerOf, todoDialectOf } from '../observe/index.js'
 import { getDialect } from '../registry.js'
 import type { DialectState } from '../types.js'
+import { fieldsOf } from '../../../test/dialect-support.js'
 import { makeTestApp } from '../../../test/helpers.js'
 
 const empty: DialectState = { items: [], data: {} }
@@ -16,7 +17,9 @@ const observer = observerOf('copilot-todos')!
 const sql = (query: string, state = empty, is_error = false) =>
   observer.observe({ name: 'sql', input: { description: 'd', query } }, { is_error }, state)
 
-function applied(outcome: ReturnType<typeof sql>): DialectState {
+/** The list after a query the observer must apply, on `state`. */
+function applied(query: string, state = empty): DialectState {
+  const outcome = sql(query, state)
   assert.ok(outcome.applied, outcome.applied ? '' : outcome.reason)
   return outcome.state
 }
@@ -60,19 +63,10 @@ describe('copilot-todos', () => {
 
   it('Should read rows back as items: text ids, title, description, statuses, deps both ways', () => {
     const state = applied(
-      sql(
-        "INSERT INTO todos (id, title, description, status) VALUES (1, 'One', 'first', 'done'), ('two', 'Two', NULL, 'blocked'), ('three', 'Three', NULL, NULL); INSERT INTO todo_deps VALUES ('two', '1')"
-      )
+      "INSERT INTO todos (id, title, description, status) VALUES (1, 'One', 'first', 'done'), ('two', 'Two', NULL, 'blocked'), ('three', 'Three', NULL, NULL); INSERT INTO todo_deps VALUES ('two', '1')"
     )
     assert.deepEqual(
-      state.items.map((item) => [
-        item.id,
-        item.content,
-        item.status,
-        item.description,
-        item.blocked_by,
-        item.blocks,
-      ]),
+      fieldsOf(state.items, 'id', 'content', 'status', 'description', 'blocked_by', 'blocks'),
       [
         ['1', 'One', 'completed', 'first', [], ['two']],
         ['two', 'Two', 'blocked', undefined, ['1'], []],
@@ -83,22 +77,17 @@ describe('copilot-todos', () => {
   })
 
   it("Should refuse a dependency on no todo, as Copilot's foreign keys do (the statement only)", () => {
-    const state = applied(sql("INSERT INTO todos (id, title) VALUES ('a', 'A')"))
+    const state = applied("INSERT INTO todos (id, title) VALUES ('a', 'A')")
     const outcome = sql("INSERT INTO todo_deps VALUES ('a', 'gone')", state)
     assert.equal(outcome.applied, false)
     const next = applied(
-      sql(
-        "INSERT INTO todo_deps VALUES ('a', 'gone'); INSERT INTO todos (id, title) VALUES ('b', 'B')",
-        state
-      )
+      "INSERT INTO todo_deps VALUES ('a', 'gone'); INSERT INTO todos (id, title) VALUES ('b', 'B')",
+      state
     )
-    assert.deepEqual(
-      next.items.map((item) => [item.id, item.blocked_by]),
-      [
-        ['a', []],
-        ['b', []],
-      ]
-    )
+    assert.deepEqual(fieldsOf(next.items, 'id', 'blocked_by'), [
+      ['a', []],
+      ['b', []],
+    ])
   })
 
   it('Should start from the list it is given (status completed reads as done)', () => {
@@ -110,15 +99,10 @@ describe('copilot-todos', () => {
       data: {},
     }
     const next = applied(
-      sql(
-        "UPDATE todos SET status = 'in_progress' WHERE status = 'pending'; DELETE FROM todos WHERE status = 'done'",
-        state
-      )
+      "UPDATE todos SET status = 'in_progress' WHERE status = 'pending'; DELETE FROM todos WHERE status = 'done'",
+      state
     )
-    assert.deepEqual(
-      next.items.map((item) => [item.id, item.status]),
-      [['b', 'in_progress']]
-    )
+    assert.deepEqual(fieldsOf(next.items, 'id', 'status'), [['b', 'in_progress']])
   })
 
   it('Should not apply a failed call, a read, or a query that writes no todo table', () => {

@@ -2,49 +2,34 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeItem, type Status } from '../../core/items.js'
 import { geminiTodos, renderGeminiTodos } from './index.js'
-import type { DialectState } from '../types.js'
 import { formatTool } from '../../tools/formats.js'
-import { makeTestApp, round } from '../../../test/helpers.js'
+import { dialectKit, fieldsOf, todosParameters } from '../../../test/dialect-support.js'
+import { makeTestApp } from '../../../test/helpers.js'
 
 /** Gemini CLI's `parametersJsonSchema` of write_todos (`@google/gemini-cli-core` 0.61.0). */
-const NATIVE_PARAMETERS = {
-  type: 'object',
-  properties: {
-    todos: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          description: { type: 'string', description: 'The description of the task.' },
-          status: {
-            type: 'string',
-            enum: ['pending', 'in_progress', 'completed', 'cancelled', 'blocked'],
-            description: 'The current status of the task.',
-          },
-        },
-        required: ['description', 'status'],
-        additionalProperties: false,
-        description: 'A single todo item.',
+const NATIVE_PARAMETERS = todosParameters(
+  {
+    properties: {
+      description: { type: 'string', description: 'The description of the task.' },
+      status: {
+        type: 'string',
+        enum: ['pending', 'in_progress', 'completed', 'cancelled', 'blocked'],
+        description: 'The current status of the task.',
       },
-      description: 'The complete list of todo items. This will replace the existing list.',
     },
+    required: ['description', 'status'],
+    additionalProperties: false,
+    description: 'A single todo item.',
   },
-  required: ['todos'],
-  additionalProperties: false,
-}
+  { description: 'The complete list of todo items. This will replace the existing list.' },
+  { additionalProperties: false }
+)
 
-const empty: DialectState = { items: [], data: {} }
-const one = { callsInRound: 1, indexInRound: 0 }
-const apply = (input: unknown, state: DialectState = empty) =>
-  geminiTodos.apply(state, 'write_todos', input, one)
-const errorOf = (input: unknown) => {
-  const outcome = apply(input)
-  assert.equal(outcome.result.is_error, true)
-  assert.equal(outcome.state, empty)
-  assert.deepEqual(outcome.dropped, [])
-  return outcome.result.content
-}
+const kit = dialectKit(geminiTodos, 'write_todos')
+const { apply, errorOf, http } = kit
 const todo = (description: string, status = 'pending') => ({ description, status })
+/** A round's write_todos call, its todos given as Gemini args. */
+const write = (...todos: object[]) => ({ name: 'write_todos', args: { todos } })
 
 describe('gemini-todos tool definition', () => {
   it('Should carry the native parametersJsonSchema and description', () => {
@@ -61,13 +46,12 @@ describe('gemini-todos tool definition', () => {
   })
 
   it('Should be served by GET /v1/tools in the OpenAI format', async () => {
-    const t = makeTestApp()
-    const res = await t.call('GET', '/v1/tools?dialect=gemini-todos&format=openai')
-    assert.equal(res.status, 200)
-    assert.equal(res.body.tools.length, 1)
-    assert.equal(res.body.tools[0].type, 'function')
-    assert.equal(res.body.tools[0].function.name, 'write_todos')
-    assert.deepEqual(res.body.tools[0].function.parameters, NATIVE_PARAMETERS)
+    const tools = await http.assertServedOpenai({
+      name: 'write_todos',
+      parameters: NATIVE_PARAMETERS,
+    })
+    assert.equal(tools.length, 1)
+    assert.equal(tools[0].type, 'function')
   })
 })
 
@@ -169,18 +153,12 @@ describe('gemini-todos identity and dropped items', () => {
       todos: [todo('A', 'in_progress'), todo('B', 'blocked'), todo('C'), todo('D', 'cancelled')],
     })
     const second = apply({ todos: [todo('C', 'in_progress'), todo('A', 'completed')] }, first.state)
-    assert.deepEqual(
-      second.state.items.map((i) => [i.content, i.id, i.status]),
-      [
-        ['C', '3', 'in_progress'],
-        ['A', '1', 'completed'],
-      ]
-    )
+    assert.deepEqual(fieldsOf(second.state.items, 'content', 'id', 'status'), [
+      ['C', '3', 'in_progress'],
+      ['A', '1', 'completed'],
+    ])
     // B was blocked, so unfinished; D was cancelled, so it counts as finished
-    assert.deepEqual(
-      second.dropped.map((i) => [i.id, i.content]),
-      [['2', 'B']]
-    )
+    assert.deepEqual(fieldsOf(second.dropped, 'id', 'content'), [['2', 'B']])
   })
 })
 
@@ -188,17 +166,14 @@ describe('gemini-todos list rules and rendering', () => {
   const item = (id: string, content: string, status: Status) => makeItem({ id, content, status })
 
   it('Should apply the one-in-progress rule and the description rule to an operator list', () => {
-    assert.deepEqual(
-      geminiTodos.checkList([item('1', 'a', 'in_progress'), item('2', 'b', 'in_progress')]),
-      {
-        ok: false,
-        message: 'Invalid parameters: Only one task can be "in_progress" at a time.',
-      }
+    kit.assertListRefused(
+      [item('1', 'a', 'in_progress'), item('2', 'b', 'in_progress')],
+      'Invalid parameters: Only one task can be "in_progress" at a time.'
     )
-    assert.deepEqual(geminiTodos.checkList([item('1', ' ', 'pending')]), {
-      ok: false,
-      message: 'Each todo must have a non-empty description string',
-    })
+    kit.assertListRefused(
+      [item('1', ' ', 'pending')],
+      'Each todo must have a non-empty description string'
+    )
     const ok = geminiTodos.checkList([item('1', 'a', 'blocked'), item('2', 'b', 'cancelled')])
     assert.equal(ok.ok, true)
   })
@@ -214,21 +189,11 @@ describe('gemini-todos list rules and rendering', () => {
 
 describe('gemini-todos over HTTP', () => {
   it('Should apply write_todos given as Gemini args, in a round mixed with other tools', async () => {
-    const t = makeTestApp()
-    const res = await round(
-      t,
-      'gm1',
-      [
-        { name: 'read_file', args: { file_path: 'a.ts' } },
-        {
-          name: 'write_todos',
-          args: { todos: [todo('Read', 'completed'), todo('Fix', 'in_progress')] },
-        },
-        { name: 'run_shell_command', args: { command: 'npm test' } },
-      ],
-      { dialect: 'gemini-todos' }
-    )
-    assert.equal(res.status, 200)
+    const { res } = await http.firstRound('gm1', [
+      { name: 'read_file', args: { file_path: 'a.ts' } },
+      write(todo('Read', 'completed'), todo('Fix', 'in_progress')),
+      { name: 'run_shell_command', args: { command: 'npm test' } },
+    ])
     assert.deepEqual(res.body.results, [
       {
         tool_use_id: 'call_1',
@@ -243,79 +208,42 @@ describe('gemini-todos over HTTP', () => {
   })
 
   it('Should answer a bad call with is_error and leave the list unchanged', async () => {
-    const t = makeTestApp()
-    await round(t, 'gm2', [{ name: 'write_todos', args: { todos: [todo('A')] } }], {
-      dialect: 'gemini-todos',
-    })
-    const res = await round(t, 'gm2', [
-      {
-        name: 'write_todos',
-        args: { todos: [todo('A', 'in_progress'), todo('B', 'in_progress')] },
-      },
-    ])
+    const { t, res } = await http.secondRound(
+      'gm2',
+      [write(todo('A'))],
+      [write(todo('A', 'in_progress'), todo('B', 'in_progress'))]
+    )
     assert.equal(res.body.results[0].is_error, true)
     assert.equal(
       res.body.results[0].content,
       'Invalid parameters: Only one task can be "in_progress" at a time.'
     )
-    const session = await t.call('GET', '/v1/sessions/gm2')
-    assert.deepEqual(
-      session.body.items.map((i: { content: string; status: string }) => [i.content, i.status]),
-      [['A', 'pending']]
-    )
+    assert.deepEqual(fieldsOf((await http.view(t, 'gm2')).items, 'content', 'status'), [
+      ['A', 'pending'],
+    ])
   })
 
   it('Should report dropped todos and keep ids through a reorder', async () => {
-    const t = makeTestApp()
-    await round(
-      t,
-      'gm3',
-      [{ name: 'write_todos', args: { todos: [todo('A'), todo('B'), todo('C')] } }],
-      {
-        dialect: 'gemini-todos',
-      }
-    )
-    const res = await round(t, 'gm3', [
-      { name: 'write_todos', args: { todos: [todo('C'), todo('A')] } },
-    ])
-    assert.deepEqual(
-      res.body.dropped.map((i: { id: string; content: string }) => [i.id, i.content]),
-      [['2', 'B']]
-    )
+    const t = await http.reorder('gm3', (contents) => write(...contents.map((c) => todo(c))))
     const rendered = await t.call('GET', '/v1/sessions/gm3/render')
     assert.equal(rendered.text, '1. [pending] C\n2. [pending] A')
-    const session = await t.call('GET', '/v1/sessions/gm3')
-    assert.deepEqual(
-      session.body.items.map((i: { id: string }) => i.id),
-      ['3', '1']
-    )
+    assert.deepEqual(fieldsOf((await http.view(t, 'gm3')).items, 'id'), [['3'], ['1']])
   })
 
   it('Should remind after 3 rounds without write_todos', async () => {
-    const t = makeTestApp()
-    await round(t, 'gm4', [{ name: 'write_todos', args: { todos: [todo('A')] } }], {
-      dialect: 'gemini-todos',
-    })
-    const reminders: unknown[] = []
-    for (let i = 0; i < 4; i++)
-      reminders.push((await round(t, 'gm4', [{ name: 'glob' }])).body.reminder)
+    const t = await http.afterRound('gm4', [write(todo('A'))])
     const text = { text: '<reminder>Update your todo list with write_todos.</reminder>' }
-    assert.deepEqual(reminders, [null, null, text, text])
+    assert.deepEqual(await http.reminders(t, 'gm4', 4, 'glob'), [null, null, text, text])
   })
 
   it('Should refuse an operator list with two tasks in progress (422)', async () => {
-    const t = makeTestApp()
-    const res = await t.call('PUT', '/v1/sessions/gm5/todos', {
+    const detail = await http.refusedPut(makeTestApp(), 'gm5', {
       dialect: 'gemini-todos',
       items: [
         { id: '1', content: 'A', status: 'in_progress' },
         { id: '2', content: 'B', status: 'in_progress' },
       ],
     })
-    assert.equal(res.status, 422)
-    assert.equal(
-      res.body.detail,
-      'Invalid parameters: Only one task can be "in_progress" at a time.'
-    )
+    assert.equal(detail, 'Invalid parameters: Only one task can be "in_progress" at a time.')
   })
 })

@@ -5,39 +5,29 @@ import { langchainTodos, PARALLEL_CALL_ERROR, renderLangchainTodos, updatedText 
 import { pyRepr } from '../native/python.js'
 import type { DialectState } from '../types.js'
 import { formatTool } from '../../tools/formats.js'
-import { makeTestApp, round } from '../../../test/helpers.js'
+import { dialectKit, fieldsOf, jsonCall, todosParameters } from '../../../test/dialect-support.js'
 
 /** The args schema LangChain derives from `write_todos(todos: list[Todo])` (reference §6). */
-const NATIVE_PARAMETERS = {
-  type: 'object',
+const NATIVE_PARAMETERS = todosParameters({
   properties: {
-    todos: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          content: { type: 'string' },
-          status: { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
-        },
-        required: ['content', 'status'],
-        description: 'A single todo item with content and status.',
-      },
-    },
+    content: { type: 'string' },
+    status: { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
   },
-  required: ['todos'],
-}
+  required: ['content', 'status'],
+  description: 'A single todo item with content and status.',
+})
 
-const empty: DialectState = { items: [], data: {} }
-const one = { callsInRound: 1, indexInRound: 0 }
-const apply = (input: unknown, state: DialectState = empty, ctx = one) =>
-  langchainTodos.apply(state, 'write_todos', input, ctx)
-const errorOf = (input: unknown) => {
-  const outcome = apply(input)
-  assert.equal(outcome.result.is_error, true)
-  assert.equal(outcome.state, empty)
-  return outcome.result.content
-}
+const kit = dialectKit(langchainTodos, 'write_todos')
+const { apply, errorOf, http } = kit
 const todo = (content: string, status = 'pending') => ({ content, status })
+/**
+ * The text LangChain's ToolNode answers a call whose arguments pydantic refuses with: the kwargs
+ * as Python prints them, then pydantic's errors, one a line.
+ */
+const invalidKwargs = (kwargs: string, ...errors: string[]) =>
+  `Error invoking tool 'write_todos' with kwargs ${kwargs} with error:\n ${errors.join('\n')}\n Please fix the error and try again.`
+/** A round's write_todos call of these todos. */
+const write = (...todos: object[]) => ({ name: 'write_todos', input: { todos } })
 
 describe('langchain-todos tool definition', () => {
   it('Should carry the derived schema and the native description', () => {
@@ -58,11 +48,7 @@ describe('langchain-todos tool definition', () => {
   })
 
   it('Should be served by GET /v1/tools in the OpenAI format', async () => {
-    const t = makeTestApp()
-    const res = await t.call('GET', '/v1/tools?dialect=langchain-todos&format=openai')
-    assert.equal(res.status, 200)
-    assert.equal(res.body.tools[0].function.name, 'write_todos')
-    assert.deepEqual(res.body.tools[0].function.parameters, NATIVE_PARAMETERS)
+    await http.assertServedOpenai({ name: 'write_todos', parameters: NATIVE_PARAMETERS })
   })
 })
 
@@ -122,6 +108,7 @@ describe('langchain-todos result text: the Python repr of the list', () => {
 describe('langchain-todos parallel calls', () => {
   it('Should reject every write_todos call when a round holds more than one', () => {
     const input = { todos: [todo('A')] }
+    const empty: DialectState = { items: [], data: {} }
     for (const indexInRound of [0, 1]) {
       const outcome = apply(input, empty, { callsInRound: 2, indexInRound })
       assert.deepEqual(outcome.result, {
@@ -140,28 +127,26 @@ describe('langchain-todos parallel calls', () => {
 
 describe('langchain-todos validation errors (ToolNode template, pydantic messages)', () => {
   it('Should report a missing todos argument', () => {
-    assert.equal(
-      errorOf({}),
-      "Error invoking tool 'write_todos' with kwargs {} with error:\n todos: Field required\n Please fix the error and try again."
-    )
+    assert.equal(errorOf({}), invalidKwargs('{}', 'todos: Field required'))
   })
 
   it('Should refuse a list sent as a JSON string, as pydantic does', () => {
     assert.equal(
       errorOf({ todos: '[]' }),
-      "Error invoking tool 'write_todos' with kwargs {'todos': '[]'} with error:\n todos: Input should be a valid list\n Please fix the error and try again."
+      invalidKwargs("{'todos': '[]'}", 'todos: Input should be a valid list')
     )
   })
 
   it('Should list every item error in pydantic order', () => {
     assert.equal(
       errorOf({ todos: [todo('ok'), { content: 5, status: 'done' }, 'x', { content: 'y' }] }),
-      "Error invoking tool 'write_todos' with kwargs {'todos': [{'content': 'ok', 'status': 'pending'}, {'content': 5, 'status': 'done'}, 'x', {'content': 'y'}]} with error:\n" +
-        ' todos.1.content: Input should be a valid string\n' +
-        "todos.1.status: Input should be 'pending', 'in_progress' or 'completed'\n" +
-        'todos.2: Input should be a valid dictionary\n' +
-        'todos.3.status: Field required\n' +
-        ' Please fix the error and try again.'
+      invalidKwargs(
+        "{'todos': [{'content': 'ok', 'status': 'pending'}, {'content': 5, 'status': 'done'}, 'x', {'content': 'y'}]}",
+        'todos.1.content: Input should be a valid string',
+        "todos.1.status: Input should be 'pending', 'in_progress' or 'completed'",
+        'todos.2: Input should be a valid dictionary',
+        'todos.3.status: Field required'
+      )
     )
   })
 
@@ -179,17 +164,11 @@ describe('langchain-todos identity and dropped items', () => {
       todos: [todo('A', 'in_progress'), todo('B'), todo('C'), todo('D', 'completed')],
     })
     const second = apply({ todos: [todo('C', 'in_progress'), todo('A', 'completed')] }, first.state)
-    assert.deepEqual(
-      second.state.items.map((i) => [i.content, i.id]),
-      [
-        ['C', '3'],
-        ['A', '1'],
-      ]
-    )
-    assert.deepEqual(
-      second.dropped.map((i) => [i.id, i.content]),
-      [['2', 'B']]
-    )
+    assert.deepEqual(fieldsOf(second.state.items, 'content', 'id'), [
+      ['C', '3'],
+      ['A', '1'],
+    ])
+    assert.deepEqual(fieldsOf(second.dropped, 'id', 'content'), [['2', 'B']])
   })
 })
 
@@ -197,12 +176,9 @@ describe('langchain-todos list rules and rendering', () => {
   const item = (id: string, content: string, status: Status) => makeItem({ id, content, status })
 
   it('Should refuse statuses LangChain does not know', () => {
-    assert.deepEqual(
-      langchainTodos.checkList([item('1', 'a', 'pending'), item('2', 'b', 'blocked')]),
-      {
-        ok: false,
-        message: "todos.1.status: Input should be 'pending', 'in_progress' or 'completed'",
-      }
+    kit.assertListRefused(
+      [item('1', 'a', 'pending'), item('2', 'b', 'blocked')],
+      "todos.1.status: Input should be 'pending', 'in_progress' or 'completed'"
     )
     assert.equal(
       langchainTodos.checkList([item('1', 'a', 'in_progress'), item('2', 'b', 'in_progress')]).ok,
@@ -221,21 +197,10 @@ describe('langchain-todos list rules and rendering', () => {
 
 describe('langchain-todos over HTTP', () => {
   it('Should apply write_todos in a round mixed with other tools', async () => {
-    const t = makeTestApp()
-    const res = await round(
-      t,
-      'lc1',
-      [
-        {
-          id: 'c1',
-          name: 'write_todos',
-          arguments: JSON.stringify({ todos: [todo('Research', 'in_progress')] }),
-        },
-        { id: 'c2', name: 'read_file', arguments: '{"file_path":"/a"}' },
-      ],
-      { dialect: 'langchain-todos' }
-    )
-    assert.equal(res.status, 200)
+    const { res } = await http.firstRound('lc1', [
+      jsonCall('c1', 'write_todos', { todos: [todo('Research', 'in_progress')] }),
+      { id: 'c2', name: 'read_file', arguments: '{"file_path":"/a"}' },
+    ])
     assert.deepEqual(res.body.results, [
       {
         tool_use_id: 'c1',
@@ -248,79 +213,43 @@ describe('langchain-todos over HTTP', () => {
   })
 
   it('Should reject two write_todos calls in one round and keep the list', async () => {
-    const t = makeTestApp()
-    await round(t, 'lc2', [{ name: 'write_todos', input: { todos: [todo('A')] } }], {
-      dialect: 'langchain-todos',
-    })
-    const res = await round(t, 'lc2', [
-      { id: 'w1', name: 'write_todos', input: { todos: [todo('B')] } },
-      { id: 'x', name: 'ls', input: {} },
-      { id: 'w2', name: 'write_todos', input: { todos: [todo('C')] } },
-    ])
-    assert.deepEqual(
-      res.body.results.map((r: { tool_use_id: string; is_error: boolean; content: string }) => [
-        r.tool_use_id,
-        r.is_error,
-        r.content,
-      ]),
+    const { t, res } = await http.secondRound(
+      'lc2',
+      [write(todo('A'))],
       [
-        ['w1', true, PARALLEL_CALL_ERROR],
-        ['w2', true, PARALLEL_CALL_ERROR],
+        { id: 'w1', ...write(todo('B')) },
+        { id: 'x', name: 'ls', input: {} },
+        { id: 'w2', ...write(todo('C')) },
       ]
     )
-    const session = await t.call('GET', '/v1/sessions/lc2')
-    assert.deepEqual(
-      session.body.items.map((i: { content: string }) => i.content),
-      ['A']
-    )
+    assert.deepEqual(fieldsOf(res.body.results, 'tool_use_id', 'is_error', 'content'), [
+      ['w1', true, PARALLEL_CALL_ERROR],
+      ['w2', true, PARALLEL_CALL_ERROR],
+    ])
+    assert.deepEqual(fieldsOf((await http.view(t, 'lc2')).items, 'content'), [['A']])
   })
 
   it('Should answer a bad call with is_error and leave the list unchanged', async () => {
-    const t = makeTestApp()
-    await round(t, 'lc3', [{ name: 'write_todos', input: { todos: [todo('A')] } }], {
-      dialect: 'langchain-todos',
-    })
-    const res = await round(t, 'lc3', [
-      { name: 'write_todos', input: { todos: [todo('B', 'started')] } },
-    ])
+    const { t, res } = await http.secondRound(
+      'lc3',
+      [write(todo('A'))],
+      [write(todo('B', 'started'))]
+    )
     assert.equal(res.body.results[0].is_error, true)
     assert.equal(
       res.body.results[0].content,
-      "Error invoking tool 'write_todos' with kwargs {'todos': [{'content': 'B', 'status': 'started'}]} with error:\n todos.0.status: Input should be 'pending', 'in_progress' or 'completed'\n Please fix the error and try again."
+      invalidKwargs(
+        "{'todos': [{'content': 'B', 'status': 'started'}]}",
+        "todos.0.status: Input should be 'pending', 'in_progress' or 'completed'"
+      )
     )
-    const session = await t.call('GET', '/v1/sessions/lc3')
-    assert.deepEqual(
-      session.body.items.map((i: { content: string }) => i.content),
-      ['A']
-    )
+    assert.deepEqual(fieldsOf((await http.view(t, 'lc3')).items, 'content'), [['A']])
   })
 
   it('Should report dropped todos and keep ids through a reorder, and remind after 3 rounds', async () => {
-    const t = makeTestApp()
-    await round(
-      t,
-      'lc4',
-      [{ name: 'write_todos', input: { todos: [todo('A'), todo('B'), todo('C')] } }],
-      {
-        dialect: 'langchain-todos',
-      }
-    )
-    const res = await round(t, 'lc4', [
-      { name: 'write_todos', input: { todos: [todo('C'), todo('A')] } },
-    ])
-    assert.deepEqual(
-      res.body.dropped.map((i: { id: string; content: string }) => [i.id, i.content]),
-      [['2', 'B']]
-    )
-    const session = await t.call('GET', '/v1/sessions/lc4')
-    assert.deepEqual(
-      session.body.items.map((i: { id: string }) => i.id),
-      ['3', '1']
-    )
-    const reminders: unknown[] = []
-    for (let i = 0; i < 3; i++)
-      reminders.push((await round(t, 'lc4', [{ name: 'grep' }])).body.reminder)
-    assert.deepEqual(reminders, [
+    const t = await http.reorder('lc4', (contents) => write(...contents.map((c) => todo(c))))
+    assert.deepEqual(fieldsOf((await http.view(t, 'lc4')).items, 'id'), [['3'], ['1']])
+    assert.deepEqual(await http.reminders(t, 'lc4', 3), [
       null,
       null,
       { text: '<reminder>Update your todo list with write_todos.</reminder>' },

@@ -2,44 +2,29 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeItem, type Item } from '../../core/items.js'
 import { decodeTodoWrite, opencodeTodos, renderOpencodeTodos } from './index.js'
-import {
-  assertNativeTool,
-  dialectCalls,
-  remindersOfIdleRounds,
-} from '../../../test/dialect-support.js'
-import { makeTestApp, round } from '../../../test/helpers.js'
+import { dialectKit, fieldsOf, jsonCall, todosParameters } from '../../../test/dialect-support.js'
 
 /**
  * opencode 1.18.33's todowrite schema: its effect Schema through `ToolJsonSchema.fromSchema`
  * (`$ref` to `Todo` inlined, `additionalProperties: true` removed), without `$schema`.
  */
-const NATIVE_PARAMETERS = {
-  type: 'object',
-  properties: {
-    todos: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          content: { type: 'string', description: 'Brief description of the task' },
-          status: {
-            type: 'string',
-            description: 'Current status of the task: pending, in_progress, completed, cancelled',
-          },
-          priority: {
-            type: 'string',
-            description: 'Priority level of the task: high, medium, low',
-          },
-        },
-        required: ['content', 'status', 'priority'],
+const NATIVE_PARAMETERS = todosParameters(
+  {
+    properties: {
+      content: { type: 'string', description: 'Brief description of the task' },
+      status: {
+        type: 'string',
+        description: 'Current status of the task: pending, in_progress, completed, cancelled',
       },
-      description: 'The updated todo list',
+      priority: { type: 'string', description: 'Priority level of the task: high, medium, low' },
     },
+    required: ['content', 'status', 'priority'],
   },
-  required: ['todos'],
-}
+  { description: 'The updated todo list' }
+)
 
-const { apply, errorOf } = dialectCalls(opencodeTodos, 'todowrite')
+const kit = dialectKit(opencodeTodos, 'todowrite')
+const { apply, errorOf, http } = kit
 const todo = (content: string, status = 'pending', priority = 'medium') => ({
   content,
   status,
@@ -49,7 +34,7 @@ const invalid = (detail: string) =>
   `The todowrite tool was called with invalid arguments: ${detail}.\nPlease rewrite the input so it satisfies the expected schema.`
 describe('opencode-todos tool definition', () => {
   it('Should carry the derived schema and the native description', () => {
-    const description = assertNativeTool(opencodeTodos, {
+    const description = kit.assertNativeTool({
       name: 'todowrite',
       parameters: NATIVE_PARAMETERS,
       starts:
@@ -62,11 +47,8 @@ describe('opencode-todos tool definition', () => {
   })
 
   it('Should be served by GET /v1/tools', async () => {
-    const t = makeTestApp()
-    const res = await t.call('GET', '/v1/tools?dialect=opencode-todos&format=anthropic')
-    assert.equal(res.status, 200)
-    assert.equal(res.body.tools[0].name, 'todowrite')
-    assert.deepEqual(res.body.tools[0].input_schema, NATIVE_PARAMETERS)
+    const [tool] = (await http.tools('anthropic')).tools
+    assert.deepEqual([tool.name, tool.input_schema], ['todowrite', NATIVE_PARAMETERS])
   })
 })
 
@@ -80,13 +62,10 @@ describe('opencode-todos results', () => {
       outcome.result.content,
       '[\n  {\n    "content": "Ship",\n    "status": "doing",\n    "priority": "urgent"\n  },\n  {\n    "content": "Test",\n    "status": "cancelled",\n    "priority": "low"\n  }\n]'
     )
-    assert.deepEqual(
-      outcome.state.items.map((i) => [i.id, i.content, i.status, i.metadata]),
-      [
-        ['1', 'Ship', 'pending', { priority: 'urgent', status: 'doing' }],
-        ['2', 'Test', 'cancelled', { priority: 'low' }],
-      ]
-    )
+    assert.deepEqual(fieldsOf(outcome.state.items, 'id', 'content', 'status', 'metadata'), [
+      ['1', 'Ship', 'pending', { priority: 'urgent', status: 'doing' }],
+      ['2', 'Test', 'cancelled', { priority: 'low' }],
+    ])
   })
 
   it('Should print the decoded todos: schema key order, extra keys dropped', () => {
@@ -110,17 +89,11 @@ describe('opencode-todos results', () => {
   it('Should keep identity by content, then position, and report dropped items', () => {
     const first = apply({ todos: [todo('A', 'in_progress'), todo('B'), todo('C')] })
     const second = apply({ todos: [todo('C', 'in_progress'), todo('A', 'completed')] }, first.state)
-    assert.deepEqual(
-      second.state.items.map((i) => [i.id, i.content]),
-      [
-        ['3', 'C'],
-        ['1', 'A'],
-      ]
-    )
-    assert.deepEqual(
-      second.dropped.map((i) => i.content),
-      ['B']
-    )
+    assert.deepEqual(fieldsOf(second.state.items, 'id', 'content'), [
+      ['3', 'C'],
+      ['1', 'A'],
+    ])
+    assert.deepEqual(fieldsOf(second.dropped, 'content'), [['B']])
   })
 })
 
@@ -214,25 +187,14 @@ describe('opencode-todos list rules and rendering', () => {
 
 describe('opencode-todos over HTTP', () => {
   it('Should apply todowrite from OpenAI arguments and remind after 3 rounds without it', async () => {
-    const t = makeTestApp()
-    const res = await round(
-      t,
-      'oc1',
-      [
-        {
-          id: 'c1',
-          name: 'todowrite',
-          arguments: JSON.stringify({ todos: [todo('Research', 'in_progress', 'high')] }),
-        },
-      ],
-      { dialect: 'opencode-todos' }
-    )
-    assert.equal(res.status, 200)
+    const { t, res } = await http.firstRound('oc1', [
+      jsonCall('c1', 'todowrite', { todos: [todo('Research', 'in_progress', 'high')] }),
+    ])
     assert.equal(
       res.body.results[0].content,
       '[\n  {\n    "content": "Research",\n    "status": "in_progress",\n    "priority": "high"\n  }\n]'
     )
-    assert.deepEqual(await remindersOfIdleRounds(t, 'oc1', 3), [
+    assert.deepEqual(await http.reminders(t, 'oc1', 3), [
       null,
       null,
       { text: '<reminder>Update your todo list with todowrite.</reminder>' },
@@ -240,20 +202,16 @@ describe('opencode-todos over HTTP', () => {
   })
 
   it('Should answer a bad call with is_error and keep the list', async () => {
-    const t = makeTestApp()
-    await round(t, 'oc2', [{ name: 'todowrite', input: { todos: [todo('A')] } }], {
-      dialect: 'opencode-todos',
-    })
-    const res = await round(t, 'oc2', [{ name: 'todowrite', input: { todos: [{ content: 'B' }] } }])
+    const { t, res } = await http.secondRound(
+      'oc2',
+      [{ name: 'todowrite', input: { todos: [todo('A')] } }],
+      [{ name: 'todowrite', input: { todos: [{ content: 'B' }] } }]
+    )
     assert.equal(res.body.results[0].is_error, true)
     assert.equal(
       res.body.results[0].content,
       invalid('SchemaError(Missing key\n  at ["todos"][0]["status"])')
     )
-    const session = await t.call('GET', '/v1/sessions/oc2')
-    assert.deepEqual(
-      session.body.items.map((i: { content: string }) => i.content),
-      ['A']
-    )
+    assert.deepEqual(fieldsOf((await http.view(t, 'oc2')).items, 'content'), [['A']])
   })
 })

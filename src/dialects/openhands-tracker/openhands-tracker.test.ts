@@ -7,8 +7,8 @@ import assert from 'node:assert/strict'
 import { makeItem, type Status } from '../../core/items.js'
 import { openhandsTracker, parseTaskTracker, renderTaskList } from './index.js'
 import type { DialectState } from '../types.js'
-import { formatTool } from '../../tools/formats.js'
-import { makeTestApp, round } from '../../../test/helpers.js'
+import { dialectKit, fieldsOf, jsonCall } from '../../../test/dialect-support.js'
+import { makeTestApp } from '../../../test/helpers.js'
 
 /**
  * The released SDK's `to_openai_tool()` parameters of `task_tracker`: `TaskTrackerAction` with the
@@ -52,47 +52,49 @@ const NATIVE_PARAMETERS = {
 const NO_LIST = 'No task list found. Use the "plan" command to create one.'
 const URL = 'https://errors.pydantic.dev/2.12/v'
 
-const empty: DialectState = { items: [], data: {} }
-const one = { callsInRound: 1, indexInRound: 0 }
-const apply = (input: unknown, state: DialectState = empty) =>
-  openhandsTracker.apply(state, 'task_tracker', input, one)
-const plan = (task_list: unknown, state: DialectState = empty) =>
-  apply({ command: 'plan', task_list }, state)
-const errorOf = (input: unknown) => {
-  const outcome = apply(input)
-  assert.equal(outcome.result.is_error, true)
-  assert.equal(outcome.state, empty)
-  return outcome.result.content
+const kit = dialectKit(openhandsTracker, 'task_tracker')
+const { apply, errorOf, http } = kit
+
+/**
+ * The SDK agent's text for a call that fails pydantic's validation of TaskTrackerAction: the count,
+ * each error (its location, its message, the page of its docs), then the parameters the call sent.
+ */
+function validationErrors(errors: [loc: string, message: string, docs: string][], sent: string) {
+  const count = errors.length === 1 ? '1 validation error' : `${errors.length} validation errors`
+  const lines = errors.map(
+    ([loc, message, docs]) =>
+      `${loc}\n  ${message}\n    For further information visit ${URL}/${docs}`
+  )
+  return `Error validating tool 'task_tracker': ${count} for TaskTrackerAction\n${lines.join('\n')}. Parameters provided: ${sent}`
 }
+const plan = (task_list: unknown, state?: DialectState) =>
+  apply({ command: 'plan', task_list }, state)
+/** A round's task_tracker call planning this task list. */
+const track = (task_list: object[]) => ({
+  name: 'task_tracker',
+  input: { command: 'plan', task_list },
+})
 
 describe('openhands-tracker tool definition', () => {
   it('Should carry the SDK schema and description', () => {
-    const tool = formatTool(openhandsTracker.tools[0], 'openai') as {
-      function: { name: string; description: string; parameters: unknown }
-    }
-    assert.equal(tool.function.name, 'task_tracker')
-    assert.deepEqual(tool.function.parameters, NATIVE_PARAMETERS)
-    assert.match(
-      tool.function.description,
-      /^This tool provides structured task management capabilities/
-    )
-    assert.ok(tool.function.description.includes('```javascript\nfor (let i = 0;'))
-    assert.ok(tool.function.description.endsWith('ensures comprehensive requirement fulfillment.'))
+    const description = kit.assertNativeTool({
+      name: 'task_tracker',
+      parameters: NATIVE_PARAMETERS,
+      starts: 'This tool provides structured task management capabilities',
+      ends: 'ensures comprehensive requirement fulfillment.',
+    })
+    assert.ok(description.includes('```javascript\nfor (let i = 0;'))
     // the released prompt has no "Task identity" guideline (that was the unmerged PR #4470)
-    assert.ok(!tool.function.description.includes('Task identity'))
+    assert.ok(!description.includes('Task identity'))
     assert.ok(
-      tool.function.description.includes(
+      description.includes(
         '7. Task completion - Update status to done and identify any additional work\n   that emerged during implementation\n\n## Situations'
       )
     )
   })
 
   it('Should be served by GET /v1/tools in the OpenAI format', async () => {
-    const t = makeTestApp()
-    const res = await t.call('GET', '/v1/tools?dialect=openhands-tracker&format=openai')
-    assert.equal(res.status, 200)
-    assert.equal(res.body.tools[0].function.name, 'task_tracker')
-    assert.deepEqual(res.body.tools[0].function.parameters, NATIVE_PARAMETERS)
+    await http.assertServedOpenai({ name: 'task_tracker', parameters: NATIVE_PARAMETERS })
   })
 })
 
@@ -213,40 +215,66 @@ describe('openhands-tracker validation errors (pydantic, as the SDK agent report
   it('Should report a missing title', () => {
     assert.equal(
       errorOf({ command: 'plan', task_list: [{ status: 'todo' }] }),
-      "Error validating tool 'task_tracker': 1 validation error for TaskTrackerAction\n" +
-        'task_list.0.title\n' +
-        "  Field required [type=missing, input_value={'status': 'todo'}, input_type=dict]\n" +
-        `    For further information visit ${URL}/missing. Parameters provided: ['command', 'task_list']`
+      validationErrors(
+        [
+          [
+            'task_list.0.title',
+            "Field required [type=missing, input_value={'status': 'todo'}, input_type=dict]",
+            'missing',
+          ],
+        ],
+        "['command', 'task_list']"
+      )
     )
   })
 
   it('Should report an unknown command and an unknown status as literal errors', () => {
     assert.equal(
       errorOf({ command: 'list' }),
-      "Error validating tool 'task_tracker': 1 validation error for TaskTrackerAction\n" +
-        'command\n' +
-        "  Input should be 'view' or 'plan' [type=literal_error, input_value='list', input_type=str]\n" +
-        `    For further information visit ${URL}/literal_error. Parameters provided: ['command']`
+      validationErrors(
+        [
+          [
+            'command',
+            "Input should be 'view' or 'plan' [type=literal_error, input_value='list', input_type=str]",
+            'literal_error',
+          ],
+        ],
+        "['command']"
+      )
     )
     assert.equal(
       errorOf({ command: 'plan', task_list: [{ title: 'A', status: 'pending' }] }),
-      "Error validating tool 'task_tracker': 1 validation error for TaskTrackerAction\n" +
-        'task_list.0.status\n' +
-        "  Input should be 'todo', 'in_progress' or 'done' [type=literal_error, input_value='pending', input_type=str]\n" +
-        `    For further information visit ${URL}/literal_error. Parameters provided: ['command', 'task_list']`
+      validationErrors(
+        [
+          [
+            'task_list.0.status',
+            "Input should be 'todo', 'in_progress' or 'done' [type=literal_error, input_value='pending', input_type=str]",
+            'literal_error',
+          ],
+        ],
+        "['command', 'task_list']"
+      )
     )
   })
 
   it('Should forbid extra arguments and count several errors', () => {
     assert.equal(
       errorOf({ command: 'plan', task_list: [3], tasks: 'x'.repeat(60) }),
-      "Error validating tool 'task_tracker': 2 validation errors for TaskTrackerAction\n" +
-        'task_list.0\n' +
-        '  Input should be a valid dictionary or instance of TaskItem [type=model_type, input_value=3, input_type=int]\n' +
-        `    For further information visit ${URL}/model_type\n` +
-        'tasks\n' +
-        "  Extra inputs are not permitted [type=extra_forbidden, input_value='xxxxxxxxxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxxxxxxx', input_type=str]\n" +
-        `    For further information visit ${URL}/extra_forbidden. Parameters provided: ['command', 'task_list', 'tasks']`
+      validationErrors(
+        [
+          [
+            'task_list.0',
+            'Input should be a valid dictionary or instance of TaskItem [type=model_type, input_value=3, input_type=int]',
+            'model_type',
+          ],
+          [
+            'tasks',
+            "Extra inputs are not permitted [type=extra_forbidden, input_value='xxxxxxxxxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxxxxxxx', input_type=str]",
+            'extra_forbidden',
+          ],
+        ],
+        "['command', 'task_list', 'tasks']"
+      )
     )
   })
 
@@ -294,17 +322,11 @@ describe('openhands-tracker identity and dropped items', () => {
       ],
       first.state
     )
-    assert.deepEqual(
-      second.state.items.map((i) => [i.id, i.content]),
-      [
-        ['3', 'C'],
-        ['1', 'A'],
-      ]
-    )
-    assert.deepEqual(
-      second.dropped.map((i) => [i.id, i.content]),
-      [['2', 'B']]
-    )
+    assert.deepEqual(fieldsOf(second.state.items, 'id', 'content'), [
+      ['3', 'C'],
+      ['1', 'A'],
+    ])
+    assert.deepEqual(fieldsOf(second.dropped, 'id', 'content'), [['2', 'B']])
   })
 })
 
@@ -336,95 +358,40 @@ describe('openhands-tracker list rules and rendering', () => {
 
 describe('openhands-tracker over HTTP', () => {
   it('Should apply task_tracker in a round mixed with other tools', async () => {
-    const t = makeTestApp()
-    const res = await round(
-      t,
-      'oh1',
-      [
-        { id: 't1', name: 'terminal', arguments: '{"command":"ls"}' },
-        {
-          id: 't2',
-          name: 'task_tracker',
-          arguments: JSON.stringify({
-            command: 'plan',
-            task_list: [{ title: 'Read', status: 'done' }, { title: 'Fix' }],
-          }),
-        },
-        { id: 't3', name: 'task_tracker', arguments: '{"command":"view"}' },
-      ],
-      { dialect: 'openhands-tracker' }
-    )
-    assert.equal(res.status, 200)
-    assert.deepEqual(
-      res.body.results.map((r: { tool_use_id: string; is_error: boolean; content: string }) => [
-        r.tool_use_id,
-        r.is_error,
-        r.content,
-      ]),
-      [
-        ['t2', false, 'Task list has been updated with 2 item(s).'],
-        ['t3', false, '# Task List\n\n1. ✅ Read\n\n2. ⏳ Fix'],
-      ]
-    )
+    const { res } = await http.firstRound('oh1', [
+      { id: 't1', name: 'terminal', arguments: '{"command":"ls"}' },
+      jsonCall('t2', 'task_tracker', {
+        command: 'plan',
+        task_list: [{ title: 'Read', status: 'done' }, { title: 'Fix' }],
+      }),
+      { id: 't3', name: 'task_tracker', arguments: '{"command":"view"}' },
+    ])
+    assert.deepEqual(fieldsOf(res.body.results, 'tool_use_id', 'is_error', 'content'), [
+      ['t2', false, 'Task list has been updated with 2 item(s).'],
+      ['t3', false, '# Task List\n\n1. ✅ Read\n\n2. ⏳ Fix'],
+    ])
     assert.equal(res.body.progress.completed, 1)
   })
 
   it('Should answer a bad call with is_error and leave the list unchanged', async () => {
-    const t = makeTestApp()
-    await round(
-      t,
+    const { t, res } = await http.secondRound(
       'oh2',
-      [{ name: 'task_tracker', input: { command: 'plan', task_list: [{ title: 'A' }] } }],
-      {
-        dialect: 'openhands-tracker',
-      }
+      [track([{ title: 'A' }])],
+      [track([{ status: 'done' }])]
     )
-    const res = await round(t, 'oh2', [
-      { name: 'task_tracker', input: { command: 'plan', task_list: [{ status: 'done' }] } },
-    ])
     assert.equal(res.body.results[0].is_error, true)
     assert.match(
       res.body.results[0].content,
       /^Error validating tool 'task_tracker': 1 validation error/
     )
-    const session = await t.call('GET', '/v1/sessions/oh2')
-    assert.deepEqual(
-      session.body.items.map((i: { content: string }) => i.content),
-      ['A']
-    )
-    assert.equal(session.body.rendered, '# Task List\n\n1. ⏳ A')
+    const session = await http.view(t, 'oh2')
+    assert.deepEqual(fieldsOf(session.items, 'content'), [['A']])
+    assert.equal(session.rendered, '# Task List\n\n1. ⏳ A')
   })
 
   it('Should report dropped tasks and keep ids through a reorder, and remind after 3 rounds', async () => {
-    const t = makeTestApp()
-    await round(
-      t,
-      'oh3',
-      [
-        {
-          name: 'task_tracker',
-          input: { command: 'plan', task_list: [{ title: 'A' }, { title: 'B' }, { title: 'C' }] },
-        },
-      ],
-      { dialect: 'openhands-tracker' }
-    )
-    const res = await round(t, 'oh3', [
-      {
-        name: 'task_tracker',
-        input: {
-          command: 'plan',
-          task_list: [{ title: 'C' }, { title: 'A' }],
-        },
-      },
-    ])
-    assert.deepEqual(
-      res.body.dropped.map((i: { id: string; content: string }) => [i.id, i.content]),
-      [['2', 'B']]
-    )
-    const reminders: unknown[] = []
-    for (let i = 0; i < 3; i++)
-      reminders.push((await round(t, 'oh3', [{ name: 'terminal' }])).body.reminder)
-    assert.deepEqual(reminders, [
+    const t = await http.reorder('oh3', (contents) => track(contents.map((title) => ({ title }))))
+    assert.deepEqual(await http.reminders(t, 'oh3', 3, 'terminal'), [
       null,
       null,
       { text: '<reminder>Update your task list with task_tracker.</reminder>' },
@@ -439,10 +406,9 @@ describe('openhands-tracker over HTTP', () => {
     })
     assert.equal(ok.status, 200)
     assert.equal(ok.body.rendered, '# Task List\n\n1. 🔄 Review\n   by Friday')
-    const bad = await t.call('PUT', '/v1/sessions/oh4/todos', {
+    const detail = await http.refusedPut(t, 'oh4', {
       items: [{ id: 'q1', content: 'Review', status: 'cancelled' }],
     })
-    assert.equal(bad.status, 422)
-    assert.match(bad.body.detail, /Input should be 'todo', 'in_progress' or 'done'/)
+    assert.match(detail, /Input should be 'todo', 'in_progress' or 'done'/)
   })
 })

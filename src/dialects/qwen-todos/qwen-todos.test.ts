@@ -2,45 +2,31 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeItem, type Item } from '../../core/items.js'
 import { qwenTodos, renderQwenTodos, UNCHANGED_TEXT, validateQwenTodos } from './index.js'
-import type { CallOutcome } from '../types.js'
-import {
-  assertNativeTool,
-  dialectCalls,
-  EMPTY_STATE,
-  remindersOfIdleRounds,
-} from '../../../test/dialect-support.js'
-import { makeTestApp, round } from '../../../test/helpers.js'
+import { dialectKit, fieldsOf, jsonCall, todosParameters } from '../../../test/dialect-support.js'
+import { round } from '../../../test/helpers.js'
 
 /**
  * todo_write's parameters as Qwen Code 0.24.4 sent them to an OpenAI-compatible model (captured):
  * its `parametersJsonSchema` relaxed for function calling (no `$schema`, `uniqueItems`, or the
  * items' `additionalProperties: false`).
  */
-const NATIVE_PARAMETERS = {
-  type: 'object',
-  properties: {
-    todos: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          content: { type: 'string', minLength: 1 },
-          status: { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
-          id: { type: 'string', maxLength: 500 },
-          blockedBy: {
-            type: 'array',
-            items: { type: 'string', maxLength: 500 },
-            description:
-              'Todo IDs that must be completed before this item. Active-plan updates preserve omitted dependencies for existing IDs; use [] to remove them.',
-          },
-        },
-        required: ['content', 'status', 'id'],
+const NATIVE_PARAMETERS = todosParameters(
+  {
+    properties: {
+      content: { type: 'string', minLength: 1 },
+      status: { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
+      id: { type: 'string', maxLength: 500 },
+      blockedBy: {
+        type: 'array',
+        items: { type: 'string', maxLength: 500 },
+        description:
+          'Todo IDs that must be completed before this item. Active-plan updates preserve omitted dependencies for existing IDs; use [] to remove them.',
       },
-      description: 'The updated todo list',
     },
+    required: ['content', 'status', 'id'],
   },
-  required: ['todos'],
-}
+  { description: 'The updated todo list' }
+)
 
 /** The result texts as Qwen Code 0.24.4 produced them (its todoWrite.ts run on these inputs). */
 const modified = (json: string) =>
@@ -52,25 +38,20 @@ const CLEARED =
 const UNCHANGED =
   'Todo list is already up to date. No changes were needed.\n\n<system-reminder>\nYour todo list was not modified because it is already current. Continue with your existing tasks.\n</system-reminder>'
 
-const { apply, errorOf } = dialectCalls(qwenTodos, 'todo_write')
-/** Applies the inputs in turn, as one session would. */
-function run(...inputs: unknown[]): CallOutcome[] {
-  let state = EMPTY_STATE
-  return inputs.map((input) => {
-    const outcome = apply(input, state)
-    state = outcome.state
-    return outcome
-  })
-}
+const kit = dialectKit(qwenTodos, 'todo_write')
+const { apply, errorOf, http, run } = kit
 const todo = (id: string, content: string, status = 'pending', extra: object = {}) => ({
   id,
   content,
   status,
   ...extra,
 })
+/** A round's todo_write call of these todos. */
+const write = (...todos: object[]) => ({ name: 'todo_write', input: { todos } })
+
 describe('qwen-todos tool definition', () => {
   it('Should carry the native parametersJsonSchema and description', () => {
-    assertNativeTool(qwenTodos, {
+    kit.assertNativeTool({
       name: 'todo_write',
       parameters: NATIVE_PARAMETERS,
       starts:
@@ -80,11 +61,9 @@ describe('qwen-todos tool definition', () => {
   })
 
   it('Should be served by GET /v1/tools', async () => {
-    const t = makeTestApp()
-    const res = await t.call('GET', '/v1/tools?dialect=qwen-todos&format=mcp')
-    assert.equal(res.status, 200)
-    assert.equal(res.body.tools[0].name, 'todo_write')
-    assert.deepEqual(res.body.tools[0].inputSchema, NATIVE_PARAMETERS)
+    const { tools } = await http.tools('mcp')
+    assert.equal(tools[0].name, 'todo_write')
+    assert.deepEqual(tools[0].inputSchema, NATIVE_PARAMETERS)
   })
 })
 
@@ -173,23 +152,13 @@ describe('qwen-todos results (texts of Qwen Code 0.24.4)', () => {
       { todos: [todo('2', 'B', 'completed'), todo('3', 'C', 'in_progress')] },
       { todos: [todo('2', 'B', 'completed'), todo('3', 'C', 'in_progress', { blockedBy: [] })] }
     )
-    assert.equal(
-      outcomes[1].result.content,
-      modified(
-        '[{"id":"1","content":"A","status":"completed"},{"id":"2","content":"B","status":"in_progress","blockedBy":["1"]},{"id":"3","content":"C","status":"pending","blockedBy":["1","2"]}]'
-      )
-    )
-    assert.equal(
-      outcomes[2].result.content,
-      modified(
-        '[{"id":"2","content":"B","status":"completed","blockedBy":[]},{"id":"3","content":"C","status":"in_progress","blockedBy":["2"]}]'
-      )
-    )
-    assert.equal(
-      outcomes[3].result.content,
-      modified(
-        '[{"id":"2","content":"B","status":"completed","blockedBy":[]},{"id":"3","content":"C","status":"in_progress","blockedBy":[]}]'
-      )
+    assert.deepEqual(
+      outcomes.slice(1).map((o) => o.result.content),
+      [
+        '[{"id":"1","content":"A","status":"completed"},{"id":"2","content":"B","status":"in_progress","blockedBy":["1"]},{"id":"3","content":"C","status":"pending","blockedBy":["1","2"]}]',
+        '[{"id":"2","content":"B","status":"completed","blockedBy":[]},{"id":"3","content":"C","status":"in_progress","blockedBy":["2"]}]',
+        '[{"id":"2","content":"B","status":"completed","blockedBy":[]},{"id":"3","content":"C","status":"in_progress","blockedBy":[]}]',
+      ].map(modified)
     )
   })
 
@@ -222,55 +191,39 @@ describe('qwen-todos results (texts of Qwen Code 0.24.4)', () => {
 
 describe('qwen-todos errors (validateTodos, in its order)', () => {
   it('Should give the exact texts', () => {
-    assert.equal(
-      errorOf({ todos: [todo('', 'A')] }),
-      'Each todo must have a non-empty "id" string of at most 500 characters.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('  ', 'A')] }),
-      'Each todo must have a non-empty "id" string of at most 500 characters.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('x'.repeat(501), 'A')] }),
-      'Each todo must have a non-empty "id" string of at most 500 characters.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('1', ' ')] }),
-      'Each todo must have a non-empty "content" string.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('1', 'A', 'cancelled')] }),
-      'Each todo must have a valid "status" (pending, in_progress, completed).'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('1', 'A'), todo('1', 'B')] }),
-      'Todo IDs must be unique within the array.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('1', 'A'), todo('2', 'B', 'pending', { blockedBy: ['9'] })] }),
-      'Todo "2" references unknown dependency "9".'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('1', 'A', 'pending', { blockedBy: [''] })] }),
-      'Each todo "blockedBy" value must be an array of non-empty Todo IDs of at most 500 characters.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('a', 'A'), todo('b', 'B', 'pending', { blockedBy: ['a', 'a'] })] }),
-      'Todo "b" must not contain duplicate blockedBy references.'
-    )
-    assert.equal(
-      errorOf({ todos: [todo('a', 'A', 'pending', { blockedBy: ['a'] })] }),
-      'Todo "a" must not depend on itself.'
-    )
-    assert.equal(
-      errorOf({
-        todos: [
+    const idError = 'Each todo must have a non-empty "id" string of at most 500 characters.'
+    for (const id of ['', '  ', 'x'.repeat(501)]) {
+      assert.equal(errorOf({ todos: [todo(id, 'A')] }), idError)
+    }
+    const cases: [todos: object[], error: string][] = [
+      [[todo('1', ' ')], 'Each todo must have a non-empty "content" string.'],
+      [
+        [todo('1', 'A', 'cancelled')],
+        'Each todo must have a valid "status" (pending, in_progress, completed).',
+      ],
+      [[todo('1', 'A'), todo('1', 'B')], 'Todo IDs must be unique within the array.'],
+      [
+        [todo('1', 'A'), todo('2', 'B', 'pending', { blockedBy: ['9'] })],
+        'Todo "2" references unknown dependency "9".',
+      ],
+      [
+        [todo('1', 'A', 'pending', { blockedBy: [''] })],
+        'Each todo "blockedBy" value must be an array of non-empty Todo IDs of at most 500 characters.',
+      ],
+      [
+        [todo('a', 'A'), todo('b', 'B', 'pending', { blockedBy: ['a', 'a'] })],
+        'Todo "b" must not contain duplicate blockedBy references.',
+      ],
+      [[todo('a', 'A', 'pending', { blockedBy: ['a'] })], 'Todo "a" must not depend on itself.'],
+      [
+        [
           todo('a', 'A', 'pending', { blockedBy: ['b'] }),
           todo('b', 'B', 'pending', { blockedBy: ['a'] }),
         ],
-      }),
-      'Todo dependencies must not contain a cycle.'
-    )
+        'Todo dependencies must not contain a cycle.',
+      ],
+    ]
+    for (const [todos, error] of cases) assert.equal(errorOf({ todos }), error)
   })
 
   it('Should check each item fully before the next, and ids before content', () => {
@@ -316,14 +269,14 @@ describe('qwen-todos list rules and rendering', () => {
     makeItem({ id, content, status, blocked_by })
 
   it("Should check a person's list by Qwen's rules", () => {
-    assert.deepEqual(qwenTodos.checkList([item('1', 'A', 'pending'), item('2', 'B', 'blocked')]), {
-      ok: false,
-      message: 'Each todo must have a valid "status" (pending, in_progress, completed).',
-    })
-    assert.deepEqual(qwenTodos.checkList([item('1', 'A', 'pending', ['7'])]), {
-      ok: false,
-      message: 'Todo "1" references unknown dependency "7".',
-    })
+    kit.assertListRefused(
+      [item('1', 'A', 'pending'), item('2', 'B', 'blocked')],
+      'Each todo must have a valid "status" (pending, in_progress, completed).'
+    )
+    kit.assertListRefused(
+      [item('1', 'A', 'pending', ['7'])],
+      'Todo "1" references unknown dependency "7".'
+    )
     const ok = qwenTodos.checkList([item('1', 'A', 'pending'), item('2', 'B', 'pending', ['1'])])
     assert.ok(ok.ok)
     assert.deepEqual(ok.items[0].blocks, ['2'])
@@ -340,62 +293,35 @@ describe('qwen-todos list rules and rendering', () => {
 
 describe('qwen-todos over HTTP', () => {
   it('Should apply todo_write from OpenAI arguments and keep the model ids', async () => {
-    const t = makeTestApp()
-    const res = await round(
-      t,
-      'qw1',
-      [
-        {
-          id: 'c1',
-          name: 'todo_write',
-          arguments: JSON.stringify({ todos: [todo('t-1', 'Research', 'in_progress')] }),
-        },
-        { id: 'c2', name: 'read_file', arguments: '{}' },
-      ],
-      { dialect: 'qwen-todos' }
-    )
-    assert.equal(res.status, 200)
+    const { t, res } = await http.firstRound('qw1', [
+      jsonCall('c1', 'todo_write', { todos: [todo('t-1', 'Research', 'in_progress')] }),
+      { id: 'c2', name: 'read_file', arguments: '{}' },
+    ])
     assert.equal(res.body.results.length, 1)
     assert.equal(
       res.body.results[0].content,
       modified('[{"id":"t-1","content":"Research","status":"in_progress"}]')
     )
-    const session = await t.call('GET', '/v1/sessions/qw1')
-    assert.deepEqual(
-      session.body.items.map((i: { id: string }) => i.id),
-      ['t-1']
-    )
+    assert.deepEqual(fieldsOf((await http.view(t, 'qw1')).items, 'id'), [['t-1']])
   })
 
   it("Should compare with a person's edit, not with the last write", async () => {
-    const t = makeTestApp()
-    await round(t, 'qw2', [{ name: 'todo_write', input: { todos: [todo('1', 'A')] } }], {
-      dialect: 'qwen-todos',
-    })
+    const t = await http.afterRound('qw2', [write(todo('1', 'A'))])
     const put = await t.call('PUT', '/v1/sessions/qw2/todos', {
       items: [{ id: '1', content: 'A', status: 'in_progress' }],
     })
     assert.equal(put.status, 200)
-    const res = await round(t, 'qw2', [
-      { name: 'todo_write', input: { todos: [todo('1', 'A', 'in_progress')] } },
-    ])
+    const res = await round(t, 'qw2', [write(todo('1', 'A', 'in_progress'))])
     assert.equal(res.body.results[0].content, UNCHANGED)
-    const bad = await t.call('PUT', '/v1/sessions/qw2/todos', {
+    const detail = await http.refusedPut(t, 'qw2', {
       items: [{ id: '1', content: 'A', status: 'cancelled' }],
     })
-    assert.equal(bad.status, 422)
-    assert.equal(
-      bad.body.detail,
-      'Each todo must have a valid "status" (pending, in_progress, completed).'
-    )
+    assert.equal(detail, 'Each todo must have a valid "status" (pending, in_progress, completed).')
   })
 
   it('Should remind after 3 rounds without todo_write', async () => {
-    const t = makeTestApp()
-    await round(t, 'qw3', [{ name: 'todo_write', input: { todos: [todo('1', 'A')] } }], {
-      dialect: 'qwen-todos',
-    })
-    assert.deepEqual(await remindersOfIdleRounds(t, 'qw3', 3), [
+    const t = await http.afterRound('qw3', [write(todo('1', 'A'))])
+    assert.deepEqual(await http.reminders(t, 'qw3', 3), [
       null,
       null,
       { text: '<reminder>Update your todo list with todo_write.</reminder>' },
