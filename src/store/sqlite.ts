@@ -306,6 +306,29 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   }
 
   /**
+   * The updater's decision on `row` (the live row as read, or none), checked and serialised; the
+   * row is kept as its version and counters only, not its text.
+   */
+  const decide = <T>(
+    key: SessionKey,
+    row: SessionRow | undefined,
+    fn: Updater<T>
+  ): ReadAhead<T> => {
+    const current = row ? (JSON.parse(row.data) as Session) : null
+    const versionFloor = row ? 0 : floorOf(key)
+    const decision = fn(current, { versionFloor })
+    const write = decision.write
+    if (write) assertNextVersion(current, write.session, versionFloor, write.quiet)
+    return {
+      row: row && { version: row.version, expiry_bucket: row.expiry_bucket, writes: row.writes },
+      versionFloor,
+      decision,
+      text: write ? serialise(write.session, write.quiet) : null,
+      transitions: transitionsOf(current, decision),
+    }
+  }
+
+  /**
    * The update as it ran before read-ahead: read, decide and write inside the transaction. For a
    * write whose read-ahead found the row changed (or could not decide).
    */
@@ -320,17 +343,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
       removeSession(key)
       row = undefined
     }
-    const current = row ? (JSON.parse(row.data) as Session) : null
-    const versionFloor = row ? 0 : floorOf(key)
-    const decision = fn(current, { versionFloor })
-    const write = decision.write
-    if (write) assertNextVersion(current, write.session, versionFloor, write.quiet)
-    const text = write ? serialise(write.session, write.quiet) : null
-    return commitDecision(
-      key,
-      { row, versionFloor, decision, text, transitions: transitionsOf(current, decision) },
-      updateOptions
-    )
+    return commitDecision(key, decide(key, row, fn), updateOptions)
   }
 
   /** Stores a decision made on `row` (still the file's, under the write lock). */
@@ -376,24 +389,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
     try {
       const row = sql.selectSession.get(key)
       if (row && row.expires_at <= options.now()) return null
-      const current = row ? (JSON.parse(row.data) as Session) : null
-      const versionFloor = row ? 0 : floorOf(key)
-      const decision = fn(current, { versionFloor })
-      const write = decision.write
-      if (write) assertNextVersion(current, write.session, versionFloor, write.quiet)
-      const text = write ? serialise(write.session, write.quiet) : null
-      const read = row && {
-        version: row.version,
-        expiry_bucket: row.expiry_bucket,
-        writes: row.writes,
-      }
-      return {
-        row: read ?? undefined,
-        versionFloor,
-        decision,
-        text,
-        transitions: transitionsOf(current, decision),
-      }
+      return decide(key, row, fn)
     } catch {
       return null
     }
