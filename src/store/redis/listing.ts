@@ -29,12 +29,16 @@ export interface Listing {
   countSessions: SessionStore['countSessions']
   /**
    * Cluster only (the index is in another slot than the session): moves a session in the index
-   * after its write, and gives back its creation's seat, not awaited. The listing is eventually
-   * consistent, and the next command on this connection (a listing by this instance) still sees
-   * it.
+   * after its write, and gives back its creation's seat. Resolves once the index holds it, so a
+   * write answers only when listings and counts on every instance show it; never rejects: a step
+   * that fails (the cluster refreshing its slots, a node failing over) is tried again in the
+   * background, so the session is not left out of its tenant's listing until its next write.
    */
-  indexAdd: (key: SessionKey, updatedAt: number, seat?: Seat | null) => void
+  indexAdd: (key: SessionKey, updatedAt: number, seat?: Seat | null) => Promise<void>
 }
+
+/** The waits before each retry of a failed index step (Cluster). */
+const INDEX_RETRY_MS = [250, 1_000, 4_000, 15_000]
 
 export interface ListingOptions {
   client: Redis | Cluster
@@ -101,21 +105,30 @@ export function createListing({ client, keys, ttlMs, now, logger }: ListingOptio
       return brief
     },
     indexAdd(key, updatedAt, seat) {
-      client
-        .atIndexAdd(
-          keys.index(key.tenant),
-          keys.seats(key.tenant),
-          String(updatedAt),
-          key.sessionId,
-          String(ttlMs),
-          seat?.id ?? ''
-        )
-        .catch((error: unknown) => {
-          logger.warn(
-            { err: errorText(error), session_id: key.sessionId },
-            'session index not updated'
+      const attempt = (retry: number): Promise<void> =>
+        client
+          .atIndexAdd(
+            keys.index(key.tenant),
+            keys.seats(key.tenant),
+            String(updatedAt),
+            key.sessionId,
+            String(ttlMs),
+            seat?.id ?? ''
           )
-        })
+          .then(
+            () => undefined,
+            (error: unknown) => {
+              const last = retry >= INDEX_RETRY_MS.length
+              logger.warn(
+                { err: errorText(error), session_id: key.sessionId, retry },
+                last ? 'session index not updated' : 'session index not updated yet; retrying'
+              )
+              if (last) return
+              // ZADD GT: a retry that lands after a newer write's never moves the session back
+              setTimeout(() => void attempt(retry + 1), INDEX_RETRY_MS[retry]).unref()
+            }
+          )
+      return attempt(0)
     },
 
     async countSessions(tenant) {

@@ -82,7 +82,7 @@ export function createUpdate(deps: UpdateDeps) {
     const timer = setTimeout(() => {
       reads.readBase(key).then(
         (base) => {
-          if (base.session) listing.indexAdd(key, base.session.updated_at, seat)
+          if (base.session) void listing.indexAdd(key, base.session.updated_at, seat)
           else if (seat && delayMs < SEAT_MS) settleLater(key, seat, SEAT_MS)
         },
         () => undefined
@@ -215,7 +215,8 @@ export function createUpdate(deps: UpdateDeps) {
           const stored: Base = { session, token, floor: 0 }
           outcome.stored = stored
           cache.remember(sessionKey, stored)
-          if (hasCluster) listing.indexAdd(key, session.updated_at, create ? seat : null)
+          // the reply waits for the index: a listing or count right after it shows the session
+          if (hasCluster) await listing.indexAdd(key, session.updated_at, create ? seat : null)
           if (create) seat = null
           return decision.value
         }
