@@ -5,50 +5,18 @@
  */
 import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { eventually } from '../eventually.js'
 import { startAlertApp, startReceiver } from '../webhook-support.js'
-import { createMemoryStore } from '../../src/store/memory.js'
-import { createSqliteStore } from '../../src/store/sqlite.js'
 import { DELIVERY_LOG_LIMIT } from '../../src/store/alerts/types.js'
-import type { SessionStore, StoreOptions } from '../../src/store/types.js'
-import {
-  dropKeys,
-  openTestRedisStore,
-  probeRedis,
-  TEST_REDIS_URL,
-  uniquePrefix,
-} from '../redis-support.js'
+import { storeKinds, storeOpener } from '../store-kinds.js'
 
 const stops: (() => Promise<void>)[] = []
 after(async () => {
   for (const stop of stops.reverse()) await stop()
 })
 
-type StoreKind = 'memory' | 'sqlite' | 'redis'
-const KINDS: StoreKind[] = (await probeRedis())
-  ? ['memory', 'sqlite']
-  : ['memory', 'sqlite', 'redis']
-const dir = mkdtempSync(join(tmpdir(), 'agent-todos-backlog-'))
-after(() => rmSync(dir, { recursive: true, force: true }))
-
-async function openStore(kind: StoreKind): Promise<SessionStore> {
-  const options: StoreOptions = {
-    ttlMs: 7 * 24 * 3600 * 1000,
-    historyLimit: 50,
-    now: Date.now,
-    staleAfterMs: 900_000,
-  }
-  if (kind === 'memory') return createMemoryStore(options)
-  if (kind === 'sqlite') {
-    return createSqliteStore({ ...options, path: join(dir, 'backlog.db'), synchronous: 'normal' })
-  }
-  const prefix = uniquePrefix('backlog-it')
-  stops.push(() => dropKeys({ url: TEST_REDIS_URL }, prefix))
-  return openTestRedisStore({ ...options, url: TEST_REDIS_URL, keyPrefix: prefix })
-}
+const KINDS = await storeKinds('alerts backlog')
+const openStore = storeOpener('backlog-it', stops)
 
 const EVENTS = DELIVERY_LOG_LIMIT + 50
 

@@ -5,22 +5,9 @@
  */
 import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { startAlertApp } from '../webhook-support.js'
-import { createMemoryStore } from '../../src/store/memory.js'
-import { createSqliteStore } from '../../src/store/sqlite.js'
-import type { SessionStore, StoreOptions } from '../../src/store/types.js'
-import {
-  dropKeys,
-  openTestRedisStore,
-  probeRedis,
-  probeRedisBinaries,
-  startRedisCluster,
-  TEST_REDIS_URL,
-  uniquePrefix,
-} from '../redis-support.js'
+import { storeKinds, storeOpener } from '../store-kinds.js'
 
 const KEYS = 'acme:agent:acme-key,other:agent:other-key'
 
@@ -38,38 +25,8 @@ after(async () => {
   for (const stop of stops.reverse()) await stop()
 })
 
-type StoreKind = 'memory' | 'sqlite' | 'redis' | 'redis-cluster'
-const redisDown = await probeRedis()
-const binariesMissing = probeRedisBinaries()
-const KINDS: StoreKind[] = [
-  'memory',
-  'sqlite',
-  ...(redisDown ? [] : (['redis'] as const)),
-  ...(binariesMissing ? [] : (['redis-cluster'] as const)),
-]
-const dir = mkdtempSync(join(tmpdir(), 'agent-todos-gauge-'))
-after(() => rmSync(dir, { recursive: true, force: true }))
-
-async function openStore(kind: StoreKind): Promise<SessionStore> {
-  const options: StoreOptions = {
-    ttlMs: 7 * 24 * 3600 * 1000,
-    historyLimit: 50,
-    now: Date.now,
-    staleAfterMs: 900_000,
-  }
-  if (kind === 'memory') return createMemoryStore(options)
-  if (kind === 'sqlite') {
-    return createSqliteStore({ ...options, path: join(dir, 'gauge.db'), synchronous: 'normal' })
-  }
-  const prefix = uniquePrefix('gauge-it')
-  if (kind === 'redis') {
-    stops.push(() => dropKeys({ url: TEST_REDIS_URL }, prefix))
-    return openTestRedisStore({ ...options, url: TEST_REDIS_URL, keyPrefix: prefix })
-  }
-  const cluster = await startRedisCluster()
-  stops.push(cluster.stop)
-  return openTestRedisStore({ ...options, clusterNodes: cluster.nodes, keyPrefix: prefix })
-}
+const KINDS = await storeKinds('sessions gauge', { cluster: true })
+const openStore = storeOpener('gauge-it', stops)
 
 for (const kind of KINDS) {
   describe(`sessions gauge (${kind} store)`, () => {

@@ -7,16 +7,9 @@
 import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { eventually } from '../eventually.js'
 import { startAlertApp, startReceiver, verify } from '../webhook-support.js'
-import { createMemoryStore } from '../../src/store/memory.js'
-import { createSqliteStore } from '../../src/store/sqlite.js'
-import { createRedisStore } from '../../src/store/redis/index.js'
-import type { SessionStore, StoreOptions } from '../../src/store/types.js'
-import { dropKeys, probeRedis, TEST_REDIS_URL, uniquePrefix } from '../redis-support.js'
+import { storeKinds, storeOpener, type StoreKind } from '../store-kinds.js'
 
 const KEYS =
   'acme:admin:acme-admin-key,acme:agent:acme-agent-key,acme:viewer:acme-viewer-key,other:admin:other-admin-key'
@@ -37,34 +30,10 @@ after(async () => {
   for (const stop of stops) await stop()
 })
 
-type StoreKind = 'memory' | 'sqlite' | 'redis'
-const redisDown = await probeRedis()
 /** The stores the deliveries run on: all three (Redis when reachable). */
-const KINDS: StoreKind[] = redisDown ? ['memory', 'sqlite'] : ['memory', 'sqlite', 'redis']
-const dir = mkdtempSync(join(tmpdir(), 'agent-todos-webhooks-'))
-after(() => rmSync(dir, { recursive: true, force: true }))
-let opened = 0
-
+const KINDS = await storeKinds('webhooks: deliveries')
 /** A store of a kind with alerts on (the outbox written with each change). */
-async function openStore(kind: StoreKind, staleAfterMs: number): Promise<SessionStore> {
-  const options: StoreOptions = {
-    ttlMs: 7 * 24 * 3600 * 1000,
-    historyLimit: 50,
-    now: Date.now,
-    staleAfterMs,
-  }
-  if (kind === 'memory') return createMemoryStore(options)
-  if (kind === 'sqlite') {
-    return createSqliteStore({
-      ...options,
-      path: join(dir, `store-${++opened}.db`),
-      synchronous: 'normal',
-    })
-  }
-  const prefix = uniquePrefix('webhooks-it')
-  stops.push(() => dropKeys({ url: TEST_REDIS_URL }, prefix))
-  return createRedisStore({ ...options, url: TEST_REDIS_URL, keyPrefix: prefix })
-}
+const openStore = storeOpener('webhooks-it', stops)
 
 async function setup(options: Parameters<typeof startAlertApp>[0] & { kind?: StoreKind } = {}) {
   const { kind = 'memory', ...rest } = options
