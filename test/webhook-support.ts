@@ -6,14 +6,13 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import pino from 'pino'
 import { Webhook } from 'standardwebhooks'
-import { createApp } from '../src/http/app.js'
 import { createServerAlerts } from '../src/http/alerts.js'
 import { parseAuthKeys } from '../src/http/auth.js'
 import { createMetrics } from '../src/http/metrics.js'
 import type { Resolver } from '../src/alerts/target.js'
 import { createMemoryStore } from '../src/store/memory.js'
 import type { SessionStore } from '../src/store/types.js'
-import type { TestResponse } from './helpers.js'
+import { makeTestApp } from './helpers.js'
 
 export interface Delivery {
   headers: IncomingHttpHeaders
@@ -105,19 +104,13 @@ export function startAlertApp(options: AlertHarnessOptions = {}) {
     pollMs: 25,
     staleScanMs: 50,
   })
-  const app = createApp({
+  const t = makeTestApp({
     store,
     logger,
     metrics,
     keys: parseAuthKeys(options.authKeys),
-    bodyLimitBytes: 1024 * 1024,
     staleAfterMs,
-    historyLimit: 50,
-    idempotencyTtlMs: 24 * 3600 * 1000,
     now,
-    isDraining: () => false,
-    openapiDocument: null,
-    sseHeartbeatMs: 15_000,
     webhooks: {
       allowPrivate: options.allowPrivate ?? true,
       maxPerTenant: options.maxPerTenant ?? 20,
@@ -127,24 +120,8 @@ export function startAlertApp(options: AlertHarnessOptions = {}) {
     },
   })
   worker.start()
-  const call = async (
-    method: string,
-    path: string,
-    body?: unknown,
-    key?: string
-  ): Promise<TestResponse> => {
-    const headers: Record<string, string> = {}
-    if (key) headers.authorization = `Bearer ${key}`
-    const init: RequestInit = { method, headers }
-    if (body !== undefined) {
-      init.body = JSON.stringify(body)
-      headers['content-type'] = 'application/json'
-    }
-    const res = await app.request(path, init)
-    const text = await res.text()
-    const parsed: unknown =
-      /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : text
-    return { status: res.status, headers: res.headers, body: parsed, text }
-  }
-  return { app, store, worker, metrics, call, stop: () => worker.stop(1000) }
+  /** `t.call` with the key as a Bearer token. */
+  const call = (method: string, path: string, body?: unknown, key?: string) =>
+    t.call(method, path, body, key ? { authorization: `Bearer ${key}` } : {})
+  return { app: t.app, store, worker, metrics, call, stop: () => worker.stop(1000) }
 }
