@@ -24,9 +24,8 @@ import { createServer } from 'node:http'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
 import pino from 'pino'
-import { median } from './lib.mjs'
+import { builtApp, loadBuilt, median } from './lib.mjs'
 import { ROUND_TODO_BODY } from './workload.mjs'
 
 const [storeKind, scenario, batches, perBatch, ...specs] = process.argv.slice(2)
@@ -64,10 +63,8 @@ const flipBody = (done, id) =>
 
 async function variant(name, dir, alerts, webhook) {
   const dist = path.resolve(dir, 'dist')
-  const load = (file) => import(pathToFileURL(path.join(dist, file)).href)
-  const { createApp } = await load('http/app.js')
+  const load = (file) => loadBuilt(dist, file)
   const { openStore } = await load('store/index.js')
-  const { parseAuthKeys } = await load('http/auth.js')
   const { createMetrics } = await load('http/metrics.js')
   const now = () => Date.now()
   const logger = pino({ level: 'silent' })
@@ -97,19 +94,11 @@ async function variant(name, dir, alerts, webhook) {
       publicUrl: null,
     })
   }
-  const app = createApp({
+  const app = await builtApp(dist, {
     store,
     logger,
     metrics,
-    keys: parseAuthKeys(undefined),
-    bodyLimitBytes: 1024 * 1024,
-    staleAfterMs: 900_000,
-    historyLimit: 50,
-    idempotencyTtlMs: 24 * 3600 * 1000,
     now,
-    isDraining: () => false,
-    openapiDocument: null,
-    sseHeartbeatMs: 15_000,
     ...(alerts
       ? {
           webhooks: {

@@ -10,9 +10,7 @@
 // on sessions already holding 64 applied calls), ingest-dup (a delivery already applied),
 // round-todo (an s03 round: a `todo` call with the next list and a `bash` call, 64 sessions).
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
-import pino from 'pino'
-import { median } from './lib.mjs'
+import { builtApp, loadBuilt, median } from './lib.mjs'
 
 const [scenario, batches, perBatch, ...specs] = process.argv.slice(2)
 const SESSIONS = 64
@@ -42,23 +40,11 @@ const round = (id, k) =>
 
 async function variant(name, dir) {
   const dist = path.resolve(dir, 'dist')
-  const load = (file) => import(pathToFileURL(path.join(dist, file)).href)
-  const { createApp } = await load('http/app.js')
-  const { createMemoryStore } = await load('store/memory.js')
-  const { parseAuthKeys } = await load('http/auth.js')
+  const { createMemoryStore } = await loadBuilt(dist, 'store/memory.js')
   const now = () => Date.now()
-  const app = createApp({
+  const app = await builtApp(dist, {
     store: createMemoryStore({ ttlMs: 24 * 3600 * 1000, historyLimit: 50, now }),
-    logger: pino({ level: 'silent' }),
-    keys: parseAuthKeys(undefined),
-    bodyLimitBytes: 1024 * 1024,
-    staleAfterMs: 900_000,
-    historyLimit: 50,
-    idempotencyTtlMs: 24 * 3600 * 1000,
     now,
-    isDraining: () => false,
-    openapiDocument: null,
-    sseHeartbeatMs: 15_000,
   })
   const counts = new Map()
   let serial = 0

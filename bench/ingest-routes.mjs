@@ -20,9 +20,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
-import pino from 'pino'
-import { median } from './lib.mjs'
+import { builtApp, loadBuilt, median } from './lib.mjs'
 
 const BATCHES = Number(process.argv[2] ?? 30)
 const PER_BATCH = Number(process.argv[3] ?? 200)
@@ -32,7 +30,7 @@ const SESSIONS = 64
 const ONLY = process.env.BENCH_ROUTES?.split(',')
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const dist = path.join(ROOT, 'dist')
-const load = (file) => import(pathToFileURL(path.join(dist, file)).href)
+const load = (file) => loadBuilt(dist, file)
 
 const CONTENTS = [
   'Write the /health handler',
@@ -215,8 +213,6 @@ const ROUTES = {
 
 /** The app on one store, and per route a deliverer of its next write. */
 async function setup(storeName) {
-  const { createApp } = await load('http/app.js')
-  const { parseAuthKeys } = await load('http/auth.js')
   const now = () => Date.now()
   const options = { ttlMs: 24 * 3600 * 1000, historyLimit: 50, now }
   let store
@@ -237,19 +233,7 @@ async function setup(storeName) {
     const { createMemoryStore } = await load('store/memory.js')
     store = createMemoryStore(options)
   }
-  const app = createApp({
-    store,
-    logger: pino({ level: 'silent' }),
-    keys: parseAuthKeys(undefined),
-    bodyLimitBytes: 1024 * 1024,
-    staleAfterMs: 900_000,
-    historyLimit: 50,
-    idempotencyTtlMs: 24 * 3600 * 1000,
-    now,
-    isDraining: () => false,
-    openapiDocument: null,
-    sseHeartbeatMs: 15_000,
-  })
+  const app = await builtApp(dist, { store, now })
   const routes = []
   for (const [name, route] of Object.entries(ROUTES)) {
     if (ONLY && !ONLY.includes(name)) continue

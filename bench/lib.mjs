@@ -1,12 +1,13 @@
 // Process plumbing shared by bench/run.mjs and bench/scale.mjs: pinned processes, /proc sampling,
-// the service and ceiling servers, Redis key cleanup.
+// the service and ceiling servers, Redis key cleanup; and the in-process app of a compiled build.
 import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import fs from 'node:fs'
 import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import pino from 'pino'
 import { POOL } from './workload.mjs'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -295,4 +296,35 @@ export function writeSection(file, name, text) {
   if (i >= 0 && j > i) doc = doc.slice(0, i) + block + doc.slice(j + end.length)
   else doc = (doc ? doc.trimEnd() + '\n\n' : '') + block + '\n'
   fs.writeFileSync(file, doc)
+}
+
+/**
+ * A module of a compiled build.
+ * @param dist - the build's dist/ folder
+ * @param file - the module's path in it (`http/app.js`)
+ */
+export const loadBuilt = (dist, file) => import(pathToFileURL(path.join(dist, file)).href)
+
+/**
+ * The app of a compiled build, answering `app.request()` in this process: the service's defaults
+ * (open access, 1 MiB bodies, 50 versions of history, idempotent replies kept 24 h, a silent
+ * logger), `deps` giving the store and the clock and changing anything else.
+ * @param dist - the build's dist/ folder
+ * @param deps - the store, `now`, and any other AppDeps
+ */
+export async function builtApp(dist, deps) {
+  const { createApp } = await loadBuilt(dist, 'http/app.js')
+  const { parseAuthKeys } = await loadBuilt(dist, 'http/auth.js')
+  return createApp({
+    logger: pino({ level: 'silent' }),
+    keys: parseAuthKeys(undefined),
+    bodyLimitBytes: 1024 * 1024,
+    staleAfterMs: 900_000,
+    historyLimit: 50,
+    idempotencyTtlMs: 24 * 3600 * 1000,
+    isDraining: () => false,
+    openapiDocument: null,
+    sseHeartbeatMs: 15_000,
+    ...deps,
+  })
 }
