@@ -6,13 +6,13 @@
  * service (or a recorder). Every run is bounded: SIGTERM at the timeout, SIGKILL 2 s later, the
  * whole process group (hooks and native children included).
  */
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { ModelApi } from './model-api.js'
+import { runInGroup } from './process-group.js'
 import type { Script } from './scripts.js'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -209,16 +209,6 @@ function environment(options: RunOptions, home: string): Record<string, string> 
   return env
 }
 
-/** Whether any process of the group is left. */
-function alive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /**
  * Runs one real CLI to its end (bounded by `timeoutMs`, default 60 s).
  * @throws when the CLI is not installed
@@ -266,49 +256,17 @@ export async function runAgent(options: RunOptions): Promise<AgentRun> {
       ...args,
     ]
   }
-  const started = Date.now()
-  const child = spawn(command, argv, {
+  // Gemini does not wait for its SessionEnd hook: what is left of the group gets 5 s
+  const run = await runInGroup(command, argv, {
     cwd,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    drainMs: 5000,
   })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-  let timedOut = false
-  const group = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal)
-    } catch {
-      // already gone
-    }
-  }
-  const timeoutMs = options.timeoutMs ?? 60_000
-  const timer = setTimeout(() => {
-    timedOut = true
-    group('SIGTERM')
-    setTimeout(() => group('SIGKILL'), 2000).unref()
-  }, timeoutMs)
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-    child.on('close', (c, s) => resolve([c, s]))
-  )
-  clearTimeout(timer)
-  // Gemini does not wait for its SessionEnd hook: give what is left of the group 5 s, then kill it
-  const drainUntil = Date.now() + 5000
-  while (Date.now() < drainUntil && alive(child.pid!))
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  group('SIGKILL')
   const keep = options.keep || process.env.KEEP_AGENT_HOME === '1'
   return {
     agent: options.agent,
-    code,
-    signal,
-    stdout,
-    stderr,
-    timedOut,
-    durationMs: Date.now() - started,
+    ...run,
     home,
     cwd,
     root,

@@ -9,7 +9,6 @@
  * captures `forward-hook.mjs` written beside the hooks file). Every run is bounded:
  * SIGTERM at the timeout, SIGKILL 2 s later, the whole process group.
  */
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -17,6 +16,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { EXAMPLE_SERVICE_URL, ROOT } from './agents.js'
 import type { ChatCompletionsApi } from './chat-completions.js'
+import { runInGroup } from './process-group.js'
 import type { Script } from './scripts.js'
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
@@ -303,41 +303,10 @@ export async function runCopilot(options: CopilotRunOptions): Promise<CopilotRun
     '--disable-client-telemetry',
     '--no-auto-update',
   ]
-  const child = spawn(command, argv, {
-    cwd,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (data: Buffer) => (stdout += data.toString('utf8')))
-  child.stderr.on('data', (data: Buffer) => (stderr += data.toString('utf8')))
-  const signalGroup = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal)
-    } catch {
-      // the group is gone
-    }
-  }
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    signalGroup('SIGTERM')
-    setTimeout(() => signalGroup('SIGKILL'), 2000).unref()
-  }, options.timeoutMs ?? 90_000)
-  const [code, signal] = (await new Promise((resolve) =>
-    child.on('close', (c, s) => resolve([c, s]))
-  )) as [number | null, NodeJS.Signals | null]
-  clearTimeout(timer)
-  signalGroup('SIGKILL')
+  const run = await runInGroup(command, argv, { cwd, env, timeoutMs: options.timeoutMs ?? 90_000 })
   const keep = options.keep || process.env.KEEP_AGENT_HOME === '1'
   return {
-    code,
-    signal,
-    stdout,
-    stderr,
-    timedOut,
+    ...run,
     home,
     cwd,
     cleanup: async () => {

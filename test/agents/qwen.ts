@@ -9,7 +9,6 @@
  * Also the capture of the real Qwen fixtures: `node --import tsx test/agents/qwen.ts` writes
  * test/fixtures/ingest/qwen-code/real-*.
  */
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -21,6 +20,7 @@ import {
   type ChatCompletionsApi,
   type ChatExchange,
 } from './chat-completions.js'
+import { runInGroup } from './process-group.js'
 import { startRecorder } from './recorder.js'
 import type { Script, ScriptTurn } from './scripts.js'
 
@@ -188,15 +188,6 @@ export async function qwenSettings(
   }
 }
 
-function alive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /**
  * Runs `qwen -p <prompt> --output-format stream-json` to its end (bounded, default 90 s).
  * @throws when the CLI is not installed
@@ -259,45 +250,19 @@ export async function runQwen(options: QwenRunOptions): Promise<QwenRun> {
       ...args,
     ]
   }
-  const child = spawn(command, argv, {
+  const { sdk } = options
+  const run = await runInGroup(command, argv, {
     cwd,
     env,
-    stdio: [options.sdk ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-    detached: true,
+    timeoutMs: options.timeoutMs ?? 90_000,
+    drainMs: 5000,
+    withStdin: sdk
+      ? (child) => sdkSession(child.stdin!, child.stdout!, options.script.prompt, sdk.allow)
+      : undefined,
   })
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  if (options.sdk) sdkSession(child.stdin!, child.stdout!, options.script.prompt, options.sdk.allow)
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-  let timedOut = false
-  const group = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal)
-    } catch {
-      // already gone
-    }
-  }
-  const timer = setTimeout(() => {
-    timedOut = true
-    group('SIGTERM')
-    setTimeout(() => group('SIGKILL'), 2000).unref()
-  }, options.timeoutMs ?? 90_000)
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-    child.on('close', (c, s) => resolve([c, s]))
-  )
-  clearTimeout(timer)
-  const drainUntil = Date.now() + 5000
-  while (Date.now() < drainUntil && alive(child.pid!))
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  group('SIGKILL')
   const keep = options.keep || process.env.KEEP_AGENT_HOME === '1'
   return {
-    code,
-    signal,
-    stdout,
-    stderr,
-    timedOut,
+    ...run,
     home,
     cwd,
     root,
