@@ -245,8 +245,52 @@ describe('Body formats', () => {
     const { text } = JSON.parse(slackBody(PAYLOAD))
     assert.equal(
       text,
-      'claude-code claude:9b23f2c9 waits for you (permission_prompt) · by ada@laptop · in acme/api (main) · 1/3 done · now: Run the migrations now <https://todos.example.com/#s=claude:9b23f2c9|open>'
+      'claude-code claude:9b23f2c9 waits for you (permission_prompt) · by ada@laptop · in acme/api (main) · 1/3 done · now: Run the &lt;migrations&gt; now <https://todos.example.com/#s=claude:9b23f2c9|open>'
     )
     assert.doesNotMatch(text, /\n/)
+  })
+
+  it('Should escape every value from an agent or a request in the Slack line: no mention, no link', () => {
+    const evil = '<!channel> <https://evil.example/phish|click> & *bold*'
+    const session = {
+      session_id: `claude:${evil}`,
+      state: 'waiting',
+      progress: { total: 3, completed: 1, percent: 33 },
+      current: { content: evil },
+      origin: { user: evil, host: evil, repo: evil, branch: evil, agent: evil },
+    }
+    const payloads: AlertPayload[] = [
+      { ...PAYLOAD, session, waiting: { reason: evil, message: evil } },
+      {
+        ...PAYLOAD,
+        type: 'session.ended',
+        session,
+        waiting: null,
+        ended: { outcome: evil, detail: evil, unfinished: [evil] },
+      },
+      { ...PAYLOAD, type: 'session.ended', session, ended: { outcome: evil } },
+      { ...PAYLOAD, type: 'session.stale', session, url: `https://todos.example.com/#s=${evil}` },
+    ]
+    for (const payload of payloads) {
+      const { text } = JSON.parse(slackBody(payload)) as { text: string }
+      // the only markup left is the service's own link
+      const markup = text.match(/<[^>]*>/g) ?? []
+      assert.ok(markup.length <= 1, text)
+      for (const link of markup) {
+        assert.match(link, /^<https:\/\/todos\.example\.com\/[^<>|]*\|open>$/)
+      }
+      const words = text.replace(/ <[^>]*>$/, '')
+      assert.doesNotMatch(words, /<|>|&(?!amp;|lt;|gt;)|\*bold\*/, text)
+      assert.match(
+        text,
+        /&lt;!channel&gt; &lt;https:\/\/evil\.example\/phish\|click&gt; &amp; bold/
+      )
+    }
+    const [waiting, ended] = payloads.map(
+      (p) => (JSON.parse(slackBody(p)) as { text: string }).text
+    )
+    // the agent, the reason and the outcome too, not only the list's text
+    assert.match(waiting, /^&lt;!channel&gt; .* waits for you \(&lt;!channel&gt; /)
+    assert.match(ended, / ended \(&lt;!channel&gt; .*, 1 unfinished\)/)
   })
 })
