@@ -7,7 +7,8 @@
  * claimed again once the lease runs out. Claims walk the tenants with work (a skip over an index
  * led by the tenant: one seek per tenant) and read each one's own rows, tenants in turns. A
  * delivery's order (`ord`, `orderKeyOf`): of an order's pending rows only the oldest (by rowid,
- * the insertion order) is not `held`, and each step that ends a pending row lets the next go.
+ * the insertion order) is `pending`, the others `held` (pending to a reader), and each step that
+ * ends a pending row lets the next go.
  */
 import type Database from 'better-sqlite3'
 import { sessionState, type SessionKey } from '../../core/session.js'
@@ -44,7 +45,8 @@ const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
   webhook_id: row.webhook_id,
   type: row.type,
   session_id: row.session_id,
-  status: row.status as DeliveryRecord['status'],
+  // a `held` row (waiting for an earlier one of its order) is pending to its reader
+  status: (row.status === 'held' ? 'pending' : row.status) as DeliveryRecord['status'],
   attempts: row.attempts,
   last_status: row.last_status,
   last_error: row.last_error,
@@ -93,17 +95,17 @@ function prepare(db: Database.Database) {
        ORDER BY created_at DESC, id DESC LIMIT @limit`
     ),
     insertDelivery: db.prepare(
-      `INSERT OR IGNORE INTO alert_deliveries (${DELIVERY_COLUMNS}, ord, held) VALUES (@id, @tenant,
-       @webhook_id, @type, @session_id, @status, @attempts, @last_status, @last_error,
-       @next_attempt_at, @created_at, @body, @waiting_since, @ord,
-       @ord IS NOT NULL AND EXISTS (SELECT 1 FROM alert_deliveries INDEXED BY alert_deliveries_ord
-         WHERE tenant = @tenant AND ord = @ord AND status = 'pending'))`
+      `INSERT OR IGNORE INTO alert_deliveries (${DELIVERY_COLUMNS}, ord) VALUES (@id, @tenant,
+       @webhook_id, @type, @session_id, CASE WHEN @ord IS NOT NULL AND EXISTS (SELECT 1
+         FROM alert_deliveries INDEXED BY al_ord WHERE tenant = @tenant AND ord = @ord
+         AND status IN ('pending', 'held')) THEN 'held' ELSE @status END, @attempts, @last_status, @last_error,
+       @next_attempt_at, @created_at, @body, @waiting_since, @ord)`
     ),
     // the oldest pending row of an order goes (a no-op when it already may)
     releaseOrder: db.prepare(
-      `UPDATE alert_deliveries SET held = 0 WHERE rowid = (SELECT rowid FROM alert_deliveries
-         INDEXED BY alert_deliveries_ord WHERE tenant = @tenant AND ord = @ord
-         AND status = 'pending' ORDER BY rowid LIMIT 1) AND held = 1`
+      `UPDATE alert_deliveries SET status = 'pending' WHERE rowid = (SELECT rowid
+         FROM alert_deliveries INDEXED BY al_ord WHERE tenant = @tenant AND ord = @ord
+         AND status IN ('pending', 'held') ORDER BY rowid LIMIT 1) AND status = 'held'`
     ),
     orderOf: db
       .prepare<{ id: string }, string | null>('SELECT ord FROM alert_deliveries WHERE id = @id')
@@ -111,7 +113,7 @@ function prepare(db: Database.Database) {
     countPending: db
       .prepare<{ tenant: string; webhook_id: string }, number>(
         `SELECT count(*) FROM alert_deliveries WHERE tenant = @tenant AND webhook_id = @webhook_id
-           AND status = 'pending'`
+           AND status IN ('pending', 'held')`
       )
       .pluck(),
     oldestPending: db.prepare<
@@ -119,18 +121,18 @@ function prepare(db: Database.Database) {
       { id: string; type: string; ord: string | null }
     >(
       `SELECT id, type, ord FROM alert_deliveries WHERE tenant = @tenant
-         AND webhook_id = @webhook_id AND status = 'pending' AND lease_until <= @now
+         AND webhook_id = @webhook_id AND status IN ('pending', 'held') AND lease_until <= @now
        ORDER BY rowid LIMIT @limit`
     ),
     overflow: db.prepare(
-      `UPDATE alert_deliveries SET status = 'failed', last_error = @error, next_attempt_at = NULL,
-         held = 0 WHERE id = @id`
+      `UPDATE alert_deliveries SET status = 'failed', last_error = @error, next_attempt_at = NULL
+         WHERE id = @id`
     ),
     trimDeliveries: db.prepare(
       // a pending delivery is never trimmed: it leaves the log once settled (a receiver that
       // was down while more than the log's length piled up loses none of them)
       `DELETE FROM alert_deliveries WHERE tenant = @tenant AND webhook_id = @webhook_id
-       AND status <> 'pending' AND id IN
+       AND status NOT IN ('pending', 'held') AND id IN
        (SELECT id FROM alert_deliveries WHERE tenant = @tenant AND webhook_id = @webhook_id
         ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ${DELIVERY_LOG_LIMIT})`
     ),
@@ -154,7 +156,7 @@ function prepare(db: Database.Database) {
        WHERE tenant = @tenant AND updated_at >= @from AND updated_at < @to
          AND expires_at > @now AND ended = 0 AND unfinished > 0`
     ),
-    // the tenants with outbox rows: one seek each on alert_outbox_by_tenant
+    // the tenants with outbox rows: one seek each on ao_tenant
     eventTenants: db
       .prepare<[], string>(
         `WITH RECURSIVE t(tenant) AS (SELECT min(tenant) FROM alert_outbox
@@ -165,7 +167,7 @@ function prepare(db: Database.Database) {
       .pluck(),
     dueEvents: db.prepare<{ tenant: string; now: number; limit: number }, OutboxRow>(
       `SELECT seq, tenant, session_id, kind, at, since FROM alert_outbox
-         INDEXED BY alert_outbox_by_tenant
+         INDEXED BY ao_tenant
        WHERE tenant = @tenant AND lease_until <= @now ORDER BY seq LIMIT @limit`
     ),
     leaseEvent: db.prepare(
@@ -174,7 +176,8 @@ function prepare(db: Database.Database) {
     deleteEvent: db.prepare('DELETE FROM alert_outbox WHERE seq = @seq AND lease_owner = @owner'),
     dropWaiting: db.prepare<{ tenant: string; sessionId: string }, { ord: string | null }>(
       `DELETE FROM alert_deliveries WHERE tenant = @tenant AND session_id = @sessionId
-         AND status = 'pending' AND type = 'session.waiting' AND attempts = 0 RETURNING ord`
+         AND status IN ('pending', 'held') AND type = 'session.waiting' AND attempts = 0
+       RETURNING ord`
     ),
     clearMark: db.prepare(
       `DELETE FROM alert_marks WHERE tenant = @tenant AND session_id = @sessionId
@@ -189,21 +192,20 @@ function prepare(db: Database.Database) {
         'SELECT webhook_id FROM alert_marks WHERE tenant = @tenant AND session_id = @sessionId'
       )
       .pluck(),
-    // the tenants with pending deliveries that may go: one seek each on alert_deliveries_due
+    // the tenants with pending deliveries that may go: one seek each on al_due
     deliveryTenants: db
       .prepare<[], string>(
         `WITH RECURSIVE t(tenant) AS (SELECT (SELECT min(tenant) FROM alert_deliveries
-             INDEXED BY alert_deliveries_due WHERE status = 'pending' AND held = 0)
+             INDEXED BY al_due WHERE status = 'pending')
            UNION ALL SELECT (SELECT min(tenant) FROM alert_deliveries
-             INDEXED BY alert_deliveries_due
-             WHERE status = 'pending' AND held = 0 AND tenant > t.tenant)
+             INDEXED BY al_due WHERE status = 'pending' AND tenant > t.tenant)
            FROM t WHERE t.tenant IS NOT NULL)
          SELECT tenant FROM t WHERE tenant IS NOT NULL`
       )
       .pluck(),
     dueDeliveries: db.prepare<{ tenant: string; now: number; limit: number }, DeliveryRow>(
-      `SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries INDEXED BY alert_deliveries_due
-       WHERE tenant = @tenant AND status = 'pending' AND held = 0 AND next_attempt_at <= @now
+      `SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries INDEXED BY al_due
+       WHERE tenant = @tenant AND status = 'pending' AND next_attempt_at <= @now
          AND lease_until <= @now
        ORDER BY next_attempt_at LIMIT @limit`
     ),

@@ -214,19 +214,19 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 9,
     name: 'alert claims per tenant, deliveries in order',
-    // the due index leads with the tenant (a claim takes each tenant's own due ones, so one
-    // tenant's backlog never hides another's), `ord` is a delivery's order (webhook and session,
-    // store/alerts/types.ts `orderKeyOf`) and `held` a later one of it that waits; the outbox is
-    // read per tenant too. Terse: the schema stays within the file's first page (migration 8)
+    // the due index leads with the tenant (a claim takes each tenant's own due rows, so one
+    // tenant's backlog never hides another's) and the outbox is read per tenant too; `ord` is a
+    // delivery's order (webhook and session, store/alerts/types.ts `orderKeyOf`), and a later
+    // pending delivery of an order waits as status `held` (shown as `pending`). Terse: the schema
+    // stays within the file's first page (migration 8)
     up(db) {
       db.exec(
         [
           'ALTER TABLE alert_deliveries ADD ord TEXT',
-          'ALTER TABLE alert_deliveries ADD held INTEGER NOT NULL DEFAULT 0',
           'DROP INDEX alert_deliveries_due',
-          "CREATE INDEX alert_deliveries_due ON alert_deliveries(tenant,next_attempt_at)WHERE status='pending'AND held=0",
-          "CREATE INDEX alert_deliveries_ord ON alert_deliveries(tenant,ord)WHERE status='pending'",
-          'CREATE INDEX alert_outbox_by_tenant ON alert_outbox(tenant,seq)',
+          "CREATE INDEX al_due ON alert_deliveries(tenant,next_attempt_at)WHERE status='pending'",
+          'CREATE INDEX al_ord ON alert_deliveries(tenant,ord)',
+          'CREATE INDEX ao_tenant ON alert_outbox(tenant,seq)',
         ].join(';')
       )
     },
