@@ -116,6 +116,33 @@ for (const kind of KINDS) {
       )
     })
 
+    it("Should claim another tenant's outbox event in the first claim while one has 300 waiting", async () => {
+      const store = await openStore(kind)
+      stops.push(() => store.close())
+      const at = Date.now()
+      const done = (tenant: string, sessionId: string) =>
+        store.update({ tenant, sessionId }, (current, { versionFloor }) => {
+          const base = current ?? newSession({ tenant, sessionId }, 's03', {}, at, versionFloor)
+          const session: Session = {
+            ...base,
+            items: [{ id: '1', content: 'the step', status: 'completed' }] as Session['items'],
+            version: base.version + 1,
+            updated_at: at,
+          }
+          return { value: session.version, write: { session, source: 'put' } }
+        })
+      for (let i = 0; i < 300; i += 50) {
+        await Promise.all(Array.from({ length: 50 }, (_, j) => done('busy', `run-${i + j}`)))
+      }
+      await done('quiet', 'run-1')
+      const events = await store.alerts!.claimEvents('a', Date.now(), 60_000, 100)
+      assert.ok(events.length <= 101, `${events.length} claimed`)
+      assert.ok(
+        events.some((e) => e.tenant === 'quiet'),
+        "the quiet tenant's event is in the first claim"
+      )
+    })
+
     it(`Should keep a webhook's pending deliveries within ${DELIVERY_PENDING_LIMIT}: the oldest fails, counted`, async () => {
       const store = await openStore(kind)
       stops.push(() => store.close())
