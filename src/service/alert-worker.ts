@@ -271,8 +271,8 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
     const next =
       result.ok || result.refused ? null : nextAttemptAt(made, options.now(), options.retrySchedule)
     const status = result.ok ? 'delivered' : next === null ? 'failed' : 'pending'
-    const error =
-      result.error && result.excerpt ? `${result.error}: ${result.excerpt}` : result.error
+    // no part of the receiver's reply is kept (send.ts never reads it)
+    const error = result.error
     await store.finishAttempt(delivery, owner, {
       status,
       attempts: made,
