@@ -924,10 +924,10 @@ export interface components {
             [key: string]: unknown;
         };
         IngestReply: {
-            /** @description The session the delivery fed */
-            session_id: string;
-            /** @description The session's version after it (0: none) */
-            version: number;
+            /** @description The session the delivery fed; null when the body named none and held nothing to apply (accepted and ignored) */
+            session_id: string | null;
+            /** @description The session's version after it (0: none; null with no session) */
+            version: number | null;
             /** @description Events that took effect */
             applied: number;
             /** @description Events accepted without effect: duplicates, replays, failed calls, other tools, activity, unknown events */

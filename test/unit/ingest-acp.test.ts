@@ -384,11 +384,11 @@ describe('POST /v1/ingest/acp', () => {
     ])
     assert.equal(res.status, 400)
     assert.equal((await t.call('GET', '/v1/sessions/acp:bad')).status, 404)
-    // only the handshake: no session to feed
+    // only the handshake: no session to feed, nothing to apply: accepted and ignored (SPEC)
     const handshake = await ingest(t, 'acp', [
       { jsonrpc: '2.0', id: 0, method: 'initialize', params: {} },
     ])
-    assert.equal(handshake.status, 400)
-    assert.match(handshake.body.detail, /session_id/)
+    assert.equal(handshake.status, 200)
+    assert.deepEqual(handshake.body, { session_id: null, version: null, applied: 0, ignored: 1 })
   })
 })
