@@ -31,6 +31,14 @@ const NOTHING: [route: string, body: unknown, values: number][] = [
     ],
     2,
   ],
+  [
+    'acp',
+    {
+      dir: 'client->agent',
+      msg: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1 } },
+    },
+    1,
+  ],
   ['claude-agent-sdk', { type: 'keep_alive' }, 1],
   ['codex', { type: 'no.such.event' }, 1],
   ['gemini-cli', { type: 'no.such.event' }, 1],
