@@ -704,7 +704,7 @@ export interface components {
                 agent_version?: string | null;
                 model?: string | null;
             };
-            /** @description At most 16 labels; names match ^[a-z][a-z0-9_.-]{0,62}$, values are strings of at most 256 characters; more is a 400. A set label keeps its value. */
+            /** @description At most 16 labels; names match ^[a-z][a-z0-9_.-]{0,62}$, values are strings of at most 256 characters without control characters (C0, C1) or bidi controls (U+202A–202E, U+2066–2069, U+200E, U+200F, U+061C); more is a 400. A set label keeps its value. */
             labels?: {
                 [key: string]: string;
             };
@@ -828,7 +828,7 @@ export interface components {
                 agent_version?: string | null;
                 model?: string | null;
             };
-            /** @description At most 16 labels; names match ^[a-z][a-z0-9_.-]{0,62}$, values are strings of at most 256 characters; more is a 400. A set label keeps its value. */
+            /** @description At most 16 labels; names match ^[a-z][a-z0-9_.-]{0,62}$, values are strings of at most 256 characters without control characters (C0, C1) or bidi controls (U+202A–202E, U+2066–2069, U+200E, U+200F, U+061C); more is a 400. A set label keeps its value. */
             labels?: {
                 [key: string]: string;
             };
