@@ -1,0 +1,26 @@
+/**
+ * @module dialects/copilot-todos/replay-worker
+ * The thread that replays Copilot's `sql` queries on its private copy of the two tables
+ * (`replayer.ts` starts it and says why): one job at a time, `{id, tables, query, limit}` in,
+ * `{id, outcome}` out. A job that throws (it should not) answers a refused call.
+ */
+import { parentPort } from 'node:worker_threads'
+import { replayTodoQuery, type ReplayOutcome } from './sql.js'
+import type { ReplayRequest, ReplayResponse } from './replayer.js'
+
+parentPort!.on('message', (request: ReplayRequest) => {
+  let outcome: ReplayOutcome
+  try {
+    outcome = replayTodoQuery(request.tables, request.query, request.limit)
+  } catch (error) {
+    const reason = `the replay failed: ${(error as Error).message}`
+    outcome = {
+      tables: request.tables,
+      ran: 0,
+      skipped: [{ statement: 0, reason }],
+      refused: reason,
+    }
+  }
+  const response: ReplayResponse = { id: request.id, outcome }
+  parentPort!.postMessage(response)
+})
