@@ -2,7 +2,9 @@
  * @module dialects/copilot-todos/replay-worker
  * The thread that replays Copilot's `sql` queries on its private copy of the two tables
  * (`replayer.ts` starts it and says why): one job at a time, `{id, tables, query, limit}` in,
- * `{id, outcome}` out. A job that throws (it should not) answers a refused call.
+ * `{id, outcome}` out. A job that throws (it should not) answers a refused call. It says
+ * `{ready: true}` once its copy is made, and the replayer's deadlines start from then (a thread
+ * starting up, through tsx from the sources, takes longer than a replay).
  */
 import { parentPort } from 'node:worker_threads'
 import { replayTodoQuery, type ReplayOutcome } from './sql.js'
@@ -24,3 +26,7 @@ parentPort!.on('message', (request: ReplayRequest) => {
   const response: ReplayResponse = { id: request.id, outcome }
   parentPort!.postMessage(response)
 })
+
+// the copy is made on first use: made now, before the first job's deadline runs
+replayTodoQuery({ todos: [], deps: [] }, '')
+parentPort!.postMessage({ ready: true })

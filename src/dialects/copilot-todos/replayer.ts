@@ -79,9 +79,12 @@ export class Replayer {
   private readonly deadlineMs: number
   private readonly maxStranded: number
   private thread: Worker | null = null
+  /** Whether the thread has said it is ready (its copy made): deadlines start from then. */
+  private ready = false
   private running: (Job & { id: number; timer: NodeJS.Timeout }) | null = null
   private readonly queue: Job[] = []
-  private stranded = 0
+  /** Threads past their deadline, still inside SQLite. */
+  private readonly stranded = new Set<Worker>()
   private serial = 0
   private closed = false
 
@@ -106,7 +109,7 @@ export class Replayer {
 
   /** Threads past their deadline that still run (a test reads it). */
   get strandedThreads(): number {
-    return this.stranded
+    return this.stranded.size
   }
 
   /** Stops the thread; queued jobs are refused. */
@@ -123,9 +126,16 @@ export class Replayer {
 
   /** Hands the next queued job to the thread, when it is free. */
   private next(): void {
-    if (this.running || this.queue.length === 0) return
+    if (this.running) return
+    if (this.queue.length === 0) {
+      // idle: the thread keeps no process alive
+      this.thread?.unref()
+      return
+    }
     const thread = this.thread ?? this.start()
-    if (!thread) return
+    // jobs wait: for the thread to start, or for a stranded one to end (kept alive till then)
+    for (const one of thread ? [thread] : this.stranded) one.ref()
+    if (!thread || !this.ready) return
     const job = this.queue.shift()!
     const id = ++this.serial
     // the deadline keeps the process alive while a job runs (the thread itself does not)
@@ -136,10 +146,16 @@ export class Replayer {
 
   /** A new thread, or null while `maxStranded` past their deadline still run. */
   private start(): Worker | null {
-    if (this.stranded >= this.maxStranded) return null
+    if (this.stranded.size >= this.maxStranded) return null
     const thread = startThread()
-    thread.on('message', (response: ReplayResponse) => {
-      if (this.running?.id === response.id) this.finish(response.outcome)
+    thread.on('message', (response: ReplayResponse | { ready: true }) => {
+      if ('ready' in response) {
+        if (this.thread !== thread) return
+        this.ready = true
+        this.next()
+      } else if (this.running?.id === response.id) {
+        this.finish(response.outcome)
+      }
     })
     thread.on('error', (error) => {
       this.drop(thread, false)
@@ -154,9 +170,8 @@ export class Replayer {
         this.finish(refusedOutcome(this.running.request.tables, 'the replay thread stopped'))
       }
     })
-    // after the listeners: adding a 'message' listener refs the thread's port again
-    thread.unref()
     this.thread = thread
+    this.ready = false
     return thread
   }
 
@@ -164,12 +179,13 @@ export class Replayer {
   private drop(thread: Worker, strand: boolean): void {
     if (this.thread === thread) this.thread = null
     if (!strand) return
-    this.stranded++
+    this.stranded.add(thread)
     thread.removeAllListeners('exit')
     thread.once('exit', () => {
-      this.stranded--
+      this.stranded.delete(thread)
       this.next()
     })
+    thread.unref()
     void thread.terminate()
   }
 
