@@ -10,7 +10,10 @@ import { parentPort } from 'node:worker_threads'
 import { replayTodoQuery, type ReplayOutcome } from './sql.js'
 import type { ReplayRequest, ReplayResponse } from './replayer.js'
 
-parentPort!.on('message', (request: ReplayRequest) => {
+// JSON text both ways: a string is cloned to the other thread as one copy, where an object is
+// walked by the structured clone (about half the round trip's CPU, measured)
+parentPort!.on('message', (text: string) => {
+  const request = JSON.parse(text) as ReplayRequest
   let outcome: ReplayOutcome
   try {
     outcome = replayTodoQuery(request.tables, request.query, request.limit)
@@ -24,7 +27,7 @@ parentPort!.on('message', (request: ReplayRequest) => {
     }
   }
   const response: ReplayResponse = { id: request.id, outcome }
-  parentPort!.postMessage(response)
+  parentPort!.postMessage(JSON.stringify(response))
 })
 
 // the copy is made on first use: made now, before the first job's deadline runs

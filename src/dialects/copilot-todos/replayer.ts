@@ -141,20 +141,21 @@ export class Replayer {
     // the deadline keeps the process alive while a job runs (the thread itself does not)
     const timer = setTimeout(() => this.expire(id), this.deadlineMs)
     this.running = { ...job, id, timer }
-    thread.postMessage({ id, ...job.request } satisfies ReplayRequest)
+    thread.postMessage(JSON.stringify({ id, ...job.request } satisfies ReplayRequest))
   }
 
   /** A new thread, or null while `maxStranded` past their deadline still run. */
   private start(): Worker | null {
     if (this.stranded.size >= this.maxStranded) return null
     const thread = startThread()
-    thread.on('message', (response: ReplayResponse | { ready: true }) => {
-      if ('ready' in response) {
+    thread.on('message', (message: string | { ready: true }) => {
+      if (typeof message !== 'string') {
         if (this.thread !== thread) return
         this.ready = true
         this.next()
-      } else if (this.running?.id === response.id) {
-        this.finish(response.outcome)
+      } else {
+        const response = JSON.parse(message) as ReplayResponse
+        if (this.running?.id === response.id) this.finish(response.outcome)
       }
     })
     thread.on('error', (error) => {
