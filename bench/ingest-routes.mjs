@@ -9,6 +9,7 @@
 //   qwen-code    PostToolUse todo_write hook (tool_input + tool_response llmContent/returnDisplay)
 //   opencode     a todo.updated event, as the plugin posts it (an array of events)
 //   copilot      camelCase postToolUse of `sql`: one `UPDATE todos SET status = … WHERE id = …`
+//                (each session's titles its own, so no replay is shared between sessions)
 //   acp          an `agent-todos acp` tap line: the agent's session/update plan
 // 64 sessions per route, the deliveries round-robin over them. Routes alternate batch by batch (the
 // order reversed every other round), each batch after a full collection (run with --expose-gc);
@@ -155,7 +156,11 @@ const ROUTES = {
           toolResult: { resultType: 'success', textResultForLlm: text },
         })
       if (k === 0) {
-        const rows = CONTENTS.map((title, i) => `('t${i + 1}', '${title}', NULL, 'pending')`)
+        // titles of the session's own: no two sessions replay the same tables (the replay's
+        // outcomes are kept by what they are computed from, so equal lists would share one)
+        const rows = CONTENTS.map(
+          (title, i) => `('t${i + 1}', '${title} (${session})', NULL, 'pending')`
+        )
         return hook(
           `INSERT INTO todos (id, title, description, status) VALUES ${rows.join(', ')};`,
           'Create the todo list',

@@ -31,8 +31,12 @@ import {
   type SessionEvents,
 } from '../ingest/delivery.js'
 import { IngestFormatError, IngestWrongAgentError, type ObservedEvent } from '../ingest/events.js'
-import type { SessionStore } from '../store/types.js'
+import { ObservePending } from '../dialects/observe/index.js'
+import { ConflictRetryError, type SessionStore } from '../store/types.js'
 import { ServiceError } from './errors.js'
+
+/** Settles beyond two per tool result before a delivery's update gives up (`ConflictRetryError`). */
+const MAX_SETTLES = 8
 
 /** What a delivery runs on (the service's dependencies, and the stale window). */
 export interface DeliverDeps {
@@ -128,7 +132,7 @@ async function applyDelivery(
    * One store update: the segments from `start` on, up to the first that shows a change (a new
    * version); the ones before it changed no list and share its update.
    */
-  const applySegments = (
+  const updateSegments = (
     key: SessionKey,
     group: SessionEvents,
     agents: string[],
@@ -180,6 +184,33 @@ async function applyDelivery(
       },
       quota
     )
+  /**
+   * `updateSegments`, with what an observer asks for off the event loop settled first: the
+   * update is pure and synchronous, so an observer that needs a worker's answer (copilot-todos'
+   * SQL replay) throws `ObservePending`; its work is awaited outside the store's step and the
+   * update runs again, on the state then current. Each settle answers one call on one state, so
+   * an update needs one round per tool result at most, plus one; more means the session kept
+   * changing under it.
+   */
+  const applySegments = async (
+    ...args: Parameters<typeof updateSegments>
+  ): ReturnType<typeof updateSegments> => {
+    const [, , , segments, start] = args
+    let results = 0
+    for (const segment of segments.slice(start)) {
+      for (const event of segment) if (event.kind === 'tool_result') results++
+    }
+    const rounds = 2 * results + MAX_SETTLES
+    for (let round = 1; ; round++) {
+      try {
+        return await updateSegments(...args)
+      } catch (error) {
+        if (!(error instanceof ObservePending)) throw error
+        if (round >= rounds) throw new ConflictRetryError()
+        await error.settle()
+      }
+    }
+  }
   /** A group's events, one update per list the agent had; the counts and flags of all of them. */
   const apply = async (
     key: SessionKey,

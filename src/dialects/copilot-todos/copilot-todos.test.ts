@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { makeItem } from '../../core/items.js'
-import { observerOf, todoDialectOf } from '../observe/index.js'
+import { observerOf, observeSettled, todoDialectOf } from '../observe/index.js'
 import { getDialect } from '../registry.js'
 import type { DialectState } from '../types.js'
 import { fieldsOf } from '../../../test/dialect-support.js'
@@ -14,12 +14,13 @@ import { makeTestApp } from '../../../test/helpers.js'
 
 const empty: DialectState = { items: [], data: {} }
 const observer = observerOf('copilot-todos')!
+// the replay runs in a worker thread: settled first, as ingest does around its store update
 const sql = (query: string, state = empty, is_error = false) =>
-  observer.observe({ name: 'sql', input: { description: 'd', query } }, { is_error }, state)
+  observeSettled(observer, { name: 'sql', input: { description: 'd', query } }, { is_error }, state)
 
 /** The list after a query the observer must apply, on `state`. */
-function applied(query: string, state = empty): DialectState {
-  const outcome = sql(query, state)
+async function applied(query: string, state = empty): Promise<DialectState> {
+  const outcome = await sql(query, state)
   assert.ok(outcome.applied, outcome.applied ? '' : outcome.reason)
   return outcome.state
 }
@@ -61,8 +62,8 @@ describe('copilot-todos', () => {
     assert.deepEqual(res.body.todos ?? [], [])
   })
 
-  it('Should read rows back as items: text ids, title, description, statuses, deps both ways', () => {
-    const state = applied(
+  it('Should read rows back as items: text ids, title, description, statuses, deps both ways', async () => {
+    const state = await applied(
       "INSERT INTO todos (id, title, description, status) VALUES (1, 'One', 'first', 'done'), ('two', 'Two', NULL, 'blocked'), ('three', 'Three', NULL, NULL); INSERT INTO todo_deps VALUES ('two', '1')"
     )
     assert.deepEqual(
@@ -76,11 +77,11 @@ describe('copilot-todos', () => {
     assert.deepEqual(state.data.todo_deps, [['two', '1']])
   })
 
-  it("Should refuse a dependency on no todo, as Copilot's foreign keys do (the statement only)", () => {
-    const state = applied("INSERT INTO todos (id, title) VALUES ('a', 'A')")
-    const outcome = sql("INSERT INTO todo_deps VALUES ('a', 'gone')", state)
+  it("Should refuse a dependency on no todo, as Copilot's foreign keys do (the statement only)", async () => {
+    const state = await applied("INSERT INTO todos (id, title) VALUES ('a', 'A')")
+    const outcome = await sql("INSERT INTO todo_deps VALUES ('a', 'gone')", state)
     assert.equal(outcome.applied, false)
-    const next = applied(
+    const next = await applied(
       "INSERT INTO todo_deps VALUES ('a', 'gone'); INSERT INTO todos (id, title) VALUES ('b', 'B')",
       state
     )
@@ -90,7 +91,7 @@ describe('copilot-todos', () => {
     ])
   })
 
-  it('Should start from the list it is given (status completed reads as done)', () => {
+  it('Should start from the list it is given (status completed reads as done)', async () => {
     const state: DialectState = {
       items: [
         makeItem({ id: 'a', content: 'A', status: 'completed' }),
@@ -98,34 +99,38 @@ describe('copilot-todos', () => {
       ],
       data: {},
     }
-    const next = applied(
+    const next = await applied(
       "UPDATE todos SET status = 'in_progress' WHERE status = 'pending'; DELETE FROM todos WHERE status = 'done'",
       state
     )
     assert.deepEqual(fieldsOf(next.items, 'id', 'status'), [['b', 'in_progress']])
   })
 
-  it('Should not apply a failed call, a read, or a query that writes no todo table', () => {
-    assert.equal(sql("INSERT INTO todos (id, title) VALUES ('a', 'A')", empty, true).applied, false)
-    assert.equal(sql('SELECT * FROM todos').applied, false)
-    assert.equal(sql("INSERT INTO notes VALUES ('x')").applied, false)
-    assert.equal(sql("INSERT INTO todos (id, title) VALUES ('a', NULL)").applied, false)
+  it('Should not apply a failed call, a read, or a query that writes no todo table', async () => {
+    assert.equal(
+      (await sql("INSERT INTO todos (id, title) VALUES ('a', 'A')", empty, true)).applied,
+      false
+    )
+    assert.equal((await sql('SELECT * FROM todos')).applied, false)
+    assert.equal((await sql("INSERT INTO notes VALUES ('x')")).applied, false)
+    assert.equal((await sql("INSERT INTO todos (id, title) VALUES ('a', NULL)")).applied, false)
   })
 
-  it("Should take only the session's database (the sql tool's database: session_store is another)", () => {
+  it("Should take only the session's database (the sql tool's database: session_store is another)", async () => {
     const insert = "INSERT INTO todos (id, title) VALUES ('a', 'A')"
     const on = (database: string) =>
-      observer.observe(
+      observeSettled(
+        observer,
         { name: 'sql', input: { description: 'd', query: insert, database } },
         { is_error: false },
         empty
       )
-    assert.equal(on('session_store').applied, false)
-    assert.equal(on('session').applied, true)
+    assert.equal((await on('session_store')).applied, false)
+    assert.equal((await on('session')).applied, true)
   })
 
-  it('Should hold the list to the list rules (the guard): an id longer than 128 characters is not taken', () => {
-    const outcome = sql(`INSERT INTO todos (id, title) VALUES ('${'x'.repeat(129)}', 'Long')`)
+  it('Should hold the list to the list rules (the guard): an id longer than 128 characters is not taken', async () => {
+    const outcome = await sql(`INSERT INTO todos (id, title) VALUES ('${'x'.repeat(129)}', 'Long')`)
     assert.equal(outcome.applied, false)
   })
 })

@@ -4,14 +4,53 @@
  * and `todo_deps` tables (real-agents.md, Turn 3; captures in test/fixtures/ingest/copilot/).
  * A successful call's query is replayed on a private in-memory copy of the two tables built from
  * the session's list (`sql.ts`), and the list is read back from it. A failed call, or one whose
- * statements wrote neither table, changes nothing. A query that failed after completing its first
- * statements (Copilot keeps those) comes as a result with `structured.completed_statements`: only
- * those are replayed.
+ * statements wrote neither table, changes nothing; so does a refused one (a statement reaching
+ * beyond the two tables, too many statements, a replay past its deadline). A query that failed
+ * after completing its first statements (Copilot keeps those) comes as a result with
+ * `structured.completed_statements`: only those are replayed.
+ *
+ * The replay runs in a worker thread (`replayer.ts`), never on the event loop, and an observer is
+ * synchronous: the first time a call is observed on a state, the observer throws
+ * `ObservePending`, whose `settle()` replays it in the thread and keeps the outcome here, keyed by
+ * what it was computed from (the tables, the query, the limit); the caller then runs its update
+ * again and the observer answers from that. A state changed meanwhile is another key: replayed
+ * again. The outcomes kept are few (`KEPT_OUTCOMES`) and short-lived: a delivery reads its own
+ * within the same request.
  */
+import { createHash } from 'node:crypto'
 import { isRecord } from '../json.js'
-import { notApplied, type Observer } from '../observe/types.js'
-import { mayWriteTodos, replayTodoQuery } from './sql.js'
+import { notApplied, ObservePending, type Observer } from '../observe/types.js'
+import { replayer } from './replayer.js'
+import { mayWriteTodos, type ReplayOutcome, type TodoTables } from './sql.js'
 import { stateOf, tablesOf } from './rows.js'
+
+/** Outcomes kept for the updates that asked for them (the oldest dropped first). */
+export const KEPT_OUTCOMES = 64
+
+const outcomes = new Map<string, ReplayOutcome>()
+
+/** What a replay is computed from, as a key. */
+const keyOf = (tables: TodoTables, query: string, limit: number | undefined): string =>
+  createHash('sha256')
+    .update(JSON.stringify([tables, query, limit ?? null]))
+    .digest('base64')
+
+/** Keeps an outcome, dropping the oldest past `KEPT_OUTCOMES`. */
+function keep(key: string, outcome: ReplayOutcome): void {
+  outcomes.delete(key)
+  outcomes.set(key, outcome)
+  if (outcomes.size > KEPT_OUTCOMES) outcomes.delete(outcomes.keys().next().value!)
+}
+
+/** The replay's outcome, or `ObservePending` thrown to have it computed in the thread. */
+function replayed(tables: TodoTables, query: string, limit: number | undefined): ReplayOutcome {
+  const key = keyOf(tables, query, limit)
+  const outcome = outcomes.get(key)
+  if (outcome) return outcome
+  throw new ObservePending(async () => {
+    keep(key, await replayer().replay({ tables, query, limit }))
+  })
+}
 
 /** The `copilot-todos` observer. */
 export const copilotTodosObserver: Observer = {
@@ -32,7 +71,8 @@ export const copilotTodosObserver: Observer = {
       return notApplied("not the session's database")
     }
     if (!mayWriteTodos(query)) return notApplied('no statement writes the todo tables')
-    const replay = replayTodoQuery(tablesOf(state), query, completed)
+    const replay = replayed(tablesOf(state), query, completed)
+    if (replay.refused) return notApplied(`the call was refused (${replay.refused})`)
     if (replay.ran === 0) {
       const why = replay.skipped.map((s) => `statement ${s.statement + 1}: ${s.reason}`)
       return notApplied(`no statement wrote the todo tables (${why.join('; ')})`)

@@ -1,42 +1,53 @@
 /**
  * @module dialects/copilot-todos/sql
  * What GitHub Copilot CLI's `sql` tool did to its built-in `todos` / `todo_deps` tables, replayed
- * on a PRIVATE copy: a fresh in-memory SQLite database (better-sqlite3, the service's own SQLite)
+ * on a PRIVATE copy: an in-memory SQLite database (better-sqlite3, the service's own SQLite)
  * holding only those two tables, with Copilot 1.0.102's schema byte for byte, filled from the
  * session's current list. The agent's statements run there, never against the service's store,
- * and the rows are read back.
+ * and the rows are read back. This module is synchronous and runs in the replay's worker thread
+ * (`replayer.ts`), never on the service's event loop.
  *
- * Why SQLite's own parser on a private copy and not a SQL parser package: the statements are
- * Copilot's SQLite dialect (upserts, `RETURNING`, `UPDATE … LIMIT`, SQLite functions and
- * defaults), and only SQLite itself evaluates them the way the agent's database did; a parser
- * package (node-sql-parser and the like) would mean evaluating WHERE clauses and defaults in
- * our own code, and a new root dependency. better-sqlite3 is already the service's SQLite.
- * The copy is one in-memory database per process, made once, with its statements prepared once:
- * each replay fills the empty tables from the session's list, runs the agent's statements as
- * Copilot did (each on its own, autocommit) and empties them again, so nothing of one replay is
- * there for the next (replays are synchronous: one at a time). Opening a fresh database, creating
- * the tables and preparing the statements for every write cost about 0.25 ms of CPU, which put
- * the Copilot route at ~1.3–1.5× a Claude Code hook's CPU per delivery (bench/results.md).
+ * Why SQLite itself on a private copy and not a SQL parser package: the statements are Copilot's
+ * SQLite dialect (upserts, `RETURNING`, `UPDATE … LIMIT`, SQLite functions and defaults), and
+ * only SQLite evaluates them the way the agent's database did; a parser package (node-sql-parser
+ * and the like) would mean evaluating WHERE clauses and defaults in our own code, and a new root
+ * dependency. The copy is one in-memory database per thread, made once, with its statements
+ * prepared once: each replay fills the empty tables from the session's list, runs the agent's
+ * statements as Copilot did (each on its own, autocommit) and empties them again, so nothing of
+ * one replay is there for the next (replays are synchronous: one at a time). Opening a fresh
+ * database per write cost about 0.25 ms of CPU (bench/results.md).
  *
- * better-sqlite3 has no authorizer, progress handler or `sqlite3_limit`, so what may run is
- * decided before SQLite sees a statement, from its tokens (the small lexer below: it only
- * finds token boundaries, SQLite does the parsing):
- * - one statement at a time (a query is split at top-level `;`), and only `INSERT`, `REPLACE`,
- *   `UPDATE`, `DELETE`: `ATTACH`, `PRAGMA`, `VACUUM INTO`, `CREATE`, `DROP`, `SELECT`, … never
- *   run. The copy has no other table, so a write to another table fails there (ignored);
- * - no `WITH` (no CTE, so no recursion), and every name called as a function must be one of a
- *   few functions whose result is no larger than their input (no `zeroblob`, `randomblob`,
- *   `printf`, `replace`, `group_concat`, `load_extension`, table-valued `pragma_*`/`json_each`);
- * - bounded work: the rows a statement can visit, the product over its references to the two
- *   tables of (rows + 1), stay under `MAX_ROW_PRODUCT`; `||` at most `MAX_CONCATS` times in a
- *   query; the tables' bytes are checked after every statement and the rest refused past
- *   `MAX_MIRROR_BYTES`; a query longer than `MAX_QUERY_LENGTH` is not replayed.
- * A statement that is refused, or that SQLite refuses on the copy, changes nothing; the others
- * of the same query still apply (Copilot runs them one by one, and keeps those that ran before
- * one that failed: `SQL Error after statement 2 (INSERT): … Completed 1 statement(s) before
- * failure`, a failed call whose first statement stays).
+ * better-sqlite3 has no authorizer, progress handler, interrupt or `sqlite3_limit`, so what may
+ * run is decided before SQLite runs a statement:
+ * - at most `MAX_STATEMENTS` statements per call (a query is split at top-level `;` by the
+ *   small lexer, `lexer.ts`), at most `MAX_QUERY_LENGTH` characters;
+ * - `INSERT`, `REPLACE`, `UPDATE`, `DELETE` run; reads (`SELECT`, `VALUES`), transaction
+ *   control (`BEGIN`, `COMMIT`, …) and the agent's own tables' `CREATE` / `DROP` / `ALTER` are
+ *   not run (the copy holds only the two tables; a real call creates a scratch table beside its
+ *   todo writes); anything else (`ATTACH`, `DETACH`, `PRAGMA`, `VACUUM`, `REINDEX`, …) refuses
+ *   the whole call;
+ * - a write's bytecode (`bytecode.ts`, SQLite's `EXPLAIN`) may open only the two tables and
+ *   their indexes in the main database: `sqlite_master` / `sqlite_schema`, `temp.*`, attached
+ *   databases, virtual tables (`pragma_*` with or without parentheses, `json_each`, `dbstat`, …)
+ *   and functions off the list refuse the whole call (a table the copy lacks cannot be prepared:
+ *   that statement is skipped, as one SQLite refuses);
+ * - from the tokens: no `WITH` (no CTE, so no recursion), only listed names called as functions
+ *   (whose result is no larger than their input: no `zeroblob`, `randomblob`, `printf`,
+ *   `replace`, `group_concat`, `load_extension`), and bounded work: the rows a statement can
+ *   visit, the product over its references to the two tables (the only ones the bytecode lets it
+ *   open) of (rows + 1), stay under `MAX_ROW_PRODUCT`; `||` at most `MAX_CONCATS` times in a
+ *   query; the tables' bytes are checked after every statement and the call refused past
+ *   `MAX_MIRROR_BYTES`.
+ * A refused call changes nothing (`refused` says why). A statement that SQLite itself refuses on
+ * the copy (a column the copy lacks, a constraint) changes nothing; the others of the same query
+ * still apply (Copilot runs them one by one, and keeps those that ran before one that failed:
+ * `SQL Error after statement 2 (INSERT): … Completed 1 statement(s) before failure`, a failed
+ * call whose first statement stays). What the bounds leave (a `LIKE` of a long pattern over
+ * rows within the product) is bounded in time by the worker's deadline.
  */
 import Database from 'better-sqlite3'
+import { allowedTrees, checkBytecode, REPLAYED_FUNCTIONS, type AllowedTrees } from './bytecode.js'
+import { splitStatements, type Statement, type Token } from './lexer.js'
 
 /** Copilot CLI 1.0.102's tables, as its `session.db` holds them (real-session-db-todos.json). */
 const SCHEMA = `CREATE TABLE todos (
@@ -57,6 +68,13 @@ CREATE TABLE todo_deps (
 
 /** The longest query replayed (the agent's todo statements are a few kilobytes). */
 export const MAX_QUERY_LENGTH = 65_536
+/**
+ * The most statements one call may hold. Copilot's real calls hold 1 to 3 (its captures in
+ * test/fixtures/ingest/copilot/: an INSERT of several rows is one statement); a model that
+ * writes one statement per todo of a long plan stays far below. 2,520 cheap statements cost
+ * 312 ms of a thread before this cap.
+ */
+export const MAX_STATEMENTS = 100
 /** The most row combinations one statement may visit: product over table references of rows + 1. */
 export const MAX_ROW_PRODUCT = 20_000
 /** The most `||` in one query (each can double a value). */
@@ -66,6 +84,14 @@ export const MAX_MIRROR_BYTES = 4 * 1_048_576
 
 const TABLES: ReadonlySet<string> = new Set(['todos', 'todo_deps'])
 const WRITES: ReadonlySet<string> = new Set(['insert', 'replace', 'update', 'delete'])
+/**
+ * Statements that write neither table: not run, and no reason to refuse the call (reads,
+ * transaction control, the agent's own tables created or dropped beside its todo writes).
+ */
+const NOT_RUN: ReadonlySet<string> = new Set([
+  ...['select', 'values', 'begin', 'commit', 'end', 'rollback', 'savepoint', 'release'],
+  ...['create', 'drop', 'alter'],
+])
 const FORBIDDEN_WORDS: ReadonlySet<string> = new Set(['with', 'recursive'])
 
 /** Words that may stand before `(` without being a call: keywords, and the two tables' column lists. */
@@ -76,118 +102,6 @@ const BEFORE_PAREN: ReadonlySet<string> = new Set([
   ...['like', 'glob', 'between', 'cast', 'distinct', 'all', 'union', 'except', 'intersect'],
   ...['limit', 'offset', 'having', 'escape', 'into', 'do', 'nothing', 'end', 'collate'],
 ])
-
-/** Functions whose result is no larger than their arguments (and that touch nothing outside). */
-const FUNCTIONS: ReadonlySet<string> = new Set([
-  ...['coalesce', 'ifnull', 'nullif', 'iif', 'lower', 'upper', 'trim', 'ltrim', 'rtrim'],
-  ...['length', 'substr', 'substring', 'instr', 'abs', 'max', 'min', 'count', 'sum', 'total'],
-  ...['avg', 'round', 'typeof', 'datetime', 'date', 'time', 'julianday', 'strftime', 'unixepoch'],
-])
-
-type TokenKind = 'word' | 'quoted' | 'string' | 'other' | 'semicolon' | 'paren'
-
-interface Token {
-  kind: TokenKind
-  /** Lower-cased word, or the unquoted identifier; the text for the rest. */
-  value: string
-  start: number
-  end: number
-}
-
-/** The end of a quoted run starting at `start` (the quote doubled inside is an escape). */
-function quotedEnd(text: string, start: number, close: string): number {
-  let i = start + 1
-  for (;;) {
-    const at = text.indexOf(close, i)
-    if (at === -1) return text.length
-    if (close !== ']' && text[at + 1] === close) {
-      i = at + 2
-      continue
-    }
-    return at + 1
-  }
-}
-
-/**
- * SQLite's token boundaries: comments and whitespace are skipped, strings, quoted identifiers
- * (`"…"`, `` `…` ``, `[…]`), words, `;` and `(` are told apart; the rest is `other`.
- */
-function tokenize(text: string): Token[] {
-  const tokens: Token[] = []
-  let i = 0
-  while (i < text.length) {
-    const c = text[i]
-    if (/\s/.test(c)) {
-      i++
-    } else if (c === '-' && text[i + 1] === '-') {
-      const nl = text.indexOf('\n', i)
-      i = nl === -1 ? text.length : nl + 1
-    } else if (c === '/' && text[i + 1] === '*') {
-      const close = text.indexOf('*/', i + 2)
-      i = close === -1 ? text.length : close + 2
-    } else if (c === "'") {
-      const end = quotedEnd(text, i, "'")
-      tokens.push({ kind: 'string', value: text.slice(i, end), start: i, end })
-      i = end
-    } else if (c === '"' || c === '`' || c === '[') {
-      const close = c === '[' ? ']' : c
-      const end = quotedEnd(text, i, close)
-      const inner = text.slice(i + 1, end - 1)
-      const value = (close === ']' ? inner : inner.split(close + close).join(close)).toLowerCase()
-      tokens.push({ kind: 'quoted', value, start: i, end })
-      i = end
-    } else if (/[A-Za-z_\u0080-\uffff]/.test(c)) {
-      let end = i + 1
-      while (end < text.length && /[A-Za-z0-9_$\u0080-\uffff]/.test(text[end])) end++
-      // x'…' is a blob literal, one token
-      if (end === i + 1 && (c === 'x' || c === 'X') && text[end] === "'") {
-        end = quotedEnd(text, end, "'")
-        tokens.push({ kind: 'string', value: text.slice(i, end), start: i, end })
-      } else {
-        tokens.push({ kind: 'word', value: text.slice(i, end).toLowerCase(), start: i, end })
-      }
-      i = end
-    } else if (c === ';') {
-      tokens.push({ kind: 'semicolon', value: c, start: i, end: i + 1 })
-      i++
-    } else if (c === '(') {
-      tokens.push({ kind: 'paren', value: c, start: i, end: i + 1 })
-      i++
-    } else {
-      const end = c === '|' && text[i + 1] === '|' ? i + 2 : i + 1
-      tokens.push({ kind: 'other', value: text.slice(i, end), start: i, end })
-      i = end
-    }
-  }
-  return tokens
-}
-
-/** One statement of a query: its text and tokens. */
-interface Statement {
-  sql: string
-  tokens: Token[]
-}
-
-/** The query's statements, split at top-level `;` (empty ones dropped). */
-function splitStatements(query: string): Statement[] {
-  const statements: Statement[] = []
-  let current: Token[] = []
-  const flush = () => {
-    if (current.length > 0) {
-      statements.push({
-        sql: query.slice(current[0].start, current[current.length - 1].end),
-        tokens: current,
-      })
-    }
-    current = []
-  }
-  for (const token of tokenize(query)) {
-    if (token.kind === 'semicolon') flush()
-    else current.push(token)
-  }
-  flush()
-  return statements
-}
 
 /** A row of `todos` (what the list keeps of it). */
 export interface TodoRow {
@@ -211,6 +125,8 @@ export interface ReplayOutcome {
   ran: number
   /** Statements not run, or refused by SQLite on the copy, with why. */
   skipped: { statement: number; reason: string }[]
+  /** Why the whole call was refused (then `tables` are the ones given, and `ran` is 0). */
+  refused?: string
 }
 
 const refs = (tokens: readonly Token[]): string[] =>
@@ -218,13 +134,13 @@ const refs = (tokens: readonly Token[]): string[] =>
     .filter((t) => (t.kind === 'word' || t.kind === 'quoted') && TABLES.has(t.value))
     .map((t) => t.value)
 
-/** Why the statement may not run on the copy, or null when it may. */
-function refusal(statement: Statement, rows: ReadonlyMap<string, number>): string | null {
+/** The statement's first word, lower-cased ('' when it starts otherwise). */
+const firstWord = (statement: Statement): string =>
+  statement.tokens[0].kind === 'word' ? statement.tokens[0].value : ''
+
+/** Why a write may not run on the copy, from its tokens, or null when it may. */
+function tokenRefusal(statement: Statement, rows: ReadonlyMap<string, number>): string | null {
   const { tokens } = statement
-  const first = tokens[0]
-  if (first.kind !== 'word' || !WRITES.has(first.value)) {
-    return `not a write (${first.kind === 'word' ? first.value.toUpperCase() : first.value})`
-  }
   let product = 1
   for (const name of refs(tokens)) product *= (rows.get(name) ?? 0) + 1
   if (product > MAX_ROW_PRODUCT) return 'it could visit too many rows'
@@ -235,12 +151,33 @@ function refusal(statement: Statement, rows: ReadonlyMap<string, number>): strin
     }
     const next = tokens[i + 1]
     if ((token.kind === 'word' || token.kind === 'quoted') && next?.kind === 'paren') {
-      if (!BEFORE_PAREN.has(token.value) && !FUNCTIONS.has(token.value)) {
+      if (!BEFORE_PAREN.has(token.value) && !REPLAYED_FUNCTIONS.has(token.value)) {
         return `the function ${token.value} is not replayed`
       }
     }
   }
   return null
+}
+
+/**
+ * Why the whole call is refused before anything runs (too long, too many statements or `||`, a
+ * statement that is neither a write nor one that writes nothing), or null.
+ */
+function callRefusal(query: string, statements: readonly Statement[]): string | null {
+  if (query.length > MAX_QUERY_LENGTH) return 'the query is too long'
+  if (statements.length > MAX_STATEMENTS) {
+    return `more than ${MAX_STATEMENTS} statements in one call`
+  }
+  let concats = 0
+  for (const statement of statements) {
+    const word = firstWord(statement)
+    if (!WRITES.has(word) && !NOT_RUN.has(word)) {
+      const shown = word ? word.toUpperCase() : statement.tokens[0].value
+      return `statement ${statements.indexOf(statement) + 1}: ${shown} is not replayed`
+    }
+    concats += statement.tokens.filter((t) => t.kind === 'other' && t.value === '||').length
+  }
+  return concats > MAX_CONCATS ? 'too many || in the query' : null
 }
 
 /** A column value as text (SQLite's TEXT affinity leaves blobs and some numbers as they are). */
@@ -252,8 +189,8 @@ function text(value: unknown): string | null {
   return JSON.stringify(value)
 }
 
-/** The tables' contents and their size in bytes. */
-function readBack(copy: Copy): { tables: TodoTables; bytes: number } {
+/** The tables' contents. */
+function readBack(copy: Copy): TodoTables {
   const todos = (copy.selectTodos.all() as Record<string, unknown>[]).map((row) => ({
     id: text(row.id) ?? '',
     title: text(row.title) ?? '',
@@ -264,7 +201,7 @@ function readBack(copy: Copy): { tables: TodoTables; bytes: number } {
     text(row.todo_id) ?? '',
     text(row.depends_on) ?? '',
   ])
-  return { tables: { todos, deps }, bytes: byteSize(copy) }
+  return { todos, deps }
 }
 
 const byteSize = (copy: Copy): number => (copy.bytes.get() as { bytes: number }).bytes
@@ -293,13 +230,15 @@ interface Copy {
   selectTodos: Database.Statement
   selectDeps: Database.Statement
   bytes: Database.Statement
+  /** The b-trees of the two tables: all a replayed statement may open (`bytecode.ts`). */
+  allowed: AllowedTrees
   fill: (tables: TodoTables) => void
   empty: () => void
 }
 
 let shared: Copy | undefined
 
-/** The process's copy, made on first use. */
+/** The thread's copy, made on first use. */
 function copyOf(): Copy {
   if (shared?.db.open) return shared
   const db = new Database(':memory:')
@@ -317,6 +256,7 @@ function copyOf(): Copy {
   const clearDeps = db.prepare('DELETE FROM todo_deps')
   shared = {
     db,
+    allowed: allowedTrees(db, [...TABLES]),
     insertTodo,
     insertDep,
     countTodos: db.prepare('SELECT count(*) AS n FROM todos'),
@@ -349,29 +289,62 @@ export function mayWriteTodos(query: string): boolean {
   return /\b(todos|todo_deps)\b/i.test(query) && /\b(insert|replace|update|delete)\b/i.test(query)
 }
 
+/** A call refused whole: the tables as given. */
+const refusedCall = (tables: TodoTables, reason: string, statement = 0): ReplayOutcome => ({
+  tables,
+  ran: 0,
+  skipped: [{ statement, reason }],
+  refused: reason,
+})
+
+const TOO_LARGE = 'the tables grew too large'
+
+/** Runs one write on the copy; the reason it was skipped or refused, or null when it ran. */
+function runWrite(
+  copy: Copy,
+  statement: Statement
+): { skipped: string } | { refused: string } | null {
+  // one reference visits each row once: the rows are counted only for a statement of several
+  const rows = new Map(
+    refs(statement.tokens).length > 1
+      ? [
+          ['todos', (copy.countTodos.get() as { n: number }).n],
+          ['todo_deps', (copy.countDeps.get() as { n: number }).n],
+        ]
+      : []
+  )
+  const why = tokenRefusal(statement, rows)
+  if (why) return { refused: why }
+  const verdict = checkBytecode(copy.db, statement.sql, copy.allowed)
+  if (!verdict.ok) return verdict.unsafe ? { refused: verdict.reason } : { skipped: verdict.reason }
+  try {
+    const prepared = copy.db.prepare(statement.sql)
+    if (prepared.reader) prepared.all()
+    else prepared.run()
+    return null
+  } catch (error) {
+    return { skipped: (error as Error).message }
+  }
+}
+
 /**
- * Replays one `sql` tool query on a private in-memory copy of the two todo tables.
+ * Replays one `sql` tool query on a private in-memory copy of the two todo tables. Synchronous:
+ * it runs in the replay's worker thread (`replayer.ts`).
  * @param tables - the tables as the session's list holds them
  * @param query - the agent's query (one or more statements)
  * @param statementLimit - replay only the first statements (those a failed query completed)
- * @returns the tables after the statements that may run, and what was skipped
+ * @returns the tables after the statements that ran, what was skipped, and why the whole call
+ *   was refused when it was (the tables then as given)
  */
 export function replayTodoQuery(
   tables: TodoTables,
   query: string,
   statementLimit = Number.POSITIVE_INFINITY
 ): ReplayOutcome {
-  if (query.length > MAX_QUERY_LENGTH) {
-    return { tables, ran: 0, skipped: [{ statement: 0, reason: 'the query is too long' }] }
-  }
-  const statements = splitStatements(query).slice(0, statementLimit)
-  const concats = statements.reduce(
-    (n, s) => n + s.tokens.filter((t) => t.kind === 'other' && t.value === '||').length,
-    0
-  )
-  if (concats > MAX_CONCATS) {
-    return { tables, ran: 0, skipped: [{ statement: 0, reason: 'too many || in the query' }] }
-  }
+  const all = query.length > MAX_QUERY_LENGTH ? [] : splitStatements(query)
+  const statements = all.slice(0, statementLimit)
+  const refused = callRefusal(query, all.length > MAX_STATEMENTS ? all : statements)
+  if (refused) return refusedCall(tables, refused)
   const copy = copyOf()
   const { db } = copy
   try {
@@ -383,38 +356,33 @@ export function replayTodoQuery(
         : Math.max(MAX_MIRROR_BYTES, 2 * byteSize(copy))
     const skipped: ReplayOutcome['skipped'] = []
     let ran = 0
-    statements.forEach((statement, index) => {
-      const rows = new Map([
-        ['todos', (copy.countTodos.get() as { n: number }).n],
-        ['todo_deps', (copy.countDeps.get() as { n: number }).n],
-      ])
-      const why = skipped.some((s) => s.reason === 'the tables grew too large')
-        ? 'the tables grew too large'
-        : refusal(statement, rows)
-      if (why) {
-        skipped.push({ statement: index, reason: why })
-        return
+    for (const [index, statement] of statements.entries()) {
+      if (!WRITES.has(firstWord(statement))) {
+        skipped.push({
+          statement: index,
+          reason: `not a write (${firstWord(statement).toUpperCase()})`,
+        })
+        continue
       }
-      try {
-        const prepared = db.prepare(statement.sql)
-        if (prepared.reader) prepared.all()
-        else prepared.run()
-        ran++
-      } catch (error) {
-        skipped.push({ statement: index, reason: (error as Error).message })
-        return
+      const outcome = runWrite(copy, statement)
+      if (outcome && 'refused' in outcome) {
+        return refusedCall(tables, `statement ${index + 1}: ${outcome.refused}`, index)
       }
+      if (outcome) {
+        skipped.push({ statement: index, reason: outcome.skipped })
+        continue
+      }
+      ran++
       if (byteSize(copy) > cap) {
-        skipped.push({ statement: index, reason: 'the tables grew too large' })
+        // a query that grew the tables past the cap is not taken at all
+        skipped.push({ statement: index, reason: TOO_LARGE })
+        return { ...refusedCall(tables, TOO_LARGE, index), skipped }
       }
-    })
-    const read = readBack(copy)
-    // a query that grew the tables past the cap is not taken at all
-    if (read.bytes > cap) return { tables, ran: 0, skipped }
-    return { tables: read.tables, ran, skipped }
+    }
+    return { tables: readBack(copy), ran, skipped }
   } finally {
     // the agent's statements run in autocommit, as in Copilot; one may still have left a
-    // transaction open (`BEGIN` is refused, but be sure): the next replay starts empty
+    // transaction open (`BEGIN` is not run, but be sure): the next replay starts empty
     try {
       if (db.inTransaction) db.exec('ROLLBACK')
       copy.empty()

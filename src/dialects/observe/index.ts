@@ -17,6 +17,7 @@ import { acpPlanObserver } from '../opencode-todos/observe-acp.js'
 import type { Observer } from './types.js'
 
 export type { ObservedCall, ObservedResult, ObserveOutcome, Observer } from './types.js'
+export { ObservePending, observeSettled } from './types.js'
 
 /** The agent families whose tool names the service knows. */
 export type AgentFamily =

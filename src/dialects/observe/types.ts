@@ -38,6 +38,40 @@ export interface Observer {
   observe(call: ObservedCall, result: ObservedResult, state: DialectState): ObserveOutcome
 }
 
+/**
+ * Thrown by an observer whose outcome needs work off the event loop first (copilot-todos replays
+ * SQL in a worker thread): the caller awaits `settle()`, which leaves the outcome where the
+ * observer finds it, and runs its pure update again (ingest: `service/deliver-observed`). The
+ * observer itself stays synchronous and pure: the same call on the same state, once settled,
+ * gives the same outcome.
+ */
+export class ObservePending extends Error {
+  constructor(readonly settle: () => Promise<void>) {
+    super('The observer needs work off the event loop before it can answer.')
+    this.name = 'ObservePending'
+  }
+}
+
+/**
+ * Observes a call, settling what the observer asks for first (`ObservePending`): for a test or a
+ * tool; the service's ingest does the same around its store update.
+ * @param observer - an observer (any: only copilot-todos asks)
+ * @param args - the observer's arguments
+ */
+export async function observeSettled(
+  observer: Observer,
+  ...args: Parameters<Observer['observe']>
+): Promise<ObserveOutcome> {
+  for (;;) {
+    try {
+      return observer.observe(...args)
+    } catch (error) {
+      if (!(error instanceof ObservePending)) throw error
+      await error.settle()
+    }
+  }
+}
+
 /** Not applied: the state stays as it was. */
 export const notApplied = (reason: string): ObserveOutcome => ({ applied: false, reason })
 
