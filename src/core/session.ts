@@ -43,6 +43,7 @@ export const OBSERVED_SOURCES = [
   'kilo',
   'acp',
   'copilot',
+  'otlp',
 ] as const
 export type ObservedSource = (typeof OBSERVED_SOURCES)[number]
 

@@ -36,6 +36,7 @@ import { registerEventRoutes } from './routes/events/index.js'
 import { registerIngestRoutes } from './routes/ingest.js'
 import { registerMcpRoutes } from './routes/mcp.js'
 import { registerOpsRoutes } from './routes/ops.js'
+import { registerOtlpRoutes } from './routes/otlp.js'
 import { registerRoundRoutes } from './routes/rounds.js'
 import { registerSessionRoutes } from './routes/sessions/index.js'
 import { registerToolRoutes } from './routes/tools/index.js'
@@ -223,15 +224,17 @@ export function createApp(appDeps: AppDeps) {
     const limiter = tenantRateLimit(budget, perMinute, appDeps.store.counters)
     app.use('/v1/*', limiter)
     // an ingest delivery spends one write per session and store update it makes
-    if (budget === 'write') app.use('/v1/ingest/*', offerWriteCharge(limiter))
+    if (budget === 'write') {
+      app.use('/v1/ingest/*', offerWriteCharge(limiter))
+      app.use('/v1/otlp/*', offerWriteCharge(limiter))
+    }
     // a JSON-RPC batch spends one request per message
     app.use('/mcp', perMessageRateLimit(limiter, limitsOf(deps).maxToolCalls))
   }
-  // before any route parses a body: nothing may recurse over one nested deeper than this
-  app.use(
-    '/v1/*',
-    jsonDepthLimit((c) => problem(c, 'body-too-deep', TOO_DEEP_DETAIL))
-  )
+  // before any route parses a body: nothing may recurse over one nested deeper than this (OTLP
+  // bodies may be gzip: its route checks them once decompressed)
+  const depthLimit = jsonDepthLimit((c) => problem(c, 'body-too-deep', TOO_DEEP_DETAIL))
+  app.use('/v1/*', (c, next) => (c.req.path.startsWith('/v1/otlp/') ? next() : depthLimit(c, next)))
   app.use(
     '/mcp',
     jsonDepthLimit((c) =>
@@ -251,6 +254,7 @@ export function createApp(appDeps: AppDeps) {
   registerSessionRoutes(app, deps)
   registerEventRoutes(app, deps, metrics)
   registerIngestRoutes(app, deps, metrics)
+  registerOtlpRoutes(app, deps, metrics)
   registerMcpRoutes(app, deps)
   registerWebhookRoutes(app, deps)
   app.get('/metrics', metrics.middleware.printMetrics)

@@ -326,6 +326,7 @@ export function applyObserved(
     limitCache: ctx.limitCache ?? newLimitCache(),
     replayed: ctx.replayed,
     ledger,
+    telemetryFirst: base.observed!.source === 'otlp',
   }
   let state = stateOf(base)
   for (const event of events) state = applyEvent(state, event, handlerCtx)

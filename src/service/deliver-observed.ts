@@ -48,8 +48,8 @@ export interface DeliverDeps {
 export interface ObservedDelivery {
   tenant: string
   agent: ObservedAgent
-  /** The request body: one JSON document, or NDJSON lines. */
-  body: string
+  /** The request body: one JSON document, or NDJSON lines; or a body decoded already (OTLP). */
+  body: string | ParsedBody
   /**
    * The agent's route's parser (its path parameters bound).
    * @throws IngestFormatError when the body is not the agent's format
@@ -289,7 +289,9 @@ export async function deliverObserved(
   const { agent } = request
   let delivery: ParsedDelivery
   try {
-    delivery = request.parse(parseBody(request.body))
+    delivery = request.parse(
+      typeof request.body === 'string' ? parseBody(request.body) : request.body
+    )
   } catch (error) {
     if (error instanceof IngestWrongAgentError) {
       throw new ServiceError('ingest-wrong-agent', error.message, {
