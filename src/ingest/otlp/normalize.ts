@@ -79,19 +79,21 @@ const msOf = (nanos: unknown) => int64(nanos) / 1e6
  */
 export function anyValue(value: unknown): AttrValue {
   if (!isRecord(value)) return null
-  if (value.stringValue != null) return String(value.stringValue)
-  if (value.boolValue != null) return value.boolValue === true
-  if (value.intValue != null) return int64(value.intValue)
-  if (value.doubleValue != null) return Number(value.doubleValue)
-  if (value.arrayValue != null) {
+  // a decoded message keeps its unset fields' defaults on its prototype: only own fields are set
+  const set = (field: string) => Object.hasOwn(value, field) && value[field] != null
+  if (set('stringValue')) return String(value.stringValue)
+  if (set('boolValue')) return value.boolValue === true
+  if (set('intValue')) return int64(value.intValue)
+  if (set('doubleValue')) return Number(value.doubleValue)
+  if (set('arrayValue')) {
     const values = isRecord(value.arrayValue) ? value.arrayValue.values : undefined
     return Array.isArray(values) ? values.map(anyValue) : []
   }
-  if (value.kvlistValue != null) {
+  if (set('kvlistValue')) {
     const values = isRecord(value.kvlistValue) ? value.kvlistValue.values : undefined
     return attributesOf(values)
   }
-  if (value.bytesValue != null) {
+  if (set('bytesValue')) {
     const bytes = value.bytesValue
     return bytes instanceof Uint8Array ? Buffer.from(bytes).toString('base64') : String(bytes)
   }
