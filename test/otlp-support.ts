@@ -99,7 +99,8 @@ export async function replay(t: TestApp, name: string, options: PostOptions = {}
   const replies: Record<string, unknown>[] = []
   for (const request of capture(name)) {
     const res = await postOtlp(t, request.signal, request.body, options)
-    if (res.status !== 200) throw new Error(`${name} #${request.seq}: ${res.status} ${await res.text()}`)
+    if (res.status !== 200)
+      throw new Error(`${name} #${request.seq}: ${res.status} ${await res.text()}`)
     const bytes = new Uint8Array(await res.arrayBuffer())
     replies.push(
       options.encoding === 'protobuf'

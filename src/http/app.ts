@@ -231,10 +231,11 @@ export function createApp(appDeps: AppDeps) {
     // a JSON-RPC batch spends one request per message
     app.use('/mcp', perMessageRateLimit(limiter, limitsOf(deps).maxToolCalls))
   }
-  // before any route parses a body: nothing may recurse over one nested deeper than this (OTLP
-  // bodies may be gzip: its route checks them once decompressed)
-  const depthLimit = jsonDepthLimit((c) => problem(c, 'body-too-deep', TOO_DEEP_DETAIL))
-  app.use('/v1/*', (c, next) => (c.req.path.startsWith('/v1/otlp/') ? next() : depthLimit(c, next)))
+  // before any route parses a body: nothing may recurse over one nested deeper than this
+  app.use(
+    '/v1/*',
+    jsonDepthLimit((c) => problem(c, 'body-too-deep', TOO_DEEP_DETAIL))
+  )
   app.use(
     '/mcp',
     jsonDepthLimit((c) =>

@@ -27,6 +27,9 @@ export function jsonDepthLimit(
     // every route that reads JSON reads it as such (hono's validator, the MCP transport)
     const contentType = requestHeader(c, 'content-type')
     if (contentType === undefined || !/json/i.test(contentType)) return next()
+    // a compressed body is no text to scan: the one route that inflates bodies (OTLP) checks
+    // them once inflated; any other cannot parse it
+    if (requestHeader(c, 'content-encoding') !== undefined) return next()
     let text: string
     try {
       text = await c.req.text()

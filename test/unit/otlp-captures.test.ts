@@ -18,7 +18,8 @@ async function sessions(t: TestApp): Promise<Map<string, any>> {
   const res = await t.call('GET', '/v1/sessions')
   assert.equal(res.status, 200)
   const found = new Map<string, any>()
-  for (const summary of res.body.sessions) found.set(summary.session_id, await view(t, summary.session_id))
+  for (const summary of res.body.sessions)
+    found.set(summary.session_id, await view(t, summary.session_id))
   return found
 }
 
@@ -45,7 +46,10 @@ for (const encoding of ['json', 'protobuf'] as const) {
       for (const name of ['update-plan', 'update-plan-binary', 'update-plan-managed-config']) {
         const t = makeTestApp()
         const replies = await replay(t, `${CODEX}/${name}`, { encoding })
-        assert.ok(replies.every((reply) => reply.partialSuccess == null), name)
+        assert.ok(
+          replies.every((reply) => reply.partialSuccess == null),
+          name
+        )
         const session = await onlySession(t)
         assert.match(session.session_id, /^codex:01a2/)
         assert.equal(session.source, 'otlp')
