@@ -412,7 +412,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** An OTLP logs export (Claude Code's, Codex CLI's, Gemini CLI's events): their todo calls applied to `claude:<session.id>`, `codex:<conversation.id>`, `gemini:<session.id>` */
-        post: operations["postV1OtlpV1Logs"];
+        post: operations["exportOtlpLogs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -429,7 +429,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** An OTLP traces export (Claude Code's `claude_code.tool` spans of the beta tracer, Gemini CLI's `tool_call` spans): applied as the logs' records */
-        post: operations["postV1OtlpV1Traces"];
+        post: operations["exportOtlpTraces"];
         delete?: never;
         options?: never;
         head?: never;
@@ -446,7 +446,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** An OTLP metrics export: accepted and ignored */
-        post: operations["postV1OtlpV1Metrics"];
+        post: operations["exportOtlpMetrics"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3998,7 +3998,7 @@ export interface operations {
             };
         };
     };
-    postV1OtlpV1Logs: {
+    exportOtlpLogs: {
         parameters: {
             query?: never;
             header?: never;
@@ -4109,7 +4109,7 @@ export interface operations {
             };
         };
     };
-    postV1OtlpV1Traces: {
+    exportOtlpTraces: {
         parameters: {
             query?: never;
             header?: never;
@@ -4220,7 +4220,7 @@ export interface operations {
             };
         };
     };
-    postV1OtlpV1Metrics: {
+    exportOtlpMetrics: {
         parameters: {
             query?: never;
             header?: never;
