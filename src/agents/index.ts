@@ -13,6 +13,7 @@ import { copilot } from './copilot.js'
 import { geminiCli } from './gemini-cli.js'
 import { opencode, kilo } from './opencode.js'
 import { openhands } from './openhands.js'
+import { otlp } from './otlp.js'
 import { qwenCode } from './qwen-code.js'
 import type { AgentDescriptor } from './types.js'
 
@@ -30,6 +31,7 @@ export const AGENTS: { readonly [S in ObservedSource]: AgentDescriptor<S> } = {
   kilo,
   acp,
   copilot,
+  otlp,
 }
 
 /** The agents in the order their routes are registered (and documented). */

@@ -402,6 +402,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/otlp/v1/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An OTLP logs export (Claude Code's, Codex CLI's, Gemini CLI's events): their todo calls applied to `claude:<session.id>`, `codex:<conversation.id>`, `gemini:<session.id>` */
+        post: operations["exportOtlpLogs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/otlp/v1/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An OTLP traces export (Claude Code's `claude_code.tool` spans of the beta tracer, Gemini CLI's `tool_call` spans): applied as the logs' records */
+        post: operations["exportOtlpTraces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/otlp/v1/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An OTLP metrics export: accepted and ignored */
+        post: operations["exportOtlpMetrics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -743,6 +794,8 @@ export interface components {
             /** @description A subagent's list: the main session */
             parent: string | null;
             waiting: components["schemas"]["Waiting"] | null;
+            /** @description false while the list's item texts are unknown: Claude Code's TodoWrite seen only through its telemetry logs, which carry the item count (docs/otel.md) */
+            items_known: boolean;
             /** @description null for sessions fed by rounds */
             observed: components["schemas"]["ObservedView"] | null;
             origin: components["schemas"]["Origin"];
@@ -768,7 +821,7 @@ export interface components {
          * @description What fed the session first: `rounds` (executed here) or the observed agent
          * @enum {string}
          */
-        SessionSource: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands" | "qwen-code" | "opencode" | "kilo" | "acp" | "copilot";
+        SessionSource: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands" | "qwen-code" | "opencode" | "kilo" | "acp" | "copilot" | "otlp";
         /** @description The observed agent waits for a person (not stale) */
         Waiting: {
             /** @description idle_prompt, permission_prompt (Claude Code; opencode and Kilo `permission.asked`), requires_action (Agent SDK), request_user_input (Codex), waiting_for_confirmation (OpenHands), question (opencode and Kilo `question.asked`) */
@@ -881,6 +934,8 @@ export interface components {
             waiting: components["schemas"]["Waiting"] | null;
             /** @description The view's observed.todo_tools: false when the agent has no todo tools */
             todo_tools: boolean | null;
+            /** @description false while the list's item texts are unknown: Claude Code's TodoWrite seen only through its telemetry logs, which carry the item count (docs/otel.md) */
+            items_known: boolean;
             origin: components["schemas"]["Origin"];
             labels: components["schemas"]["Labels"];
             updated_at: string;
@@ -1148,6 +1203,17 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description The export service response (`Export{Logs,Trace,Metrics}ServiceResponse`), protobuf for a protobuf request */
+        OtlpExportResponse: {
+            partialSuccess?: components["schemas"]["OtlpPartialSuccess"];
+        };
+        /** @description Records that could not be applied (no session, no input, a refused session), and why */
+        OtlpPartialSuccess: {
+            rejectedLogRecords?: number;
+            rejectedSpans?: number;
+            rejectedDataPoints?: number;
+            errorMessage?: string;
+        };
         WebhookCreated: {
             id: string;
             url: string;
@@ -1185,7 +1251,7 @@ export interface components {
         /** @description Only sessions matching every field given (origin and labels as sessions carry them) */
         WebhookFilter: {
             /** @enum {string} */
-            source?: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands" | "qwen-code" | "opencode" | "kilo" | "acp" | "copilot";
+            source?: "rounds" | "claude-code" | "claude-agent-sdk" | "codex" | "gemini-cli" | "openhands" | "qwen-code" | "opencode" | "kilo" | "acp" | "copilot" | "otlp";
             user?: string;
             repo?: string;
             /** @enum {string} */
@@ -3899,6 +3965,339 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
+                    RateLimit?: string;
+                    /** @description `<limit>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    exportOtlpLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An OTLP/HTTP export request, optionally `Content-Encoding: gzip` */
+        requestBody: {
+            content: {
+                "application/x-protobuf": string;
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpExportResponse"];
+                    "application/x-protobuf": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists with other methods */
+            405: {
+                headers: {
+                    /** @description the methods it has */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
+                    RateLimit?: string;
+                    /** @description `<limit>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    exportOtlpTraces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An OTLP/HTTP export request, optionally `Content-Encoding: gzip` */
+        requestBody: {
+            content: {
+                "application/x-protobuf": string;
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpExportResponse"];
+                    "application/x-protobuf": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists with other methods */
+            405: {
+                headers: {
+                    /** @description the methods it has */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
+                    RateLimit?: string;
+                    /** @description `<limit>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    exportOtlpMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An OTLP/HTTP export request, optionally `Content-Encoding: gzip` */
+        requestBody: {
+            content: {
+                "application/x-protobuf": string;
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpExportResponse"];
+                    "application/x-protobuf": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists with other methods */
+            405: {
+                headers: {
+                    /** @description the methods it has */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -43,6 +43,7 @@ export const OBSERVED_SOURCES = [
   'kilo',
   'acp',
   'copilot',
+  'otlp',
 ] as const
 export type ObservedSource = (typeof OBSERVED_SOURCES)[number]
 
@@ -129,6 +130,14 @@ export interface Session {
   created_at: number
   updated_at: number
 }
+
+/**
+ * Whether the texts of the session's items are known: false while its list came from Claude
+ * Code's TodoWrite telemetry log, which carries only the item count (`dialect_state.items_known`).
+ * @param session - the session
+ */
+export const itemsKnown = (session: Pick<Session, 'dialect_state'>): boolean =>
+  session.dialect_state.items_known !== false
 
 /** A stored version of the list, for history and stream replay. */
 export interface HistoryEntry {

@@ -36,6 +36,7 @@ import { registerEventRoutes } from './routes/events/index.js'
 import { registerIngestRoutes } from './routes/ingest.js'
 import { registerMcpRoutes } from './routes/mcp.js'
 import { registerOpsRoutes } from './routes/ops.js'
+import { registerOtlpRoutes } from './routes/otlp.js'
 import { registerRoundRoutes } from './routes/rounds.js'
 import { registerSessionRoutes } from './routes/sessions/index.js'
 import { registerToolRoutes } from './routes/tools/index.js'
@@ -227,7 +228,10 @@ export function createApp(appDeps: AppDeps) {
     const limiter = tenantRateLimit(budget, perMinute, appDeps.store.counters)
     app.use('/v1/*', limiter)
     // an ingest delivery spends one write per session and store update it makes
-    if (budget === 'write') app.use('/v1/ingest/*', offerWriteCharge(limiter))
+    if (budget === 'write') {
+      app.use('/v1/ingest/*', offerWriteCharge(limiter))
+      app.use('/v1/otlp/*', offerWriteCharge(limiter))
+    }
     // a JSON-RPC batch spends one request per message
     app.use('/mcp', perMessageRateLimit(limiter, limitsOf(deps).maxToolCalls))
   }
@@ -255,6 +259,7 @@ export function createApp(appDeps: AppDeps) {
   registerSessionRoutes(app, deps)
   registerEventRoutes(app, deps, metrics)
   registerIngestRoutes(app, deps, metrics)
+  registerOtlpRoutes(app, deps, metrics)
   registerMcpRoutes(app, deps)
   registerWebhookRoutes(app, deps)
   app.get('/metrics', metrics.middleware.printMetrics)

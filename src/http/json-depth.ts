@@ -27,6 +27,12 @@ export function jsonDepthLimit(
     // every route that reads JSON reads it as such (hono's validator, the MCP transport)
     const contentType = requestHeader(c, 'content-type')
     if (contentType === undefined || !/json/i.test(contentType)) return next()
+    // the OTLP routes inflate a compressed body and check its depth once inflated; every other
+    // route reads the bytes as they came (hono decodes no Content-Encoding), so they are scanned
+    // whatever the header says
+    if (c.req.path.startsWith('/v1/otlp/') && requestHeader(c, 'content-encoding') !== undefined) {
+      return next()
+    }
     let text: string
     try {
       text = await c.req.text()

@@ -44,6 +44,9 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /v1/webhooks/{id}/test': 'testWebhook',
   'POST /v1/webhooks/{id}/rotate': 'rotateWebhookSecret',
   'GET /v1/webhooks/{id}/deliveries': 'listWebhookDeliveries',
+  'POST /v1/otlp/v1/logs': 'exportOtlpLogs',
+  'POST /v1/otlp/v1/traces': 'exportOtlpTraces',
+  'POST /v1/otlp/v1/metrics': 'exportOtlpMetrics',
 }
 
 /**

@@ -283,6 +283,10 @@ export const SessionView = z
     source: SessionSourceName,
     parent: z.string().nullable().openapi({ description: "A subagent's list: the main session" }),
     waiting: orNull(Waiting),
+    items_known: z.boolean().openapi({
+      description:
+        "false while the list's item texts are unknown: Claude Code's TodoWrite seen only through its telemetry logs, which carry the item count (docs/otel.md)",
+    }),
     observed: orNull(ObservedView).openapi({ description: 'null for sessions fed by rounds' }),
     origin: Origin,
     labels: Labels,
@@ -355,6 +359,10 @@ export const SessionSummary = z
     waiting: orNull(Waiting),
     todo_tools: z.boolean().nullable().openapi({
       description: "The view's observed.todo_tools: false when the agent has no todo tools",
+    }),
+    items_known: z.boolean().openapi({
+      description:
+        "false while the list's item texts are unknown: Claude Code's TodoWrite seen only through its telemetry logs, which carry the item count (docs/otel.md)",
     }),
     origin: Origin,
     labels: Labels,

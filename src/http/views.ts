@@ -14,6 +14,7 @@ import {
   type HistoryEntry,
   type Session,
   type SessionState,
+  itemsKnown,
 } from '../core/session.js'
 import { resolveDialect, type RoundOutcome } from '../dialects/round.js'
 import type * as S from './schemas.js'
@@ -83,6 +84,7 @@ export function sessionView(session: Session, staleBefore: number): z.infer<type
     source: sessionSource(session),
     parent: session.observed?.parent ?? null,
     waiting: waitingView(session),
+    items_known: itemsKnown(session),
     observed: observedView(session),
     origin: originOf(session),
     labels: labelsOf(session),
@@ -124,6 +126,7 @@ export function sessionSummary(
     parent: brief.parent,
     waiting: brief.waiting ? { ...brief.waiting, at: iso(brief.waiting.at) } : null,
     todo_tools: brief.todo_tools,
+    items_known: brief.items_known ?? true,
     origin: originOf(brief),
     labels: labelsOf(brief),
     updated_at: iso(brief.updated_at),

@@ -11,7 +11,7 @@ import { checkStoredLimits, type LimitCache, type ListLimits } from '../core/lim
 import type { Ended, EndedOutcome, Session, StagedCall, Waiting } from '../core/session.js'
 import { observerOf, todoDialectOf, type AgentFamily } from '../dialects/observe/index.js'
 import type { AppliedIds } from './applied-ids.js'
-import type { ObservedEvent, ObservedKind } from './events.js'
+import type { ObservedEvent, ObservedKind, ResultEvent } from './events.js'
 import { sameJson } from './same-json.js'
 
 /** What a delivery's events have made of the session so far. */
@@ -62,6 +62,8 @@ export interface HandlerContext {
    */
   settled?: ReadonlySet<ObservedEvent>
   ledger: ApplyLedger
+  /** Telemetry (OTLP) fed the session first: its results apply (else hooks or a stream say more). */
+  telemetryFirst?: boolean
 }
 
 /** One event kind's handler. */
@@ -142,6 +144,34 @@ function dialectFromTools(family: AgentFamily, tools: readonly string[]): string
 const known = (ctx: HandlerContext, id: string) =>
   ctx.ledger.appliedIds.has(id) || ctx.replayed?.has(id) === true
 
+/**
+ * Whether a result from telemetry applies (docs/otel.md, "Hooks and telemetry together"): only to
+ * a session telemetry fed first (hooks or a stream report the same calls more fully, and sooner);
+ * a partial report only until the whole one of the same call is applied; a list whose texts are
+ * unknown never replaces one whose texts are known.
+ */
+function telemetryApplies(
+  state: ApplyState,
+  note: NonNullable<ResultEvent['telemetry']>,
+  ctx: HandlerContext
+): boolean {
+  if (!ctx.telemetryFirst) return false
+  if (note.partialOf !== undefined && known(ctx, note.partialOf)) return false
+  return !(note.itemsUnknown && state.items.length > 0 && state.data.items_known !== false)
+}
+
+/**
+ * The dialect state with `items_known: false` while the list's texts are unknown (views show it).
+ * @param data - the observer's dialect state
+ * @param known - whether this list's texts are known
+ */
+function withItemsKnown(data: Record<string, unknown>, known: boolean): Record<string, unknown> {
+  if (!known) return { ...data, items_known: false }
+  if (!('items_known' in data)) return data
+  const { items_known: _unknown, ...rest } = data
+  return rest
+}
+
 /** A call seen before its result: staged until its result commits it. */
 const onToolCall: HandlerOf<'tool_call'> = (state, event, ctx) => {
   const { staged, transient } = ctx.ledger
@@ -169,6 +199,7 @@ const onToolCall: HandlerOf<'tool_call'> = (state, event, ctx) => {
 const onToolResult: HandlerOf<'tool_result'> = (state, event, ctx) => {
   if (known(ctx, event.call_id)) return seenAgain(state)
   const next = stir(state)
+  if (event.telemetry && !telemetryApplies(next, event.telemetry, ctx)) return ignore(next)
   const { appliedIds, staged } = ctx.ledger
   const call = staged.get(event.call_id)
   staged.delete(event.call_id)
@@ -193,7 +224,7 @@ const onToolResult: HandlerOf<'tool_result'> = (state, event, ctx) => {
   return {
     ...open,
     items: outcome.state.items,
-    data: outcome.state.data,
+    data: withItemsKnown(outcome.state.data, event.telemetry?.itemsUnknown !== true),
     dialect: todoDialect,
     dialectFixed: true,
     todoTools: true,

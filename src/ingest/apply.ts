@@ -358,6 +358,7 @@ export function applyObserved(
       (id) => ledger.appliedIds.has(id) || ctx.replayed?.has(id) === true
     ),
     ledger,
+    telemetryFirst: base.observed!.source === 'otlp',
   }
   let state = stateOf(base)
   for (const event of events) state = applyEvent(state, event, handlerCtx)

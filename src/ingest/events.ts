@@ -43,6 +43,22 @@ export interface ResultEvent {
   is_error: boolean
   structured?: unknown
   text?: string
+  /**
+   * From telemetry (OTLP), which gives way to the agent's hooks and streams: applied only to a
+   * session that telemetry fed first (docs/otel.md).
+   */
+  telemetry?: TelemetryNote
+}
+
+/** What a result from telemetry says of itself. */
+export interface TelemetryNote {
+  /**
+   * A partial report of the call whose whole report has this id (its hook's, a beta span's): moot
+   * once that is applied, and that one still applies after it.
+   */
+  partialOf?: string
+  /** The items' texts are unknown (Claude's TodoWrite log): it never replaces a known list. */
+  itemsUnknown?: true
 }
 
 /** A run starts (`run`) or tells what it has (tools). */

@@ -53,8 +53,8 @@ export interface DeliverDeps {
 export interface ObservedDelivery {
   tenant: string
   agent: ObservedAgent
-  /** The request body: one JSON document, or NDJSON lines. */
-  body: string
+  /** The request body: one JSON document, or NDJSON lines; or a body decoded already (OTLP). */
+  body: string | ParsedBody
   /**
    * The agent's route's parser (its path parameters bound).
    * @throws IngestFormatError when the body is not the agent's format
@@ -325,7 +325,7 @@ export async function deliverObserved(
   let delivery: ParsedDelivery
   let body: ParsedBody
   try {
-    body = parseBody(request.body)
+    body = typeof request.body === 'string' ? parseBody(request.body) : request.body
     delivery = request.parse(body)
   } catch (error) {
     if (error instanceof IngestWrongAgentError) {

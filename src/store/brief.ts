@@ -9,6 +9,7 @@ import { labelsOf, originOf, type Labels, type Origin } from '../core/origin.js'
 import { computeProgress, currentItem, type Progress } from '../core/progress.js'
 import type { ReminderSettings } from '../core/reminder.js'
 import {
+  itemsKnown,
   sessionSource,
   type Ended,
   type Session,
@@ -33,6 +34,8 @@ export interface SessionBrief {
   parent: string | null
   waiting: Waiting | null
   todo_tools: boolean | null
+  /** False while the list's item texts are unknown (telemetry); absent in older briefs: true. */
+  items_known?: boolean
   updated_at: number
   /** Who and where (`core/origin`); absent in briefs written before origins were kept. */
   origin?: Origin
@@ -60,6 +63,7 @@ export function briefOf(session: Session): SessionBrief {
     parent: observed?.parent ?? null,
     waiting: observed?.waiting ?? null,
     todo_tools: observed?.todo_tools ?? null,
+    items_known: itemsKnown(session),
     updated_at: session.updated_at,
     origin: originOf(session),
     labels: labelsOf(session),

@@ -74,6 +74,18 @@ describe('Hostile 12.1: nesting depth', () => {
       await stillServes(t, 1)
     })
 
+    it(`Should refuse ${depth}-level metadata on PUT whatever Content-Encoding the request claims`, async () => {
+      const t = await seeded()
+      for (const encoding of ['identity', 'gzip', 'br']) {
+        const res = await t.call('PUT', '/v1/sessions/s1/todos', putBody(metadataText(depth)), {
+          'content-encoding': encoding,
+        })
+        assert.equal(res.status, 400, encoding)
+        assert.equal(res.body.type, 'https://agent-todos.dev/problems/body-too-deep', encoding)
+      }
+      await stillServes(t, 1)
+    })
+
     it(`Should refuse ${depth}-level metadata in TaskCreate and TaskUpdate and keep serving`, async () => {
       const t = await seeded()
       const meta = metadataText(depth)

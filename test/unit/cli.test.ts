@@ -60,6 +60,7 @@ const summary = (id: string, fields: Partial<SessionSummary> = {}): SessionSumma
   parent: null,
   waiting: null,
   todo_tools: null,
+  items_known: true,
   origin: {
     user: null,
     host: null,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { AGENT_LIST, AGENTS, editRefusal } from '../../src/agents/index.js'
+import { OTLP_AGENTS } from '../../src/agents/otlp.js'
 import { OBSERVED_SOURCES, newSession, type Session } from '../../src/core/session.js'
 import { dialectsOf } from '../../src/dialects/observe/index.js'
 import { getDialect } from '../../src/dialects/registry.js'
@@ -29,7 +30,13 @@ describe('agents: one descriptor per observed source', () => {
     assert.equal(new Set(paths).size, paths.length)
     for (const path of paths) assert.match(path, /^\/v1\/ingest\//)
     assert.equal(AGENTS['claude-code'].prefix, AGENTS['claude-agent-sdk'].prefix)
-    assert.equal(new Set(AGENT_LIST.map((agent) => agent.prefix)).size, AGENT_LIST.length - 1)
+    // OpenTelemetry has no route here and no session space of its own: it feeds the agents' own
+    const hooked = AGENT_LIST.filter((agent) => agent.source !== 'otlp')
+    assert.equal(new Set(hooked.map((agent) => agent.prefix)).size, hooked.length - 1)
+    assert.deepEqual(AGENTS.otlp.routes, [])
+    assert.equal(OTLP_AGENTS.claude.prefix, AGENTS['claude-code'].prefix)
+    assert.equal(OTLP_AGENTS.codex.prefix, AGENTS.codex.prefix)
+    assert.equal(OTLP_AGENTS.gemini.prefix, AGENTS['gemini-cli'].prefix)
   })
 
   it("Should shape Claude Code's reply as a hook reply, and every other agent's as counts", () => {

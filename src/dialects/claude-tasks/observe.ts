@@ -5,7 +5,8 @@
  * Claude Code rebuilds its own list; a call is never run again here.
  *
  * - `TaskCreate`: the id is the agent's, found only in the result (`task.id`, else the text
- *   `Task #N created successfully`); subject and description as saved (`task.subject`,
+ *   `Task #N created successfully`; telemetry, which carries no result, says `{numbered: true}`:
+ *   the next id Claude gives, as it numbers a list's tasks in order of creation); subject and description as saved (`task.subject`,
  *   `task.description`, which a hook may have changed), the active form and metadata from the
  *   input. A create whose id cannot be read changes nothing: the service never invents one.
  * - `TaskUpdate`: the input repaired as Claude Code repairs it (`id`/`task_id` → `taskId`,
@@ -50,6 +51,20 @@ const taskIdOf = (value: unknown) => (typeof value === 'string' && value !== '' 
 const highWaterMark = (data: Record<string, unknown>) =>
   typeof data.high_water_mark === 'number' ? data.high_water_mark : 0
 
+/**
+ * The id Claude gives the next task of a list: one past the highest it gave (its high-water mark,
+ * or the highest numeric id listed). For a create whose result is not seen (telemetry's
+ * `{numbered: true}`): tasks numbered in order of successful creation.
+ */
+function nextTaskId(state: DialectState): string {
+  let highest = highWaterMark(state.data)
+  for (const item of state.items) {
+    const n = Number.parseInt(item.id, 10)
+    if (!Number.isNaN(n) && n > highest) highest = n
+  }
+  return String(highest + 1)
+}
+
 /** Claude lists tasks by id; created tasks join in that order even when hooks arrive out of it. */
 function insertById(items: readonly Item[], task: Item): Item[] {
   const n = Number.parseInt(task.id, 10)
@@ -75,7 +90,10 @@ function observeCreate(
   state: DialectState
 ): ObserveOutcome {
   const task = isRecord(structured) && isRecord(structured.task) ? structured.task : undefined
-  const id = taskIdOf(task?.id) ?? (text ? CREATED.exec(text)?.[1] : undefined)
+  const id =
+    taskIdOf(task?.id) ??
+    (text ? CREATED.exec(text)?.[1] : undefined) ??
+    (isRecord(structured) && structured.numbered === true ? nextTaskId(state) : undefined)
   if (id === undefined) return notApplied('no task id in the result')
   // the aliases Claude Code's own observer repairs
   const raw = isRecord(input)

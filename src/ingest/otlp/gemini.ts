@@ -1,0 +1,73 @@
+/**
+ * @module ingest/otlp/gemini
+ * Gemini CLI's telemetry (`telemetry` settings, 0.61.0; reference/otel/gemini-cli-0.61.0): its
+ * `gemini_cli.tool_call` log records of `write_todos` carry `function_args` (the call's input, as
+ * indented JSON; only with `logPrompts: true`) and `success`, under `session.id`: session
+ * `gemini:<session.id>`. The log has no call id: a record is the same call as another with the
+ * same `event.timestamp` and arguments. The task tracker's tools (`tracker_*`, their ids only in
+ * the `tool_call` spans' output) have no dialect here yet: they only say the agent is alive.
+ * Gemini's resource `service.version` is its Node.js version, so the agent's version stays unknown.
+ */
+import type { OriginHints } from '../../core/origin.js'
+import { digest } from '../body.js'
+import type { ObservedEvent } from '../events.js'
+import {
+  flag,
+  inOrder,
+  json,
+  newReading,
+  originOf,
+  reject,
+  text,
+  withActivity,
+  type OtlpReading,
+} from './kit.js'
+import type { OtlpRecord } from './normalize.js'
+
+const TODO_TOOL = 'write_todos'
+
+/**
+ * Reads Gemini CLI's records of an export.
+ * @param records - its log records and spans
+ */
+export function readGemini(records: OtlpRecord[]): OtlpReading {
+  const reading = newReading()
+  const alive = new Map<string, OriginHints>()
+  const events: ObservedEvent[] = []
+  for (const record of inOrder(records)) {
+    const session = text(record, 'session.id') ?? text(record, 'gen_ai.conversation.id')
+    const todo =
+      record.kind === 'log' &&
+      text(record, 'event.name') === 'gemini_cli.tool_call' &&
+      text(record, 'function_name') === TODO_TOOL
+    if (!session) {
+      if (todo) reject(reading, 'gemini_cli.tool_call without session.id')
+      continue
+    }
+    const origin = originOf(record, 'gemini-cli')
+    if (!alive.has(session) || (origin.model && !alive.get(session)!.model))
+      alive.set(session, origin)
+    if (!todo) continue
+    const args = text(record, 'function_args')
+    const input = json(args)
+    if (input === undefined) {
+      reject(
+        reading,
+        'gemini_cli.tool_call of write_todos without function_args (telemetry.logPrompts is off)'
+      )
+      continue
+    }
+    events.push({
+      kind: 'tool_result',
+      target: { session },
+      call_id: `otlp:${text(record, 'event.timestamp') ?? record.time}:${digest(input)}`,
+      name: TODO_TOOL,
+      input,
+      is_error: flag(record, 'success') === false,
+      telemetry: {},
+      origin,
+    })
+  }
+  withActivity(reading, alive, events)
+  return reading
+}
