@@ -160,7 +160,7 @@ export interface Statements {
   selectOne: Database.Statement<[]>
   /**
    * One prepared statement per combination of filters, made on first use: the briefs, never the
-   * sessions, from the listing's covering index.
+   * sessions' data, in the listing index's order (the brief sits before `data` in the row).
    */
   list(query: ListQuery): Named<object, ListRow>
 }
@@ -304,7 +304,7 @@ export function prepareStatements(db: Database.Database): Statements {
       const withDialect = query.dialect !== undefined
       const withSince = query.updatedSince !== undefined
       const withSource = query.source !== undefined
-      // origin fields and labels: from the brief, which the listing's covering index holds
+      // origin fields and labels: from the brief, which the row holds before its data
       const originFields = FILTERED_ORIGIN_FIELDS.filter((field) => query[field] !== undefined)
       const labelCount = Object.keys(query.labels ?? {}).length
       const name = `${query.state}:${withCursor}:${withDialect}:${withSince}:${withSource}:${originFields.join(',')}:${labelCount}`
