@@ -266,9 +266,9 @@ describe('SQLite schema', () => {
       const plan = inspect(path, (db) =>
         db
           .prepare<[object], { detail: string }>(
-            `EXPLAIN QUERY PLAN ${prepareStatements(db).list({ state: 'active', staleBefore: 0, limit: 10 }).source}`
+            `EXPLAIN QUERY PLAN ${prepareStatements(db).list({ state: 'active', staleBefore: 0, limit: 10 }).page.source}`
           )
-          .all({ tenant: 't', now: NOW, staleBefore: 0, limit: 10 })
+          .all({ tenant: 't', now: NOW, staleBefore: 0, visit: 2000, want: 11 })
           .map((row) => row.detail)
       )
       // the listing walks its index in order (no sort), and reads each listed row's brief
