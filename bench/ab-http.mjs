@@ -6,7 +6,9 @@
 // size, the "ceiling" of bench/results.md) runs in every trial beside them. Trials alternate the
 // order (forward, reversed, …); each variant's req/s is divided by the bare server's of the same
 // trial, and the medians of those paired ratios are what to compare (absolute req/s move by
-// ±20 % on this shared VM). Run it before landing a change to the write path (bench/README.md).
+// ±20 % on this shared VM); so is the server's CPU per request as a ratio to the bare server's
+// (the CPU-cost ratio of perf-baseline.md), steadier than req/s when other work shares the
+// cores. Run it before landing a change to the write path (bench/README.md).
 //
 // Usage: node bench/ab-http.mjs [options] name=rev|dir [name=rev|dir …]
 //   rev: a git revision (commit, branch, HEAD~3), built once into $AB_BUILD_DIR/<sha>
@@ -175,14 +177,14 @@ const fmt = ({ median: m, min, max }) => `${m.toFixed(3)} (${min.toFixed(2)}–$
 const lines = [
   `${started.toISOString()}, node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}; ${SCENARIO}, ${TRIALS} trials alternating, ${SECONDS} s measured after 2 s warm-up, ${CONNECTIONS} connections; load average ${uptime()} at the end`,
   '',
-  `| run | req/s median | p50 ms | p99 ms | µs CPU/req | × bare req/s (paired median, min–max) | × ${RUNS.find((r) => r.kind === 'service')?.label ?? '–'} per store (paired) | failed |`,
-  '|---|---|---|---|---|---|---|---|',
+  `| run | req/s median | p50 ms | p99 ms | µs CPU/req | × bare req/s (paired median, min–max) | bare's CPU/req ÷ its (paired) | × ${RUNS.find((r) => r.kind === 'service')?.label ?? '–'} req/s per store (paired) | failed |`,
+  '|---|---|---|---|---|---|---|---|---|',
 ]
 for (const run of RUNS) {
   const rs = of(run.label)
   const first = run.store ? `${variants[0].name}/${run.store}` : undefined
   lines.push(
-    `| ${run.label} | ${Math.round(median(rs.map((r) => r.rps))).toLocaleString('en-US')} | ${median(rs.map((r) => r.p50)).toFixed(2)} | ${median(rs.map((r) => r.p99)).toFixed(2)} | ${median(rs.map((r) => r.us)).toFixed(0)} | ${run.label === 'bare' ? '1' : fmt(paired(run.label, 'bare', (r) => r.rps))} | ${first ? fmt(paired(run.label, first, (r) => r.rps)) : '–'} | ${rs.reduce((a, r) => a + r.bad, 0)} |`
+    `| ${run.label} | ${Math.round(median(rs.map((r) => r.rps))).toLocaleString('en-US')} | ${median(rs.map((r) => r.p50)).toFixed(2)} | ${median(rs.map((r) => r.p99)).toFixed(2)} | ${median(rs.map((r) => r.us)).toFixed(0)} | ${run.label === 'bare' ? '1' : fmt(paired(run.label, 'bare', (r) => r.rps))} | ${run.label === 'bare' ? '1' : fmt(paired(run.label, 'bare', (r) => 1 / r.us))} | ${first ? fmt(paired(run.label, first, (r) => r.rps)) : '–'} | ${rs.reduce((a, r) => a + r.bad, 0)} |`
   )
 }
 const loads = rows.map((r) => r.load)
