@@ -49,10 +49,14 @@ export interface SessionParams extends KeyParams {
   expiryBucket: number
 }
 
-/** A listing's row: the brief ('' only in a row no write of this release made). */
+/**
+ * A listing's row: its position and its brief ('' only in a row no write of this release made;
+ * null from `ListStatements.lastVisited`).
+ */
 export interface ListRow {
   session_id: string
-  brief: string
+  updated_at: number
+  brief: string | null
 }
 
 /** A history row as a page lists it: where its list is, not the list (`selectHistoryItems`). */
@@ -94,6 +98,20 @@ const STATE_SQL: Record<ListQuery['state'], string> = {
     "ended = 0 AND (unfinished > 0 OR total = 0) AND json_extract(brief, '$.waiting') IS NOT NULL",
   stale:
     "ended = 0 AND unfinished > 0 AND updated_at < @staleBefore AND json_extract(brief, '$.waiting') IS NULL",
+}
+
+/**
+ * A listing's statements: both walk the tenant's live sessions from the cursor on in the listing
+ * index's order, over at most `@visit` of them (matching the filters or not).
+ */
+export interface ListStatements {
+  /**
+   * The first `@want` matches among the visited rows, with their briefs (never the sessions'
+   * data: the brief sits before `data` in the row).
+   */
+  page: Named<object, ListRow>
+  /** The `@visit`-th row, from the index alone; none when fewer are there. */
+  lastVisited: Named<object, ListRow>
 }
 
 /** A prepared statement bound by one object of named parameters. */
@@ -158,37 +176,54 @@ export interface Statements {
   insertProbe: Named<{ at: number; bytes: number }>
   deleteProbe: Database.Statement<[]>
   selectOne: Database.Statement<[]>
-  /**
-   * One prepared statement per combination of filters, made on first use: the briefs, never the
-   * sessions, from the listing's covering index.
-   */
-  list(query: ListQuery): Named<object, ListRow>
+  /** The listing's statements for a combination of filters, prepared on first use. */
+  list(query: ListQuery): ListStatements
 }
 
 /**
- * The parameters of a listing's origin and label conditions (`Statements.list` names them), in
- * the order the statement takes the labels.
+ * The text a brief holds for a member `"name":value` of one of its objects, as `JSON.stringify`
+ * writes it (every brief is written so): a condition on that member first looks for it with
+ * `instr`, and parses the brief (`json_extract`) only where it is there, so a listing's rows that
+ * do not match cost no JSON parse.
+ */
+const memberText = (name: string, value: string) =>
+  `${JSON.stringify(name)}:${JSON.stringify(value)}`
+
+/**
+ * The parameters of a listing's brief conditions (`Statements.list` names them): dialect,
+ * source, origin fields and labels, each its value and the text `memberText` looks for, in the
+ * order the statement takes the labels.
  * @param query - the listing
  */
-export function listOriginParams(query: ListQuery): Record<string, string> {
+export function listFilterParams(query: ListQuery): Record<string, string> {
   const params: Record<string, string> = {}
+  const member = (param: string, name: string, value: string) => {
+    params[param] = value
+    params[`${param}Text`] = memberText(name, value)
+  }
+  if (query.dialect !== undefined) member('dialect', 'dialect', query.dialect)
+  if (query.source !== undefined) member('source', 'source', query.source)
   for (const field of FILTERED_ORIGIN_FIELDS) {
     const value = query[field]
-    if (value !== undefined) params[`origin_${field}`] = value
+    if (value !== undefined) member(`origin_${field}`, field, value)
   }
   Object.entries(query.labels ?? {}).forEach(([name, value], i) => {
     params[`labelPath${i}`] = `$.labels."${name}"`
-    params[`labelValue${i}`] = value
+    member(`labelValue${i}`, name, value)
   })
   return params
 }
+
+/** A brief condition: the member's text is there (cheap), then its value parsed (exact). */
+const briefCondition = (path: string, param: string) =>
+  `AND instr(brief, @${param}Text) > 0 AND json_extract(brief, ${path}) = @${param}`
 
 /**
  * Prepares the store's statements on an open, migrated database.
  * @param db - the database
  */
 export function prepareStatements(db: Database.Database): Statements {
-  const listStatements = new Map<string, Named<object, ListRow>>()
+  const listStatements = new Map<string, ListStatements>()
   return {
     selectSession: db.prepare<[KeyParams], SessionRow>(
       `SELECT version, data, expires_at, expiry_bucket, writes FROM sessions
@@ -304,31 +339,45 @@ export function prepareStatements(db: Database.Database): Statements {
       const withDialect = query.dialect !== undefined
       const withSince = query.updatedSince !== undefined
       const withSource = query.source !== undefined
-      // origin fields and labels: from the brief, which the listing's covering index holds
+      // origin fields and labels: from the brief, which the row holds before its data
       const originFields = FILTERED_ORIGIN_FIELDS.filter((field) => query[field] !== undefined)
       const labelCount = Object.keys(query.labels ?? {}).length
       const name = `${query.state}:${withCursor}:${withDialect}:${withSince}:${withSource}:${originFields.join(',')}:${labelCount}`
       let statement = listStatements.get(name)
       if (!statement) {
+        // the range: bounds on the index's order (the cursor, updated_since, stale's bound),
+        // so the rows before them are never visited
         const cursorSql = withCursor
-          ? 'AND (updated_at < @cursorAt OR (updated_at = @cursorAt AND session_id < @cursorId))'
+          ? 'AND updated_at <= @cursorAt AND (updated_at < @cursorAt OR session_id < @cursorId)'
           : ''
-        const dialectSql = withDialect ? "AND json_extract(brief, '$.dialect') = @dialect" : ''
         const sinceSql = withSince ? 'AND updated_at >= @updatedSince' : ''
-        const sourceSql = withSource ? "AND json_extract(brief, '$.source') = @source" : ''
+        const staleSql = query.state === 'stale' ? 'AND updated_at < @staleBefore' : ''
+        // the filters: every visited row counts against the visit bound, matching or not
+        const dialectSql = withDialect ? briefCondition("'$.dialect'", 'dialect') : ''
+        const sourceSql = withSource ? briefCondition("'$.source'", 'source') : ''
         const originSql = originFields
-          .map((field) => `AND json_extract(brief, '$.origin.${field}') = @origin_${field}`)
+          .map((field) => briefCondition(`'$.origin.${field}'`, `origin_${field}`))
           .join(' ')
         // a label's path is a parameter (`$.labels."name"`): names are checked, never spliced in
-        const labelSql = Array.from(
-          { length: labelCount },
-          (_, i) => `AND json_extract(brief, @labelPath${i}) = @labelValue${i}`
+        const labelSql = Array.from({ length: labelCount }, (_, i) =>
+          briefCondition(`@labelPath${i}`, `labelValue${i}`)
         ).join(' ')
-        statement = db.prepare(
-          `SELECT session_id, brief FROM sessions WHERE tenant = @tenant AND expires_at > @now AND ${STATE_SQL[query.state]}
-           ${cursorSql} ${dialectSql} ${sinceSql} ${sourceSql} ${originSql} ${labelSql}
-           ORDER BY updated_at DESC, session_id DESC LIMIT @limit`
-        )
+        const range = `FROM sessions WHERE tenant = @tenant AND expires_at > @now ${cursorSql} ${sinceSql} ${staleSql}
+           ORDER BY updated_at DESC, session_id DESC`
+        statement = {
+          // the visited rows are filtered inside SQLite: only the matches come out
+          page: db.prepare(
+            `SELECT session_id, updated_at, brief FROM (SELECT session_id, updated_at,
+               CASE WHEN ${STATE_SQL[query.state]} ${dialectSql} ${sourceSql} ${originSql} ${labelSql}
+                 THEN brief END AS brief
+               ${range} LIMIT @visit)
+             WHERE brief IS NOT NULL LIMIT @want`
+          ),
+          // the index alone, stepping over the visited rows
+          lastVisited: db.prepare(
+            `SELECT session_id, updated_at, NULL AS brief ${range} LIMIT 1 OFFSET @visit - 1`
+          ),
+        }
         listStatements.set(name, statement)
       }
       return statement
