@@ -113,12 +113,14 @@ describe('SQLite storage faults', () => {
       Array.from({ length: 200 }, (_, i) => bump(store, { tenant: 't', sessionId: `s${i}` }))
     )
     await store.close()
-    // every page but the first (the header and the schema): the tables' b-trees are gone
+    // every page but the schema's (the first, with the header, and any the schema grew into):
+    // the tables' b-trees are gone
     const pageSize = 4096
+    const schemaPages = new Set(inspectSchemaPages(path).map((page) => (page - 1) * pageSize))
     const fd = openSync(path, 'r+')
     const size = statSync(path).size
     for (let at = pageSize; at < size; at += pageSize)
-      writeSync(fd, Buffer.alloc(pageSize), 0, pageSize, at)
+      if (!schemaPages.has(at)) writeSync(fd, Buffer.alloc(pageSize), 0, pageSize, at)
     closeSync(fd)
     const warnings: string[] = []
     // it opens as it is, though the history's layout cannot be read
@@ -160,3 +162,18 @@ describe('SQLite storage faults', () => {
     )
   })
 })
+
+/** The pages of a closed file's schema b-tree (SQLite's `dbstat`), 1 first. */
+function inspectSchemaPages(path: string): number[] {
+  const db = new Database(path, { readonly: true })
+  try {
+    return db
+      .prepare<[], { pageno: number }>(
+        "SELECT pageno FROM dbstat WHERE name = 'sqlite_schema' ORDER BY pageno"
+      )
+      .all()
+      .map((row) => row.pageno)
+  } finally {
+    db.close()
+  }
+}

@@ -191,9 +191,10 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'webhooks, the alert outbox and deliveries',
     // the outbox is written in the session write's transaction (store/sqlite/alerts.ts); a
     // lease (`lease_until`) claims a row, so a row of a crashed process is claimed again later.
-    // Terse on purpose: SQLite keeps each CREATE's text in the schema, which stays within the
-    // file's first page (test/integration/sqlite-faults.test.ts reads a file whose other pages
-    // are gone); the stale scan's marks are rows of store_settings (`alert_scan:<tenant>`)
+    // Terse: SQLite keeps each CREATE's text in the schema, read at every open (since steps 9
+    // and 10 it no longer fits the first page; test/integration/sqlite-faults.test.ts keeps the
+    // schema's pages when it damages the rest); the stale scan's marks are rows of
+    // store_settings (`alert_scan:<tenant>`)
     up(db) {
       db.exec(
         [
@@ -221,8 +222,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // the due index leads with the tenant (a claim takes each tenant's own due rows, so one
     // tenant's backlog never hides another's) and the outbox is read per tenant too; `ord` is a
     // delivery's order (webhook and session, store/alerts/types.ts `orderKeyOf`), and a later
-    // pending delivery of an order waits as status `held` (shown as `pending`). Terse: the schema
-    // stays within the file's first page (migration 8)
+    // pending delivery of an order waits as status `held` (shown as `pending`). Terse, as step 8
     up(db) {
       db.exec(
         [
@@ -247,8 +247,7 @@ export const MIGRATIONS: readonly Migration[] = [
     up(db) {
       db.exec(
         [
-          // the indexes go first, and the copy is made under a short name: the schema stays
-          // within the file's first page throughout (see step 8)
+          // the indexes go first, and the copy is made under a short name (see step 8)
           'DROP INDEX sessions_by_update',
           'DROP INDEX sessions_by_expiry_bucket',
           'CREATE TABLE s10(tenant TEXT NOT NULL,session_id TEXT NOT NULL,' +
