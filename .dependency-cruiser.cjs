@@ -31,6 +31,14 @@ module.exports = {
       to: { path: TEST },
     },
     {
+      name: 'unit-tests-start-no-process',
+      comment:
+        "The unit tier (test/unit/, and the tests beside their sources, src/**/*.test.ts) runs in process on the root install alone: a test that starts a process (a child, a worker) is test/integration/'s, as is one that needs test/agents/'s packages.",
+      severity: 'error',
+      from: { path: `^test/unit/|^src/.*${TEST}` },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(child_process|worker_threads|cluster)$' },
+    },
+    {
       name: 'core-is-pure',
       comment: 'src/core is the pure domain: it imports nothing else of the project.',
       severity: 'error',

@@ -80,7 +80,14 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
-    files: ['**/*.{js,mjs,cjs}', ...providers.include, ...adapters.include],
+    // packages/client/framework-types: the frameworks' shapes the client package builds its
+    // adapters against (packages/client/tsconfig.adapters.json), in no program of the root's
+    files: [
+      '**/*.{js,mjs,cjs}',
+      ...providers.include,
+      ...adapters.include,
+      'packages/client/framework-types/*.d.ts',
+    ],
     ...tseslint.configs.disableTypeChecked,
   },
   {

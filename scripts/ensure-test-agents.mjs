@@ -1,6 +1,8 @@
 /**
- * Installs test/agents/ (the real agent CLIs, the provider SDKs and the MCP conformance suite
- * that only the integration and end-to-end tiers use) when test/agents/node_modules is missing
+ * Installs test/agents/ (the real agent CLIs, the provider SDKs, the ACP SDK, the frameworks of
+ * the client adapters and the MCP conformance suite, which only typecheck:providers and the
+ * integration and end-to-end tiers use: never npm run typecheck, test:unit or the client
+ * package's build) when test/agents/node_modules is missing
  * or was installed from another package.json / package-lock.json: `npm install --prefix test/agents`
  * with the committed lock (why not `npm ci`: below).
  * The root `npm ci` leaves them out because they are most of its time and 1.3 GB of its size.

@@ -16,11 +16,32 @@
  * })
  * ```
  */
-import { AIMessage, HumanMessage, ToolMessage, createMiddleware } from 'langchain'
+import {
+  AIMessage,
+  HumanMessage,
+  ToolMessage,
+  createMiddleware,
+  type AgentMiddleware,
+  type DynamicStructuredTool,
+} from 'langchain'
 import { tool } from '@langchain/core/tools'
 import { openRounds, type AgentTodosOptions } from './rounds.js'
 
 export type { AgentTodosOptions } from './rounds.js'
+
+/**
+ * The middleware {@link agentTodosMiddleware} returns: no state or context schema of its own, the
+ * dialect's todo tools. Written out, not inferred, so that the published declaration is
+ * langchain's own type whether the package was built against langchain or against the structural
+ * declarations of packages/client/framework-types (a build without test/agents/).
+ */
+type TodoMiddleware = AgentMiddleware<
+  undefined,
+  undefined,
+  unknown,
+  DynamicStructuredTool<Record<string, unknown>, unknown, unknown, unknown, unknown, string>[],
+  readonly []
+>
 
 /**
  * A LangChain middleware for `createAgent({model, middleware: [...]})` whose todo tool is the
@@ -28,7 +49,7 @@ export type { AgentTodosOptions } from './rounds.js'
  * @param options - server `url`, `key`, `sessionId`, `dialect` (default `langchain-todos`, js)
  * @throws AgentTodosError when the server refuses the dialect or the key
  */
-export async function agentTodosMiddleware(options: AgentTodosOptions) {
+export async function agentTodosMiddleware(options: AgentTodosOptions): Promise<TodoMiddleware> {
   const rounds = await openRounds(options, { dialect: 'langchain-todos', flavour: 'js' })
   const tools = rounds.tools.map((spec) =>
     tool(
