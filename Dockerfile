@@ -43,6 +43,9 @@ COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node package.json LICENSE ./
 COPY --chown=node:node openapi ./openapi
 USER node
+# HOST is left unset on purpose: with AUTH_KEYS the service listens on 0.0.0.0; in open access
+# (no keys) on 127.0.0.1, out of reach of a published port, so open access needs an explicit
+# `-e HOST=0.0.0.0` (and ALLOWED_HOSTS with the names people use, unless they use localhost).
 ENV PORT=8080 \
     STORE=sqlite \
     SQLITE_PATH=/data/agent-todos.db

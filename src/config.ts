@@ -42,7 +42,8 @@ const list = z
 const EnvSchema = z
   .object({
     PORT: int(0, 65535, 8080),
-    HOST: z.string().default('0.0.0.0'),
+    // unset: `listenHost` decides (all interfaces with keys, loopback in open access)
+    HOST: z.string().optional(),
     STORE: z.enum(['sqlite', 'memory', 'redis', 'postgres']).default('sqlite'),
     SQLITE_PATH: z.string().min(1).default('./data/agent-todos.db'),
     SQLITE_SYNC: z.enum(['normal', 'full']).default('normal'),
@@ -119,8 +120,19 @@ const EnvSchema = z
 export type Config = z.infer<typeof EnvSchema>
 
 /**
- * The names a loopback listener answers to besides the loopback names: `ALLOWED_HOSTS` and the
- * host of `PUBLIC_URL` (a reverse proxy on the same machine passes its public name).
+ * The listen address: `HOST`, else `0.0.0.0` with keys and `127.0.0.1` in open access (SPEC §4),
+ * so that a service anyone may use without a key is not on the network unless `HOST` says so.
+ * @param config - the parsed configuration
+ * @param access - whether the service runs in open access (no keys from `AUTH_KEYS` or its file)
+ */
+export function listenHost(config: Config, access: { openAccess: boolean }): string {
+  return config.HOST ?? (access.openAccess ? '127.0.0.1' : '0.0.0.0')
+}
+
+/**
+ * The names the service answers to besides the loopback names (on a loopback socket, and on every
+ * socket in open access): `ALLOWED_HOSTS` and the host of `PUBLIC_URL` (a reverse proxy on the
+ * same machine passes its public name).
  * @param config - the parsed configuration
  */
 export function allowedHosts(config: Config): string[] {

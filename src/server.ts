@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { serve } from '@hono/node-server'
 import pino from 'pino'
-import { allowedHosts, loadConfig, serviceLimits } from './config.js'
+import { allowedHosts, listenHost, loadConfig, serviceLimits } from './config.js'
 import { loadKeysFile } from './http/auth.js'
 import { createApp } from './http/app.js'
 import { createMetrics } from './http/metrics.js'
@@ -22,6 +22,18 @@ function committedOpenApi(): string | null {
   } catch {
     return null
   }
+}
+
+/**
+ * What the log says about open access: who can reach it, and what a container needs (its own
+ * 127.0.0.1 is out of reach of a published port).
+ */
+function openAccessWarning(host: string): string {
+  const names = "localhost, 127.0.0.1, PUBLIC_URL's host and ALLOWED_HOSTS"
+  const reach = /^(127\.|::1$|localhost$)/.test(host)
+    ? `listening on ${host} only, so only this machine can reach it (in a container: HOST=0.0.0.0, and ALLOWED_HOSTS=<the names people use> unless they use localhost)`
+    : `listening on ${host}: anyone who can reach this port can read and edit every session; requests under another Host than ${names} are refused (DNS rebinding)`
+  return `AUTH_KEYS is not set: open access, every request acts as tenant "default"; ${reach}. Set AUTH_KEYS to require keys.`
 }
 
 async function main() {
@@ -43,9 +55,9 @@ async function main() {
     ...config.AUTH_KEYS,
     ...(config.AUTH_KEYS_FILE ? loadKeysFile(config.AUTH_KEYS_FILE) : []),
   ])
-  if (keys.size === 0) {
-    logger.warn('AUTH_KEYS is not set: open access, every request acts as tenant "default"')
-  }
+  const openAccess = keys.size === 0
+  const host = listenHost(config, { openAccess })
+  if (openAccess) logger.warn({ host }, openAccessWarning(host))
   const metrics = createMetrics({ defaultMetrics: true })
   const store = await openStore({
     onConflict: () => metrics.casConflicts.inc(),
@@ -107,8 +119,8 @@ async function main() {
     },
   })
 
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
-    logger.info({ port: info.port, host: config.HOST, store: store.kind }, 'listening')
+  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: host }, (info) => {
+    logger.info({ port: info.port, host, store: store.kind }, 'listening')
   }) as Server
   alertWorker.start()
 

@@ -25,8 +25,15 @@ export const IngestQuery = z.object({
 
 export const IngestReply = z
   .object({
-    session_id: z.string().openapi({ description: 'The session the delivery fed' }),
-    version: z.number().int().openapi({ description: "The session's version after it (0: none)" }),
+    session_id: z.string().nullable().openapi({
+      description:
+        'The session the delivery fed; null when the body named none and held nothing to apply (accepted and ignored)',
+    }),
+    version: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The session's version after it (0: none; null with no session)" }),
     applied: z.number().int().openapi({ description: 'Events that took effect' }),
     ignored: z.number().int().openapi({
       description:

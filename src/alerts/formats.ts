@@ -62,11 +62,86 @@ const HEADLINES: Record<EventType, string> = {
   'webhook.test': 'test delivery',
 }
 
-/** Text a person wrote (a list item) without Slack's markup and control characters. */
-const plain = (text: string, max = 120) => {
-  const flat = text.replace(/[\p{Cc}\p{Cf}]+/gu, ' ').replace(/[<>&*_~`|]/g, ' ')
+/**
+ * Slack text (mrkdwn) the service vouches for: its own words, with every value from an agent or
+ * a request already escaped inside. Only `slackText`, `slackValue` and `slackLink` make one, so a
+ * value cannot reach a line unescaped: a new field added to the line goes through them too.
+ */
+export class SlackText {
+  /** @param vouch - this module's token: no other module can make one */
+  constructor(
+    vouch: typeof VOUCHED,
+    readonly text: string
+  ) {
+    if (vouch !== VOUCHED) throw new TypeError('SlackText is made by slackText/slackValue only')
+  }
+}
+const VOUCHED: unique symbol = Symbol('slack-text')
+const vouched = (text: string) => new SlackText(VOUCHED, text)
+
+/** Slack's control characters, escaped as its docs ask (`&`, `<`, `>`): no mention, no link. */
+const escapeSlack = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+
+/**
+ * A value from an agent or a request as Slack shows it: control characters, and the characters
+ * that would start or end formatting (`*`, `_`, `~`, a backquote at a word's edge), become spaces,
+ * the line is squeezed and bounded to `max` characters, then escaped.
+ * @param value - the value (a number is shown as it is)
+ * @param max - the most characters shown
+ */
+export function slackValue(value: string | number, max = 120): SlackText {
+  const flat = String(value)
+    .replace(/[\p{Cc}\p{Cf}\u2028\u2029]+/gu, ' ')
+    // at a word's edge only, where Slack would read it as markup (`permission_prompt` stays)
+    .replace(/(?<![\p{L}\p{N}])[*_~`]+|[*_~`]+(?![\p{L}\p{N}])/gu, ' ')
   const squeezed = flat.replace(/\s+/g, ' ').trim()
-  return squeezed.length > max ? `${squeezed.slice(0, max - 1)}…` : squeezed
+  return vouched(escapeSlack(squeezed.length > max ? `${squeezed.slice(0, max - 1)}…` : squeezed))
+}
+
+/**
+ * Builds Slack text: the template's literal parts are the service's words; every interpolated
+ * string or number is escaped with `slackValue`, a `SlackText` is taken as it is.
+ */
+export function slackText(
+  words: TemplateStringsArray,
+  ...values: (string | number | SlackText)[]
+): SlackText {
+  let text = words[0]
+  values.forEach((value, i) => {
+    text += (value instanceof SlackText ? value : slackValue(value)).text + words[i + 1]
+  })
+  return vouched(text)
+}
+
+/** A link `<url|label>`, its URL escaped too (a `|` or `>` in it cannot end it early). */
+export function slackLink(url: string, label: string): SlackText {
+  return vouched(`<${escapeSlack(url).replace(/\|/g, '%7C')}|${slackValue(label).text}>`)
+}
+
+/** Joins pieces of Slack text (the empty ones left out). */
+function joinSlack(parts: (SlackText | null)[], separator: string): SlackText {
+  return vouched(
+    parts
+      .filter((part): part is SlackText => part !== null && part.text !== '')
+      .map((part) => part.text)
+      .join(separator)
+  )
+}
+
+/** What the line says happened, with the reason or the outcome an agent gave. */
+function slackHeadline(payload: AlertPayload): SlackText {
+  const what = HEADLINES[payload.type]
+  if (payload.type === 'session.waiting' && payload.waiting?.reason) {
+    return slackText`${what} (${payload.waiting.reason})`
+  }
+  if (payload.type === 'session.ended' && payload.ended) {
+    const unfinished = payload.ended.unfinished?.length
+    return unfinished
+      ? slackText`${what} (${payload.ended.outcome}, ${unfinished} unfinished)`
+      : slackText`${what} (${payload.ended.outcome})`
+  }
+  return slackText`${what}`
 }
 
 /** The `slack` body: `{text}`, one line: state, who, where, the current item, the link. */
@@ -75,20 +150,18 @@ export function slackBody(payload: AlertPayload): string {
   const origin = session.origin ?? {}
   const who = [origin.user, origin.host].filter(Boolean).join('@')
   const where = origin.repo ? `${origin.repo}${origin.branch ? ` (${origin.branch})` : ''}` : ''
-  let what = HEADLINES[payload.type]
-  if (payload.type === 'session.waiting' && payload.waiting?.reason) {
-    what += ` (${payload.waiting.reason})`
-  }
-  if (payload.type === 'session.ended' && payload.ended) {
-    what += ` (${payload.ended.outcome}${payload.ended.unfinished?.length ? `, ${payload.ended.unfinished.length} unfinished` : ''})`
-  }
-  const parts = [
-    `${origin.agent ?? 'agent'} ${plain(session.session_id, 140)} ${what}`,
-    who && `by ${plain(who, 80)}`,
-    where && `in ${plain(where, 120)}`,
-    session.progress && `${session.progress.completed}/${session.progress.total} done`,
-    session.current?.content && `now: ${plain(session.current.content)}`,
-  ].filter(Boolean)
-  const link = payload.url ? ` <${payload.url}|open>` : ''
-  return JSON.stringify({ text: parts.join(' · ') + link })
+  const line = joinSlack(
+    [
+      slackText`${origin.agent || 'agent'} ${slackValue(session.session_id, 140)} ${slackHeadline(payload)}`,
+      who ? slackText`by ${slackValue(who, 80)}` : null,
+      where ? slackText`in ${where}` : null,
+      session.progress
+        ? slackText`${session.progress.completed}/${session.progress.total} done`
+        : null,
+      session.current?.content ? slackText`now: ${session.current.content}` : null,
+    ],
+    ' · '
+  )
+  const link = payload.url ? slackText` ${slackLink(payload.url, 'open')}` : null
+  return JSON.stringify({ text: joinSlack([line, link], '').text })
 }

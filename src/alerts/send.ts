@@ -1,19 +1,15 @@
 /**
  * @module alerts/send
- * One delivery attempt: a POST to a checked, pinned address, bounded in time and in what is read
- * back. Node's `http.request` rather than `fetch`: its `lookup` option pins the connection to the
- * address the SSRF check looked at (global `fetch` takes no lookup without an undici dispatcher,
- * a dependency of its own for this one option). A redirect is not followed (a 3xx fails), since
- * following one would reach an address nobody checked.
+ * One delivery attempt: a POST to a checked, pinned address, bounded in time. Node's
+ * `http.request` rather than `fetch`: its `lookup` option pins the connection to the address the
+ * SSRF check looked at (global `fetch` takes no lookup without an undici dispatcher, a dependency
+ * of its own for this one option). A redirect is not followed (a 3xx fails), since following one
+ * would reach an address nobody checked. Nothing of a reply but its status is read: the body is
+ * never read, kept or shown, so a webhook cannot be used to read another service's answers.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http'
+import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { checkedAddress, pinnedLookup, TargetRefusedError, type Resolver } from './target.js'
-
-/** What is kept of a receiver's reply: a short excerpt, control characters and markup removed. */
-export const REPLY_EXCERPT_CHARS = 200
-/** What is read of a reply at most (the rest is discarded unread). */
-const REPLY_READ_BYTES = 4096
 
 /** The outcome of one attempt. */
 export interface AttemptResult {
@@ -21,10 +17,10 @@ export interface AttemptResult {
   ok: boolean
   /** The HTTP status, or null when none came (refused, timed out, connection failed). */
   status: number | null
-  /** Why it failed, for the delivery log (never a secret). */
+  /** Why it failed, for the delivery log (never a secret, never the reply's body). */
   error: string | null
-  /** A sanitised excerpt of the reply body. */
-  excerpt: string
+  /** Always empty: no part of a reply's body is kept (SPEC: never the target's reply body). */
+  excerpt: ''
   /** Whether the target was refused for where it points (no retry can help until it changes). */
   refused: boolean
 }
@@ -37,39 +33,8 @@ export interface AttemptOptions {
   timeoutMs: number
   allowPrivate: boolean
   resolver?: Resolver
-}
-
-/**
- * A reply body as the delivery log may keep it: printable text only, at most 200 characters.
- * @param text - what was read of the reply
- */
-export function sanitiseExcerpt(text: string): string {
-  return text
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/[\p{Cc}\p{Cf}\u2028\u2029]+/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, REPLY_EXCERPT_CHARS)
-}
-
-/** Reads at most `REPLY_READ_BYTES` of a reply, then lets the rest go. */
-function readExcerpt(res: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const done = () => resolve(sanitiseExcerpt(Buffer.concat(chunks).toString('utf8')))
-    res.on('data', (chunk: Buffer) => {
-      if (size < REPLY_READ_BYTES) chunks.push(chunk.subarray(0, REPLY_READ_BYTES - size))
-      size += chunk.length
-      if (size >= REPLY_READ_BYTES) {
-        res.destroy()
-        done()
-      }
-    })
-    res.on('end', done)
-    res.on('error', done)
-    res.on('close', done)
-  })
+  /** This machine's addresses (tests pass their own; default `os.networkInterfaces()`). */
+  localAddresses?: () => readonly string[]
 }
 
 /**
@@ -88,8 +53,14 @@ export async function attemptDelivery(options: AttemptOptions): Promise<AttemptR
   let address
   const deadline = AbortSignal.timeout(options.timeoutMs)
   try {
+    // the resolver stops at the deadline; the race bounds one that does not listen (a test's)
     address = await Promise.race([
-      checkedAddress(url, { allowPrivate: options.allowPrivate, resolver: options.resolver }),
+      checkedAddress(url, {
+        allowPrivate: options.allowPrivate,
+        resolver: options.resolver,
+        localAddresses: options.localAddresses,
+        signal: deadline,
+      }),
       new Promise<never>((_, reject) =>
         deadline.addEventListener('abort', () => reject(new Error('DNS lookup timed out')))
       ),
@@ -120,15 +91,15 @@ export async function attemptDelivery(options: AttemptOptions): Promise<AttemptR
       },
       (res) => {
         const status = res.statusCode ?? 0
-        void readExcerpt(res).then((excerpt) =>
-          settle({
-            ok: status >= 200 && status < 300,
-            status,
-            error: status >= 200 && status < 300 ? null : `HTTP ${status}`,
-            excerpt,
-            refused: false,
-          })
-        )
+        // the status is the answer: the body is not read (the connection is not reused)
+        res.destroy()
+        settle({
+          ok: status >= 200 && status < 300,
+          status,
+          error: status >= 200 && status < 300 ? null : `HTTP ${status}`,
+          excerpt: '',
+          refused: false,
+        })
       }
     )
     req.on('error', (error) => {

@@ -5,7 +5,8 @@
  * both ways unchanged — the editor's stdin to the agent, the agent's stdout to the editor, its
  * stderr as it is — and, off that path, cuts both directions into their newline-delimited
  * JSON-RPC messages and posts them, in wire order and wrapped with their direction
- * (`{from, connection, seq, session?, request?, message}`), to `POST /v1/ingest/acp`. The service being slow
+ * (`{dir: "agent->client"|"client->agent", connection, seq, session?, request?, msg}`), to
+ * `POST /v1/ingest/acp`. The service being slow
  * or down never holds the editor: the lines wait in a bounded queue, the oldest dropped (counted,
  * with a warning) past it. The exit code is the agent's (128 + n for signal n); SIGINT, SIGTERM and
  * SIGHUP sent to the tap are forwarded to the agent.
@@ -91,6 +92,12 @@ export interface AcpTapStats {
 }
 
 type Side = 'client' | 'agent'
+
+/** A tap line's `dir`: the direction a message of this sender travelled. */
+const DIR_OF: Readonly<Record<Side, string>> = {
+  agent: 'agent->client',
+  client: 'client->agent',
+}
 
 /**
  * Which session each message belongs to: its own `sessionId`, else the one of the request it
@@ -296,7 +303,7 @@ function runTee(config: TeeConfig): void {
     }
     teed++
     const { session, request } = sessions.attribute(from, message)
-    const wrapped = `{"from":"${from}","connection":"${connection}","seq":${seq++}${session ? `,"session":${JSON.stringify(session)}` : ''}${request ? `,"request":${JSON.stringify(request)}` : ''},"message":${text}}`
+    const wrapped = `{"dir":"${DIR_OF[from]}","connection":"${connection}","seq":${seq++}${session ? `,"session":${JSON.stringify(session)}` : ''}${request ? `,"request":${JSON.stringify(request)}` : ''},"msg":${text}}`
     if (held) {
       held.push(wrapped)
       if (!session) {

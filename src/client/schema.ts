@@ -704,7 +704,7 @@ export interface components {
                 agent_version?: string | null;
                 model?: string | null;
             };
-            /** @description At most 16 labels; names match ^[a-z][a-z0-9_.-]{0,62}$, values are strings of at most 256 characters; more is a 400. A set label keeps its value. */
+            /** @description At most 16 labels; names match ^[a-z][a-z0-9_.-]{0,62}$, values are strings of at most 256 characters without control characters (C0, C1) or bidi controls (U+202A–202E, U+2066–2069, U+200E, U+200F, U+061C); more is a 400. A set label keeps its value. */
             labels?: {
                 [key: string]: string;
             };
@@ -828,7 +828,7 @@ export interface components {
                 agent_version?: string | null;
                 model?: string | null;
             };
-            /** @description At most 16 labels; names match ^[a-z][a-z0-9_.-]{0,62}$, values are strings of at most 256 characters; more is a 400. A set label keeps its value. */
+            /** @description At most 16 labels; names match ^[a-z][a-z0-9_.-]{0,62}$, values are strings of at most 256 characters without control characters (C0, C1) or bidi controls (U+202A–202E, U+2066–2069, U+200E, U+200F, U+061C); more is a 400. A set label keeps its value. */
             labels?: {
                 [key: string]: string;
             };
@@ -924,10 +924,10 @@ export interface components {
             [key: string]: unknown;
         };
         IngestReply: {
-            /** @description The session the delivery fed */
-            session_id: string;
-            /** @description The session's version after it (0: none) */
-            version: number;
+            /** @description The session the delivery fed; null when the body named none and held nothing to apply (accepted and ignored) */
+            session_id: string | null;
+            /** @description The session's version after it (0: none; null with no session) */
+            version: number | null;
             /** @description Events that took effect */
             applied: number;
             /** @description Events accepted without effect: duplicates, replays, failed calls, other tools, activity, unknown events */
@@ -1056,6 +1056,38 @@ export interface components {
         /** @description One line as `agent-todos acp` tees it: a message and the direction it travelled */
         AcpTapLine: {
             /**
+             * @description The direction the message travelled. Each side numbers its own requests: a response answers only a request of the other direction with its `id`
+             * @enum {string}
+             */
+            dir: "agent->client" | "client->agent";
+            msg: components["schemas"]["AcpMessage"];
+            /** @description The session the message belongs to, when the tap knows it (a response whose request named it) */
+            session?: string;
+            /** @description For a response: the method of the request it answers (`session/prompt`, `session/request_permission`), when the tap saw it */
+            request?: string;
+            /** @description The tap’s id of the connection; with `seq`, the message’s id (replays apply once) */
+            connection?: string;
+            /** @description The message’s place on the connection */
+            seq?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One ACP JSON-RPC 2.0 message (a request, a notification or a response) */
+        AcpMessage: {
+            /** @enum {string} */
+            jsonrpc?: "2.0";
+            id?: string | number | null;
+            /** @description session/update (plan, tool_call, tool_call_update), session/request_permission, session/prompt, session/new, … */
+            method?: string;
+            params?: unknown;
+            result?: unknown;
+            error?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The tap’s `exit` line (`from: "tap"`), and a message line as earlier taps wrote it (`from` the sender, `message`) */
+        AcpTapLegacyLine: {
+            /**
              * @description Who sent the message: `client` (the editor), `agent`; `tap` for the tap’s own `exit` line
              * @enum {string}
              */
@@ -1076,19 +1108,6 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description One ACP JSON-RPC 2.0 message (a request, a notification or a response) */
-        AcpMessage: {
-            /** @enum {string} */
-            jsonrpc?: "2.0";
-            id?: string | number | null;
-            /** @description session/update (plan, tool_call, tool_call_update), session/request_permission, session/prompt, session/new, … */
-            method?: string;
-            params?: unknown;
-            result?: unknown;
-            error?: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -3705,7 +3724,7 @@ export interface operations {
         /** @description One message or tap line, an array of them, or NDJSON lines */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AcpTapLine"] | components["schemas"]["AcpMessage"] | (components["schemas"]["AcpTapLine"] | components["schemas"]["AcpMessage"])[];
+                "application/json": components["schemas"]["AcpTapLine"] | components["schemas"]["AcpTapLegacyLine"] | components["schemas"]["AcpMessage"] | (components["schemas"]["AcpTapLine"] | components["schemas"]["AcpTapLegacyLine"] | components["schemas"]["AcpMessage"])[];
                 "application/x-ndjson": string;
             };
         };

@@ -35,6 +35,16 @@ export const LABEL_NAME_PATTERN = /^[a-z][a-z0-9_.-]{0,62}$/
 export const MAX_LABELS = 16
 /** Characters of a label value. */
 export const MAX_LABEL_VALUE = 256
+/**
+ * Characters a label value may not hold: C0 and C1 controls and DEL, and the bidi controls
+ * (embeddings and overrides U+202A–202E, isolates U+2066–2069, the marks U+200E, U+200F, U+061C)
+ * that make a value display other than it reads (a dashboard, `watch`, an alert). A request that
+ * sends one is refused (a 400 problem naming the label), as labels beyond the other rules are;
+ * origin fields, which headers and agents' events fill best-effort, are stripped of them
+ * instead (`mergeOrigin`).
+ */
+export const UNSAFE_LABEL_CHARACTER = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u
+
 /** Characters kept of an origin field (a path or a URL is longer than a name). */
 export const MAX_ORIGIN_FIELD = 512
 
@@ -50,19 +60,64 @@ export const EMPTY_ORIGIN: Origin = Object.freeze({
   model: null,
 })
 
+/** `scheme://` of a URL. */
+const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i
+
+/** A host as a URL names it: a DNS name or IPv4 address with a dot, `localhost`, or `[IPv6]`, a port. */
+const URL_HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)+|localhost|\[[0-9a-f:.]+\])(?::\d*)?$/i
+
+/** An scp-like git remote, `[user@]host:path` (no scheme): the last `@` before a host and `:`. */
+const SCP_REMOTE = /^(?:(.*)@)?([a-z0-9_.-]+|\[[0-9a-f:.]+\]):(?!\/\/)(.*)$/is
+
 /**
- * A repository as it may be stored: a remote URL without its credentials
- * (`https://user:tok@github.com/acme/api.git` → `https://github.com/acme/api.git`), an scp-like
- * remote (`git@github.com:acme/api.git`) or `owner/name` as given.
+ * What follows a URL's `scheme://`, without its userinfo. The userinfo ends at the authority's
+ * last `@`; a password with `/`, `?` or `#` in it (`https://u:pa/ss@host/x`, not escaped as URLs
+ * want) cuts the authority short, so when what comes before that character is not a host, the
+ * userinfo runs to the last `@` there is instead (a path or query with an `@` after a real host
+ * is kept).
+ * @param rest - what follows `scheme://`
+ */
+function withoutUserinfo(rest: string): string {
+  const end = rest.search(/[/?#]/)
+  const authority = end === -1 ? rest : rest.slice(0, end)
+  const at = authority.lastIndexOf('@')
+  if (at !== -1) return rest.slice(at + 1)
+  if (URL_HOST.test(authority) || !rest.includes('@')) return rest
+  return rest.slice(rest.lastIndexOf('@') + 1)
+}
+
+/**
+ * A repository as it may be stored, without credentials wherever a remote can carry them (SPEC
+ * "Who and where"):
+ * - a URL's userinfo (`https://user:tok@github.com/acme/api.git` → `https://github.com/acme/api.git`),
+ *   a password with `/` in it too (`withoutUserinfo`);
+ * - its query and fragment, whole (`?access_token=…`, `?private_token=…`: a remote's query
+ *   carries nothing else worth keeping, and no list of credential names is complete);
+ * - an scp-like remote's user (`ghp_…@github.com:acme/api.git` → `github.com:acme/api.git`), except
+ *   the conventional `git@` (`git@github.com:acme/api.git` is kept: `git` is the SSH account every
+ *   forge uses, not a secret);
+ * - `owner/name` and paths as given.
  * @param repo - what a header or an event said
  */
 export function withoutCredentials(repo: string): string {
-  const scheme = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*@)?(.*)$/i.exec(repo)
-  if (scheme) return scheme[1] + scheme[3]
-  return repo
+  const scheme = URL_SCHEME.exec(repo)
+  if (scheme) {
+    return scheme[0] + withoutUserinfo(repo.slice(scheme[0].length)).replace(/[?#].*$/s, '')
+  }
+  const bare = repo.replace(/[?#].*$/s, '')
+  const scp = SCP_REMOTE.exec(bare)
+  if (scp && scp[1] !== undefined && !scp[2].includes('/')) {
+    const user = scp[1] === 'git' ? 'git@' : ''
+    return `${user}${scp[2]}:${scp[3]}`
+  }
+  return bare
 }
 
-/** A hint cleaned for storing: trimmed, control characters gone, bounded; empty means nothing. */
+/**
+ * A hint cleaned for storing: trimmed, control and format characters gone (C0, C1, DEL, and every
+ * bidi control among the format characters), bounded; empty means nothing. Stripped, not refused:
+ * a header or an agent's event says what it can, and a delivery is never refused for it.
+ */
 function cleanHint(field: OriginField, value: string | null | undefined): string | null {
   if (typeof value !== 'string') return null
   let text = value.replace(/[\p{Cc}\p{Cf}]+/gu, '').trim()
@@ -100,7 +155,7 @@ export function sameOrigin(a: Origin | null | undefined, b: Origin | null | unde
 
 /**
  * Why a set of labels is refused, or null: at most 16, names `^[a-z][a-z0-9_.-]{0,62}$`, values
- * strings of at most 256 characters.
+ * strings of at most 256 characters without control or bidi characters.
  * @param labels - labels as sent
  */
 export function labelsProblem(labels: Record<string, unknown>): string | null {
@@ -114,6 +169,9 @@ export function labelsProblem(labels: Record<string, unknown>): string | null {
     if (typeof value !== 'string') return `label '${name}' must be a string`
     if (value.length > MAX_LABEL_VALUE) {
       return `label '${name}' is longer than ${MAX_LABEL_VALUE} characters`
+    }
+    if (UNSAFE_LABEL_CHARACTER.test(value)) {
+      return `label '${name}' holds a control or bidi character`
     }
   }
   return null

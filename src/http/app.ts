@@ -195,7 +195,11 @@ export function createApp(appDeps: AppDeps) {
   // any key is looked at
   app.use(
     originGuard(
-      { corsOrigins: deps.corsOrigins ?? [], allowedHosts: deps.allowedHosts ?? [] },
+      {
+        corsOrigins: deps.corsOrigins ?? [],
+        allowedHosts: deps.allowedHosts ?? [],
+        openAccess: deps.keys.size === 0,
+      },
       (c, detail) =>
         c.req.path === '/mcp'
           ? c.json(

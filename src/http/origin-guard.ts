@@ -6,9 +6,14 @@
  * every session and hand a running agent its text. Two rules close that, on every route (the MCP
  * transport's own rule, applied to the whole service):
  * - a request whose `Origin` is neither the service's own nor listed in `CORS_ORIGINS` is refused;
- * - a request that arrived on a loopback address under a name that is not a loopback name (nor in
- *   `ALLOWED_HOSTS`, nor `PUBLIC_URL`'s) is refused: that is what a rebound name looks like, and
- *   a same-origin GET carries no `Origin` at all.
+ * - a request whose `Host` is not one of the service's own names (`localhost`, its loopback
+ *   addresses, `ALLOWED_HOSTS`, `PUBLIC_URL`'s host) is refused: that is what a rebound name looks
+ *   like, and a same-origin GET carries no `Origin` at all. With keys this holds on loopback
+ *   sockets (a page cannot guess a key, but a local listener may trust its machine); in open
+ *   access it holds on every socket, loopback or not, since a name rebound to the machine's LAN
+ *   address reaches a `HOST=0.0.0.0` listener just as well (SPEC §4 `HOST`).
+ * A request without a socket (`app.request()` in process) came over no network and is not
+ * checked for its `Host`.
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import type { AppEnv } from './context.js'
@@ -21,8 +26,10 @@ const LOOPBACK_HOSTNAME = /^(localhost|[a-z0-9.-]+\.localhost|127\.\d+\.\d+\.\d+
 export interface OriginPolicy {
   /** `CORS_ORIGINS`: origins allowed to call the API from a browser (`*` allows any). */
   corsOrigins: readonly string[]
-  /** `ALLOWED_HOSTS` (and `PUBLIC_URL`'s host): names a loopback listener also answers to. */
+  /** `ALLOWED_HOSTS` (and `PUBLIC_URL`'s host): names the service also answers to. */
   allowedHosts: readonly string[]
+  /** Open access (no keys): every socket answers to the service's own names only, not only loopback ones. */
+  openAccess?: boolean
 }
 
 /** Why a request was refused, for the caller to answer in its own format. */
@@ -61,13 +68,16 @@ export function originGuard(
   return async function originGuard(c, next) {
     const what = c.req.path === '/mcp' ? 'this MCP endpoint' : 'this service'
     const local = localAddressOf(c)
-    const onLoopback = local !== undefined && LOOPBACK_ADDRESS.test(local)
-    if (onLoopback) {
+    const ownNamesOnly =
+      local !== undefined && (policy.openAccess === true || LOOPBACK_ADDRESS.test(local))
+    if (ownNamesOnly) {
       const host = requestedHost(c, 'http:')
-      if (host && !isAllowedName(host.hostname)) {
+      // a Host no URL can hold is nobody's own name either
+      if (!host || !isAllowedName(host.hostname)) {
+        const listener = policy.openAccess ? 'in open access the service' : 'a loopback listener'
         return refuse(
           c,
-          `Host ${host.hostname} may not use ${what}: a loopback listener answers to localhost and 127.0.0.1 (and the names in ALLOWED_HOSTS or PUBLIC_URL) only, so that no web page can reach it through a rebound DNS name.`
+          `Host ${host?.hostname ?? '(unreadable)'} may not use ${what}: ${listener} answers to localhost and 127.0.0.1 (and the names in ALLOWED_HOSTS or PUBLIC_URL) only, so that no web page can reach it through a rebound DNS name.`
         )
       }
     }
@@ -83,7 +93,7 @@ export function originGuard(
       url !== null &&
       (url.protocol === 'http:' || url.protocol === 'https:') &&
       url.host === requestedHost(c, url.protocol)?.host &&
-      (!onLoopback || isAllowedName(url.hostname))
+      (!ownNamesOnly || isAllowedName(url.hostname))
     if (own) return next()
     return refuse(
       c,

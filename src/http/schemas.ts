@@ -14,6 +14,7 @@ import {
   MAX_LABELS,
   MAX_ORIGIN_FIELD,
   ORIGIN_FIELDS,
+  UNSAFE_LABEL_CHARACTER,
 } from '../core/origin.js'
 import { ENDED_OUTCOMES, SESSION_SOURCES, SESSION_STATES } from '../core/session.js'
 import { FLAVOURS } from '../dialects/flavour.js'
@@ -140,14 +141,25 @@ export const Labels = z.record(z.string(), z.string()).openapi('Labels', {
   description: 'Free labels, name → value: names are added, a set value never changes.',
 })
 
-/** Labels as a request sends them: at most 16, names `^[a-z][a-z0-9_.-]{0,62}$`, values ≤ 256. */
+/**
+ * Labels as a request sends them: at most 16, names `^[a-z][a-z0-9_.-]{0,62}$`, values ≤ 256
+ * characters without control or bidi characters (`UNSAFE_LABEL_CHARACTER`).
+ */
 export const LabelsInput = z
-  .record(z.string().regex(LABEL_NAME_PATTERN), z.string().max(MAX_LABEL_VALUE))
+  .record(
+    z.string().regex(LABEL_NAME_PATTERN),
+    z
+      .string()
+      .max(MAX_LABEL_VALUE)
+      .refine((value) => !UNSAFE_LABEL_CHARACTER.test(value), {
+        message: 'a label value may not hold control or bidi characters',
+      })
+  )
   .refine((labels) => Object.keys(labels).length <= MAX_LABELS, {
     message: `at most ${MAX_LABELS} labels`,
   })
   .openapi({
-    description: `At most ${MAX_LABELS} labels; names match ${LABEL_NAME_PATTERN.source}, values are strings of at most ${MAX_LABEL_VALUE} characters; more is a 400. A set label keeps its value.`,
+    description: `At most ${MAX_LABELS} labels; names match ${LABEL_NAME_PATTERN.source}, values are strings of at most ${MAX_LABEL_VALUE} characters without control characters (C0, C1) or bidi controls (U+202A–202E, U+2066–2069, U+200E, U+200F, U+061C); more is a 400. A set label keeps its value.`,
   })
 
 /** What a request may say of its origin (a field set already is kept). */

@@ -2,13 +2,16 @@
  * @module ingest/acp
  * Any ACP (Agent Client Protocol, `@agentclientprotocol/sdk` 2.4.0 schema) agent, from the
  * JSON-RPC messages of one connection in wire order, both directions interleaved, as
- * `agent-todos acp` tees them (real runs: test/fixtures/ingest/acp/, REAL-CAPTURES.md there).
- * Each value is a JSON-RPC message, or the tap's wrapper of one:
- * `{from: "client"|"agent", message, session?, request?, connection?, seq?}` (`from` tells a
- * response's request apart when both sides use the same ids; `session` and `request` name the
- * session and the method of a response whose request came in an earlier delivery; `connection` and `seq` give every message an id, so a
- * replayed delivery applies once), or the tap's `{from: "tap", session, exit: {code, signal}}`
- * when the agent exited.
+ * `agent-todos acp` tees them (real runs: test/fixtures/ingest/acp/). Each value is the tap's
+ * line, `{dir: "agent->client"|"client->agent", msg, session?, request?, connection?, seq?}`
+ * (the tap of earlier versions wrote `{from: "agent"|"client", message, …}`, read alike), a bare
+ * JSON-RPC message (legacy: read in wire order, without a direction), or the tap's
+ * `{from: "tap", session, exit: {code, signal}}` when the agent exited. Each side numbers its own
+ * requests, so ids repeat across directions: a response answers only a request of the other
+ * direction (a request sent agent->client is answered by a response sent client->agent with its
+ * id). `session` and `request` name the session and the method of a response whose request came
+ * in an earlier delivery; `connection` and `seq` give every message an id, so a delivery posted
+ * again applies once.
  *
  * - `session/new`'s result (its `sessionId`) starts a session `acp:<sessionId>`; every
  *   `session/prompt` request starts a run (an ended session opens again), and its result ends
@@ -19,9 +22,10 @@
  *   `tool_call_update` whose `rawInput` is an opencode / Kilo `todowrite` input (`{todos}`) is a
  *   todo call (`acp:todowrite`), applied once it is `completed`. Other updates are activity.
  * - `session/request_permission` marks the session waiting until its answer (the response with
- *   its JSON-RPC id), the prompt's end or the next prompt; the updates and requests the agent
- *   sends meanwhile (its commands, usage, the pending tool call), in that delivery or later ones,
- *   do not clear it.
+ *   its JSON-RPC id, of the other direction), the prompt's end or the next prompt; the updates,
+ *   requests and other responses sent meanwhile (its commands, usage, the pending tool call), in
+ *   that delivery or later ones, do not clear it, and neither does a delivery posted again (the
+ *   answer has an id of its own: an old one seen again clears no later wait).
  * - `initialize`, `authenticate` and other messages that name no session feed none.
  */
 import type { OriginHints } from '../core/origin.js'
@@ -85,22 +89,44 @@ function answeredMethod(result: unknown): string | undefined {
 const isJsonRpc = (value: Record<string, unknown>) =>
   typeof value.method === 'string' || ('id' in value && ('result' in value || 'error' in value))
 
-/** A body value as a message: the tap's wrapper unwrapped, or a JSON-RPC message as it is. */
+/** The tap's directions, by who sent the message. */
+const SENDER_OF_DIR: Readonly<Record<string, Side>> = {
+  'agent->client': 'agent',
+  'client->agent': 'client',
+}
+
+/** Who sent a tap line's message and the message: `{dir, msg}`, or the older `{from, message}`. */
+function tapLineParts(
+  value: Record<string, unknown>
+): { from: Side; message: unknown } | 'invalid' | null {
+  if ('dir' in value) {
+    const from = typeof value.dir === 'string' ? SENDER_OF_DIR[value.dir] : undefined
+    return from ? { from, message: value.msg } : 'invalid'
+  }
+  if (value.from === 'client' || value.from === 'agent') {
+    return { from: value.from, message: value.message }
+  }
+  return null
+}
+
+/** A body value as a message: the tap's line unwrapped, or a JSON-RPC message as it is. */
 function wireMessage(value: unknown, index: number): WireMessage | 'exit' {
   const fail = () =>
     new IngestFormatError(
-      `Value ${index + 1} is not an ACP JSON-RPC message (an object with a method, or an id and a result or error) nor the tap's wrapper of one.`,
+      `Value ${index + 1} is not an ACP JSON-RPC message (an object with a method, or an id and a result or error) nor the tap's line of one ({"dir": "agent->client" | "client->agent", "msg": <message>}).`,
       `/lines/${index}`
     )
   if (!isRecord(value)) throw fail()
   if (value.from === 'tap' && isRecord(value.exit)) return 'exit'
-  if (value.from === 'client' || value.from === 'agent') {
-    if (!isRecord(value.message) || !isJsonRpc(value.message)) throw fail()
+  const line = tapLineParts(value)
+  if (line === 'invalid') throw fail()
+  if (line) {
+    if (!isRecord(line.message) || !isJsonRpc(line.message)) throw fail()
     const connection = nonEmpty(value.connection)
     const seq = typeof value.seq === 'number' && Number.isInteger(value.seq) ? value.seq : undefined
     return {
-      message: value.message,
-      from: value.from,
+      message: line.message,
+      from: line.from,
       session: nonEmpty(value.session),
       request: nonEmpty(value.request),
       key: connection !== undefined && seq !== undefined ? `${connection}:${seq}` : undefined,
@@ -224,7 +250,7 @@ export function parseAcp(values: readonly unknown[]): ObservedEvent[] {
     agentVersion = agentVersionOf(result) ?? agentVersion
     const session = nonEmpty(result?.sessionId) ?? request?.session ?? wire.session
     if (session === undefined) return
-    const target: Target = { session }
+    const target = { session }
     const answers = request?.method ?? wire.request ?? answeredMethod(message.result)
     switch (answers) {
       case 'session/new':
@@ -258,10 +284,17 @@ export function parseAcp(values: readonly unknown[]): ObservedEvent[] {
       }
       case 'session/request_permission':
         asking.delete(session)
-        events.push({ kind: 'activity', target, what: 'permission answered' })
+        // its own id: the same answer in a delivery posted again clears no later wait
+        events.push({
+          kind: 'activity',
+          target,
+          id: `acp:answer:${key}`,
+          what: 'permission answered',
+        })
         break
       default:
-        events.push({ kind: 'activity', target, what: `${answers ?? 'response'}` })
+        // the answer to another request (a mode set, the agent's own calls): no wait's answer
+        events.push(aliveUnlessAsking(target, `${answers ?? 'response'}`, asking))
     }
   })
   return events

@@ -37,10 +37,13 @@ export interface ParsedDelivery {
 
 /** What a delivery did, as an agent's reply is shaped from it. */
 export interface DeliveryOutcome {
-  /** The main session it fed (the caller's `?session_id=` when it named none). */
-  session_id: string
-  /** That session's version after it (0: none). */
-  version: number
+  /**
+   * The main session it fed (the caller's `?session_id=` when it named none); null for a body
+   * that names no session and holds nothing to apply (accepted and ignored).
+   */
+  session_id: string | null
+  /** That session's version after it (0: none; null with no session). */
+  version: number | null
   applied: number
   ignored: number
   /** A person's edit to hand the model with this reply, once. */

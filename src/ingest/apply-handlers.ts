@@ -56,6 +56,11 @@ export interface HandlerContext {
   limitCache: LimitCache
   /** Call and lifecycle ids of this delivery to take as applied (`replayedCalls`). */
   replayed?: ReadonlySet<string>
+  /**
+   * Events of this delivery that come before one the session already knew (`settledEvents`):
+   * a body posted again held them when first posted, so activity among them clears nothing.
+   */
+  settled?: ReadonlySet<ObservedEvent>
   ledger: ApplyLedger
 }
 
@@ -105,6 +110,13 @@ const applied = (state: ApplyState): ApplyState => ({ ...state, applied: state.a
 /** The agent did something: it is alive, and no longer waits for a person. */
 const stir = (state: ApplyState): ApplyState => ({ ...state, alive: true, waiting: null })
 
+/**
+ * Something the session already saw (a call or result again, a lifecycle event again): the agent
+ * is alive, and a wait stays. A body posted again clears nothing (SPEC "Observe": a wait it
+ * already reported, and that was not answered since, is still a wait).
+ */
+const seenAgain = (state: ApplyState): ApplyState => ignore({ ...state, alive: true })
+
 /** A new run, or a changed list, opens an ended session again. */
 const reopen = (state: ApplyState): ApplyState => ({ ...state, ended: null, endRank: 0 })
 
@@ -132,9 +144,14 @@ const known = (ctx: HandlerContext, id: string) =>
 
 /** A call seen before its result: staged until its result commits it. */
 const onToolCall: HandlerOf<'tool_call'> = (state, event, ctx) => {
-  const next = stir(state)
   const { staged, transient } = ctx.ledger
-  if (known(ctx, event.call_id) || staged.has(event.call_id)) return ignore(next)
+  if (known(ctx, event.call_id)) return seenAgain(state)
+  // a call still waiting for its result, seen again: news (a progress update), unless a body
+  // posted again holds it
+  if (staged.has(event.call_id)) {
+    return ctx.settled?.has(event) ? seenAgain(state) : ignore(stir(state))
+  }
+  const next = stir(state)
   const call: StagedCall = { id: event.call_id, name: event.name, input: event.input }
   if (event.stage) {
     // kept past this delivery: measured once, and not kept at all past the caps
@@ -150,8 +167,8 @@ const onToolCall: HandlerOf<'tool_call'> = (state, event, ctx) => {
 
 /** A tool's result: a todo tool's successful one applies its call through the dialect's observer. */
 const onToolResult: HandlerOf<'tool_result'> = (state, event, ctx) => {
+  if (known(ctx, event.call_id)) return seenAgain(state)
   const next = stir(state)
-  if (known(ctx, event.call_id)) return ignore(next)
   const { appliedIds, staged } = ctx.ledger
   const call = staged.get(event.call_id)
   staged.delete(event.call_id)
@@ -235,7 +252,11 @@ const onWaiting: HandlerOf<'waiting'> = (state, event, ctx) => {
 /** The handler of each event kind. */
 export const HANDLERS: { [K in ObservedKind]: HandlerOf<K> } = {
   ignored: (state) => ignore(state),
-  activity: (state, event) => ignore(event.keepsWaiting ? { ...state, alive: true } : stir(state)),
+  activity: (state, event, ctx) => {
+    // held by a body posted again before something the session knew: seen when first posted
+    if (ctx.settled?.has(event)) return ignore(state)
+    return ignore(event.keepsWaiting ? { ...state, alive: true } : stir(state))
+  },
   tool_call: onToolCall,
   tool_result: onToolResult,
   session_start: onSessionStart,
@@ -256,7 +277,7 @@ export function applyEvent(
   ctx: HandlerContext
 ): ApplyState {
   if ('id' in event && event.id !== undefined) {
-    if (known(ctx, event.id)) return ignore({ ...state, alive: true })
+    if (known(ctx, event.id)) return seenAgain(state)
     ctx.ledger.appliedIds.add(event.id)
   }
   return (HANDLERS[event.kind] as Handler<ObservedEvent>)(state, event, ctx)

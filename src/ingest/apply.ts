@@ -296,6 +296,33 @@ export function replayedCalls(
 }
 
 /**
+ * The events of a delivery (or of one of its updates) that come before the last one the session
+ * already knew: a successful todo result or an event with an id of its own it applied. A body
+ * posted again (a forwarder's retry, a batch sent twice) held them when it was first posted, so
+ * what they say without an id (activity, a progress update of a call) is not news: it clears no
+ * wait that came after. Decided before any of them is applied.
+ * @param events - the events, in order
+ * @param known - whether the session knew an id before this delivery
+ */
+export function settledEvents(
+  events: readonly ObservedEvent[],
+  known: (id: string) => boolean
+): ReadonlySet<ObservedEvent> {
+  let last = -1
+  for (let i = events.length - 1; i >= 0 && last === -1; i--) {
+    const event = events[i]
+    const id =
+      event.kind === 'tool_result' ? (event.is_error ? undefined : event.call_id) : idOf(event)
+    if (id !== undefined && known(id)) last = i
+  }
+  return new Set(events.slice(0, Math.max(0, last)))
+}
+
+/** An event's own id (a lifecycle event's, an answer's), if it has one. */
+const idOf = (event: ObservedEvent): string | undefined =>
+  'id' in event && typeof event.id === 'string' ? event.id : undefined
+
+/**
  * Applies a delivery's events (all of one session) to the stored session.
  * @param current - the stored session, or null
  * @param events - the events, in order
@@ -325,6 +352,11 @@ export function applyObserved(
     limits: ctx.limits,
     limitCache: ctx.limitCache ?? newLimitCache(),
     replayed: ctx.replayed,
+    // each update's events on their own: a replay's earlier updates end in a result it knew
+    settled: settledEvents(
+      events,
+      (id) => ledger.appliedIds.has(id) || ctx.replayed?.has(id) === true
+    ),
     ledger,
   }
   let state = stateOf(base)

@@ -94,6 +94,18 @@ export function capSegments<T>(segments: T[][], max: number): T[][] {
   return [segments.slice(0, joined).flat(), ...segments.slice(joined)]
 }
 
+/**
+ * Whether an event goes to no session and needs none: an ignored event (an unknown event, a
+ * server's `connected` or heartbeat) that names no session, with no `?session_id=`. It is
+ * counted as ignored; a body of nothing else is accepted without a session (SPEC "Observe").
+ * Anything else that names no session, activity included (it keeps a session from going stale
+ * and clears a wait), cannot say whose it is and is refused (`session-unknown`).
+ * @param event - the event
+ * @param override - the caller's `?session_id=`
+ */
+export const needsNoSession = (event: ObservedEvent, override: string | undefined): boolean =>
+  override === undefined && event.kind === 'ignored' && event.target.session === undefined
+
 /** The events of one session in a delivery. */
 export interface SessionEvents {
   id: string
@@ -104,7 +116,8 @@ export interface SessionEvents {
 
 /**
  * The sessions a delivery touches, each with its events in order: subagents' lists first (their
- * main session lists them), then the main sessions, each in order of first appearance.
+ * main session lists them), then the main sessions, each in order of first appearance. Ignored
+ * events that name no session go to none (`needsNoSession`).
  * @param agent - the agent (its session id prefix)
  * @param events - the delivery's events, in order
  * @param override - the caller's `?session_id=`
@@ -118,6 +131,7 @@ export function planDelivery(
 ): SessionEvents[] {
   const groups = new Map<string, SessionEvents>()
   for (const event of events) {
+    if (needsNoSession(event, override)) continue
     const id = sessionIdOf(agent, event.target, override)
     let group = groups.get(id)
     if (!group) {

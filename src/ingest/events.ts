@@ -84,6 +84,11 @@ export interface WaitingEvent {
 export interface ActivityEvent {
   kind: 'activity'
   target: Target
+  /**
+   * Its own id, for activity that must count once (the answer to a wait: a body posted again
+   * holding it must not clear a later wait). Most activity has none.
+   */
+  id?: string
   what: string
   /**
    * It leaves a wait as it is: the agent goes on reporting while it waits for a person (opencode's

@@ -3,10 +3,13 @@
  * The delivery worker, off the request path (started and stopped by `server.ts`). Each tick:
  * - the stale scan (every few seconds): the store turns sessions whose last change passed
  *   `STALE_AFTER_SECONDS` into `stale` outbox events, once for the fleet;
- * - dispatch: leased outbox events become deliveries, one per matching webhook, in one store step;
+ * - dispatch: leased outbox events (tenants in turns) become deliveries, one per matching
+ *   webhook, in one store step;
  * - delivery: leased due deliveries are sent (SSRF-checked and pinned at every attempt,
- *   `alerts/send`), each tenant at most `perTenant` at a time, so one tenant's hanging receiver
- *   cannot hold another's; a failure is retried on `WEBHOOK_RETRY_SCHEDULE`, then `failed`.
+ *   `alerts/send`), each tenant at most `perTenant` at a time and claimed in turns, so one
+ *   tenant's hanging receiver or backlog cannot hold another's; a failure is retried on
+ *   `WEBHOOK_RETRY_SCHEDULE`, then `failed`. A session's deliveries to a webhook go in order
+ *   (the store holds a later one while an earlier one is pending, `orderKeyOf`).
  * Leases make a crash harmless: what a killed instance held is claimed again when its lease runs
  * out (a delivery may then repeat, with the same `webhook-id`).
  */
@@ -152,13 +155,15 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
     const none: Dispatch = { deliveries: [], dropWaiting: false, clearMarks: [] }
     const webhooks = await store.listWebhooks(event.tenant)
     const brief = webhooks.length > 0 ? await options.store.brief(key) : null
-    if (!brief) return store.settleEvent(event, none)
+    if (!brief) return counted(await store.settleEvent(event, none))
     const summary = options.summarise(brief, staleBefore())
     let targets = webhooks.filter((w) => subscribes(w, type))
     const plan: Dispatch = { ...none }
     if (event.kind === 'stale') {
-      // still the stall the scan found: no change since, still unfinished and not waiting
+      // still the stall the scan found: no change since, still unfinished and not waiting; told
+      // to the webhooks created before its moment (the last change + STALE_AFTER_SECONDS)
       if (brief.updated_at !== event.at || summary.state !== 'stale') targets = []
+      targets = targets.filter((w) => w.created_at <= event.at + options.staleAfterMs)
     } else if (event.kind === 'resumed') {
       const marked = await store.marksOf(event.tenant, event.session_id)
       targets = targets.filter((w) => marked.includes(w.id))
@@ -211,7 +216,12 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
           waiting_since: waiting ? (event.since ?? event.at) : null,
         }
       })
-    await store.settleEvent(event, plan)
+    counted(await store.settleEvent(event, plan))
+  }
+
+  /** Counts the pending deliveries that gave way at a webhook's bound (`failed` in the log). */
+  const counted = (overflowed: string[]) => {
+    for (const type of overflowed) options.onDelivery?.(type, 'failed')
   }
 
   /** One attempt of one leased delivery. */
@@ -261,8 +271,8 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
     const next =
       result.ok || result.refused ? null : nextAttemptAt(made, options.now(), options.retrySchedule)
     const status = result.ok ? 'delivered' : next === null ? 'failed' : 'pending'
-    const error =
-      result.error && result.excerpt ? `${result.error}: ${result.excerpt}` : result.error
+    // no part of the receiver's reply is kept (send.ts never reads it)
+    const error = result.error
     await store.finishAttempt(delivery, owner, {
       status,
       attempts: made,
@@ -291,13 +301,18 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
     const now = options.now()
     if (now - lastScan >= staleScanMs) {
       lastScan = now
-      await store.scanStale(staleBefore())
+      await store.scanStale(staleBefore(), options.staleAfterMs)
     }
+    // a session whose event failed to dispatch: its later ones wait for it (its lease runs out
+    // and it is dispatched again, then they are), so its deliveries keep their order
+    const held = new Set<string>()
     for (const event of await store.claimEvents(owner, now, eventLeaseMs, 100)) {
+      const session = `${event.tenant}\u0000${event.session_id}`
+      if (held.has(session)) continue
       try {
         await dispatch(store, event)
       } catch (error) {
-        // its lease runs out and it is dispatched again
+        held.add(session)
         report(error, 'dispatch')
       }
     }

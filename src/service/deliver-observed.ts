@@ -18,12 +18,13 @@ import {
   segmentsOf,
   type ApplyResult,
 } from '../ingest/apply.js'
-import { parseBody, type ParsedBody } from '../ingest/body.js'
+import { parseBody, valuesOf, type ParsedBody } from '../ingest/body.js'
 import {
   capSegments,
   combineResults,
   DeliveryTargetError,
   MAX_DELIVERY_UPDATES,
+  needsNoSession,
   planDelivery,
   sessionIdOf,
   TooManySessionsError,
@@ -260,13 +261,14 @@ async function applyDelivery(
       )
     }
   }
+  // ignored events that named no session (planDelivery left them out)
+  ignored += delivery.events.filter((event) => needsNoSession(event, override)).length
   const main = groups.find((g) => g.parent === null)?.id ?? groups[0]?.parent ?? groups[0]?.id
   const sessionId = main ?? override ?? fallbackId
+  // nothing to apply and no session named (a server's `connected`, a heartbeat, an ACP
+  // `initialize`): accepted and ignored, so a forwarder of every event never sees an error
   if (sessionId === undefined) {
-    throw new ServiceError(
-      'session-unknown',
-      'The body holds no event that names a session; pass ?session_id=.'
-    )
+    return { session_id: null, version: null, applied, ignored, edit: null }
   }
   let version = results.get(sessionId)?.session?.version
   if (version === undefined) version = (await deps.store.get({ tenant, sessionId }))?.version ?? 0
@@ -278,7 +280,9 @@ async function applyDelivery(
  * @param deps - store, clock, caps, the stale window
  * @param request - the agent, its body and parser, the caller's session id, the budget
  * @returns the main session fed, its version, the counts, and a person's edit to hand the model
- * @throws ServiceError `invalid-ingest-body` and `ingest-wrong-agent` (nothing applied), `session-unknown`,
+ *   (no session and no version for a body that names none and holds nothing to apply)
+ * @throws ServiceError `invalid-ingest-body` and `ingest-wrong-agent` (nothing applied), `session-unknown`
+ *   (an event to apply names no session),
  *   `invalid-session-id`, `too-many-sessions` (nothing applied), `not-observed` (a session fed by
  *   rounds), `delivery-aborted` (the client left; what was applied stays), and the store's
  */
@@ -288,8 +292,10 @@ export async function deliverObserved(
 ): Promise<DeliveryOutcome> {
   const { agent } = request
   let delivery: ParsedDelivery
+  let body: ParsedBody
   try {
-    delivery = request.parse(parseBody(request.body))
+    body = parseBody(request.body)
+    delivery = request.parse(body)
   } catch (error) {
     if (error instanceof IngestWrongAgentError) {
       throw new ServiceError('ingest-wrong-agent', error.message, {
@@ -303,7 +309,7 @@ export async function deliverObserved(
   }
   request.onParsed?.(delivery.events)
   try {
-    return await applyDelivery(
+    const outcome = await applyDelivery(
       deps,
       request.tenant,
       agent,
@@ -313,6 +319,12 @@ export async function deliverObserved(
       { signal: request.signal, charge: request.charge, paid: 1, updates: 0 },
       request.origin
     )
+    // no session: nothing of the body applied, every value of it ignored (a parser drops what
+    // names no session, such as opencode's `server.*` and ACP's `initialize`, without an event)
+    if (outcome.session_id === null) {
+      return { ...outcome, ignored: Math.max(outcome.ignored, valuesOf(body).length) }
+    }
+    return outcome
   } catch (error) {
     if (error instanceof TooManySessionsError) {
       throw new ServiceError('too-many-sessions', error.message)

@@ -136,6 +136,64 @@ describe('The OpenAI Agents JS adapter (agentTodos)', () => {
     ])
   })
 
+  // a hang is the bug: the test fails by its timeout instead of holding the suite
+  it(
+    'Should answer a todo call at once, saying to attach, when the agent was not attached',
+    {
+      timeout: 30_000,
+    },
+    async () => {
+      // the todo tool used to wait for a round that nothing would report: the run never ended
+      const { agentTodos } = await import('agent-todos-client/openai-agents')
+      const { Agent, run } = await import('@openai/agents')
+      const call = {
+        id: 'n1',
+        name: 'todo',
+        input: { items: [{ id: '1', text: 'A', status: 'pending' }] },
+      }
+      const model = new ScriptedModel([[call], 'Done.'])
+      const todos = await agentTodos({ url: url(), sessionId: 'oa-unattached' })
+      const agent = new Agent({ name: 'planner', model, tools: todos.tools })
+      const result = await run(agent, 'Plan it')
+      assert.equal(result.finalOutput, 'Done.')
+      const outputs = (model.requests[1].input as { type: string; output?: { text?: string } }[])
+        .filter((item) => item.type === 'function_call_result')
+        .map((item) => item.output?.text ?? '')
+      assert.equal(outputs.length, 1)
+      assert.match(outputs[0], /^Error: .*call todos\.attach\(agent\)/)
+      assert.equal((await fetch(`${url()}/v1/sessions/oa-unattached`)).status, 404)
+      // with its instructions, the run fails before the first model call, saying the same
+      const instructed = new Agent({
+        name: 'planner',
+        model: new ScriptedModel(['Done.']),
+        instructions: todos.instructions,
+        tools: todos.tools,
+      })
+      await assert.rejects(run(instructed, 'Plan it'), /call todos\.attach\(agent\)/)
+    }
+  )
+
+  it('Should report each turn as a round without its instructions too', async () => {
+    const { agentTodos } = await import('agent-todos-client/openai-agents')
+    const { Agent, run } = await import('@openai/agents')
+    const plan = {
+      id: 'w1',
+      name: 'todo',
+      input: { items: [{ id: '1', text: 'A', status: 'pending' }] },
+    }
+    const model = new ScriptedModel([[BASH('w0'), plan], [BASH('w2')], 'Done.'])
+    const todos = await agentTodos({ url: url(), sessionId: 'oa-no-instructions' })
+    const agent = todos.attach(new Agent({ name: 'coder', model, tools: [bash, ...todos.tools] }))
+    const result = await run(agent, 'Plan it')
+    assert.equal(result.finalOutput, 'Done.')
+    const view = await session('oa-no-instructions')
+    assert.equal(view.round, 2)
+    assert.deepEqual(
+      (view.items as { content: string }[]).map((item) => item.content),
+      ['A']
+    )
+  })
+
   it('Should refuse two write_todos in one turn as langchain-todos says (the dialect option)', async () => {
     const { agentTodos } = await import('agent-todos-client/openai-agents')
     const { Agent, run } = await import('@openai/agents')

@@ -8,7 +8,7 @@
  * be waiting while the client holds a permission request open ("default" mode), and be cleared
  * once it answered; the prompt's end_turn ends the run.
  *
- * RECORD_ACP_FIXTURES=1 writes what the tap posted to test/fixtures/ingest/acp/ (REAL-CAPTURES.md).
+ * RECORD_ACP_FIXTURES=1 writes what the tap posted to test/fixtures/ingest/acp/ (README.md there).
  * Under CI a CLI that is not installed is a failure, never a skip.
  */
 import { after, before, describe, it, type TestContext } from 'node:test'
@@ -87,7 +87,7 @@ function wireFixture(bodies: string[], root: string): string {
     .filter((line) => line.trim() !== '')
     .map((line) => {
       const value = JSON.parse(line)
-      const update = value.message?.params?.update
+      const update = (value.msg ?? value.message)?.params?.update
       if (update?.sessionUpdate !== 'available_commands_update') return line
       update.availableCommands = update.availableCommands.slice(0, 2)
       if (update._meta) update._meta = { trimmed: true }

@@ -95,6 +95,33 @@ describe('hostile: replays apply once', () => {
     }
   })
 
+  it('Should keep a wait when a hook it already applied is delivered again (a forwarder’s retry)', async () => {
+    const t = makeTestApp()
+    const todos = [{ content: 'Step', status: 'in_progress', activeForm: 'Doing step' }]
+    const hook = {
+      session_id: 'retried',
+      hook_event_name: 'PostToolUse',
+      tool_name: 'TodoWrite',
+      tool_use_id: 'toolu_01Retried000000000000',
+      tool_input: { todos },
+      tool_response: { oldTodos: [], newTodos: todos },
+    }
+    assert.equal((await ingest(t, 'claude-code', hook)).status, 200)
+    const notification = {
+      session_id: 'retried',
+      hook_event_name: 'Notification',
+      notification_type: 'permission_prompt',
+      message: 'Claude needs your permission to use Bash',
+    }
+    assert.equal((await ingest(t, 'claude-code', notification)).status, 200)
+    const waiting = await snapshot(t, 'claude:retried')
+    assert.equal((await view(t, 'claude:retried')).waiting?.reason, 'permission_prompt')
+    // the PostToolUse hook again: seen before the wait, it answers nothing
+    assert.equal((await ingest(t, 'claude-code', hook)).status, 200)
+    assert.equal((await view(t, 'claude:retried')).waiting?.reason, 'permission_prompt')
+    assert.deepEqual(await snapshot(t, 'claude:retried'), waiting)
+  })
+
   it('Should not take the list back when a Claude PostToolUse hook is delivered again after 100 later calls', async () => {
     const t = makeTestApp()
     const hook = (i: number) => {

@@ -118,7 +118,8 @@ describe('An admitted page in open access cannot reach the model', () => {
 describe('A rebound DNS name cannot reach the loopback listener', () => {
   let server: ServerProcess
   before(async () => {
-    server = await startServer({ ALLOWED_HOSTS: 'todos.internal.example' })
+    // HOST unset (empty is unset): open access listens on loopback by default
+    server = await startServer({ ALLOWED_HOSTS: 'todos.internal.example', HOST: '' })
   })
   after(async () => {
     await server.stop()
@@ -139,6 +140,10 @@ describe('A rebound DNS name cannot reach the loopback listener', () => {
       req.end()
     })
 
+  it('Should listen on 127.0.0.1 in open access when HOST is unset, and say so', () => {
+    assert.match(server.output(), /open access.*listening on 127\.0\.0\.1 only/)
+  })
+
   it('Should refuse a foreign Host even without Origin (a same-origin GET sends none)', async () => {
     for (const path of ['/v1/sessions', '/', '/v1/events', '/metrics']) {
       const rebound = await get(path, { Host: `evil.example.com:${server.port}` })
@@ -149,5 +154,91 @@ describe('A rebound DNS name cannot reach the loopback listener', () => {
       const res = await get('/v1/sessions', { Host: `${host}:${server.port}` })
       assert.equal(res.status, 200, host)
     }
+  })
+})
+
+describe('In open access a rebound name cannot reach any socket, loopback or not', () => {
+  /**
+   * A request as @hono/node-server hands it over: the socket's local address (here the machine's
+   * LAN address, as with HOST=0.0.0.0) and the headers of the IncomingMessage.
+   */
+  const onSocket = async (
+    t: ReturnType<typeof makeTestApp>,
+    request: { method?: string; path: string; host: string; body?: unknown; local?: string }
+  ) => {
+    const headers: Record<string, string> = {}
+    const body = request.body === undefined ? undefined : JSON.stringify(request.body)
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json'
+      headers['content-length'] = String(Buffer.byteLength(body))
+    }
+    // the Host as it came on the wire, unparsed (a Request's URL could not hold every one)
+    const incoming = {
+      headers: { ...headers, host: request.host },
+      socket: { localAddress: request.local ?? '192.168.1.20', remoteAddress: '192.168.1.77' },
+    }
+    const res = await t.app.request(
+      `http://localhost${request.path}`,
+      { method: request.method ?? 'GET', headers, body },
+      { incoming }
+    )
+    return { status: res.status, text: await res.text() }
+  }
+
+  it('Should refuse a foreign Host on a LAN socket with 403: no listing, no edit, no webhook', async () => {
+    const t = makeTestApp({ allowedHosts: ['todos.internal.example'] })
+    await postHooks(t, 'claude-code', [WAITING[0]])
+    const before = await view(t, SESSION)
+    const rebound = 'rebound.attacker.example:8080'
+    const list = await onSocket(t, { path: '/v1/sessions', host: rebound })
+    assert.equal(list.status, 403, list.text)
+    assert.match(list.text, /Host rebound\.attacker\.example may not use this service/)
+    assert.doesNotMatch(list.text, /5d2e7f10/)
+    const put = await onSocket(t, {
+      method: 'PUT',
+      path: `/v1/sessions/${SESSION}/todos`,
+      host: rebound,
+      body: EDIT,
+    })
+    assert.equal(put.status, 403, put.text)
+    assert.equal((await view(t, SESSION)).version, before.version)
+    const hook = await onSocket(t, {
+      method: 'POST',
+      path: '/v1/webhooks',
+      host: rebound,
+      body: { url: 'https://attacker.example/feed', events: ['*'] },
+    })
+    assert.equal(hook.status, 403, hook.text)
+    assert.deepEqual((await t.call('GET', '/v1/webhooks')).body, { webhooks: [] })
+    // the LAN address itself is no name of the service's either, unless ALLOWED_HOSTS lists it
+    assert.equal(
+      (await onSocket(t, { path: '/v1/sessions', host: '192.168.1.20:8080' })).status,
+      403
+    )
+    assert.equal((await onSocket(t, { path: '/v1/sessions', host: 'bad host:x' })).status, 403)
+    // its own names go on, on that socket and on a loopback one
+    for (const host of [
+      'localhost:8080',
+      '127.0.0.1:8080',
+      '[::1]:8080',
+      'todos.internal.example',
+    ]) {
+      assert.equal((await onSocket(t, { path: '/v1/sessions', host })).status, 200, host)
+    }
+    const loopback = await onSocket(t, { path: '/v1/sessions', host: rebound, local: '127.0.0.1' })
+    assert.equal(loopback.status, 403)
+  })
+
+  it('Should leave a keyed service on a LAN socket to its keys (a page cannot guess one)', async () => {
+    const { parseAuthKeys } = await import('../../src/http/auth.js')
+    const t = makeTestApp({ keys: parseAuthKeys('acme:agent:acme-agent-key-1') })
+    const res = await onSocket(t, { path: '/v1/sessions', host: 'todos.example.com' })
+    assert.equal(res.status, 401, res.text)
+    const loopback = await onSocket(t, {
+      path: '/v1/sessions',
+      host: 'todos.example.com',
+      local: '::ffff:127.0.0.1',
+    })
+    assert.equal(loopback.status, 403)
   })
 })

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 import { newSecret, signatureHeader } from '../../src/alerts/signature.js'
 import { isPrivateAddress, urlProblem, type Resolver } from '../../src/alerts/target.js'
-import { attemptDelivery, sanitiseExcerpt } from '../../src/alerts/send.js'
+import { attemptDelivery } from '../../src/alerts/send.js'
 import { nextAttemptAt, parseRetrySchedule } from '../../src/alerts/retry-schedule.js'
 import { slackBody, standardBody, type AlertPayload } from '../../src/alerts/formats.js'
 
@@ -104,10 +104,19 @@ describe('Webhook targets', () => {
       '::ffff:a9fe:a9fe',
       '64:ff9b::7f00:1',
       '224.0.0.1',
+      // the IPv4-embedding forms are refused whole, whatever IPv4 address they carry
+      '::808:808',
+      '::ffff:8.8.8.8',
+      '::ffff:0:808:808',
+      '64:ff9b::808:808',
+      '64:ff9b:1::808:808',
+      '2002:808:808::1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      'fec0::1',
     ]) {
       assert.equal(isPrivateAddress(address), true, address)
     }
-    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '64:ff9b::808:808']) {
+    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '2001:4860::8888']) {
       assert.equal(isPrivateAddress(address), false, address)
     }
   })
@@ -206,20 +215,42 @@ describe('One delivery attempt', () => {
     }
   })
 
-  it("Should keep only a short, sanitised excerpt of a receiver's reply", async () => {
+  it("Should keep nothing of a receiver's reply but its status", async () => {
     const noisy = await receiver('127.0.0.1', () => ({
       status: 500,
-      body: `<html><b>oops</b>\u0000\u001b[31m\u202e${'x'.repeat(100_000)}</html>`,
+      body: `internal-admin-token=hunter2 <html>${'x'.repeat(100_000)}</html>`,
     }))
     try {
       const result = await attempt(noisy.url)
-      assert.equal(result.status, 500)
-      assert.equal(result.error, 'HTTP 500')
-      assert.ok(result.excerpt.length <= 200)
-      assert.match(result.excerpt, /^oops \[31m x+$/)
-      assert.equal(sanitiseExcerpt('a\u2028b<script>c'), 'a b c')
+      assert.deepEqual(result, {
+        ok: false,
+        status: 500,
+        error: 'HTTP 500',
+        excerpt: '',
+        refused: false,
+      })
+      assert.doesNotMatch(JSON.stringify(result), /hunter2|xxx/)
     } finally {
       await noisy.close()
+    }
+  })
+
+  it('Should refuse an address of one of this machine’s interfaces, by name too', async () => {
+    const local = () => ['203.0.113.9', 'fe80::1', '2001:db8::5']
+    const toLocal: Resolver = () => Promise.resolve([{ address: '203.0.113.9', family: 4 }])
+    for (const [url, resolver] of [
+      ['http://203.0.113.9/hook', undefined],
+      ['http://[2001:db8::5]/hook', undefined],
+      ['http://lan-name.example/hook', toLocal],
+    ] as const) {
+      const result = await attempt(url, {
+        allowPrivate: false,
+        localAddresses: local,
+        resolver,
+        timeoutMs: 500,
+      })
+      assert.equal(result.refused, true, `${url}: ${result.error}`)
+      assert.match(result.error ?? '', /an address of this machine.*WEBHOOK_ALLOW_PRIVATE/)
     }
   })
 })
@@ -245,8 +276,52 @@ describe('Body formats', () => {
     const { text } = JSON.parse(slackBody(PAYLOAD))
     assert.equal(
       text,
-      'claude-code claude:9b23f2c9 waits for you (permission_prompt) · by ada@laptop · in acme/api (main) · 1/3 done · now: Run the migrations now <https://todos.example.com/#s=claude:9b23f2c9|open>'
+      'claude-code claude:9b23f2c9 waits for you (permission_prompt) · by ada@laptop · in acme/api (main) · 1/3 done · now: Run the &lt;migrations&gt; now <https://todos.example.com/#s=claude:9b23f2c9|open>'
     )
     assert.doesNotMatch(text, /\n/)
+  })
+
+  it('Should escape every value from an agent or a request in the Slack line: no mention, no link', () => {
+    const evil = '<!channel> <https://evil.example/phish|click> & *bold*'
+    const session = {
+      session_id: `claude:${evil}`,
+      state: 'waiting',
+      progress: { total: 3, completed: 1, percent: 33 },
+      current: { content: evil },
+      origin: { user: evil, host: evil, repo: evil, branch: evil, agent: evil },
+    }
+    const payloads: AlertPayload[] = [
+      { ...PAYLOAD, session, waiting: { reason: evil, message: evil } },
+      {
+        ...PAYLOAD,
+        type: 'session.ended',
+        session,
+        waiting: null,
+        ended: { outcome: evil, detail: evil, unfinished: [evil] },
+      },
+      { ...PAYLOAD, type: 'session.ended', session, ended: { outcome: evil } },
+      { ...PAYLOAD, type: 'session.stale', session, url: `https://todos.example.com/#s=${evil}` },
+    ]
+    for (const payload of payloads) {
+      const { text } = JSON.parse(slackBody(payload)) as { text: string }
+      // the only markup left is the service's own link
+      const markup = text.match(/<[^>]*>/g) ?? []
+      assert.ok(markup.length <= 1, text)
+      for (const link of markup) {
+        assert.match(link, /^<https:\/\/todos\.example\.com\/[^<>|]*\|open>$/)
+      }
+      const words = text.replace(/ <[^>]*>$/, '')
+      assert.doesNotMatch(words, /<|>|&(?!amp;|lt;|gt;)|\*bold\*/, text)
+      assert.match(
+        text,
+        /&lt;!channel&gt; &lt;https:\/\/evil\.example\/phish\|click&gt; &amp; bold/
+      )
+    }
+    const [waiting, ended] = payloads.map(
+      (p) => (JSON.parse(slackBody(p)) as { text: string }).text
+    )
+    // the agent, the reason and the outcome too, not only the list's text
+    assert.match(waiting, /^&lt;!channel&gt; .* waits for you \(&lt;!channel&gt; /)
+    assert.match(ended, / ended \(&lt;!channel&gt; .*, 1 unfinished\)/)
   })
 })

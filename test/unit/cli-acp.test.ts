@@ -99,7 +99,7 @@ const message = (id: number, text: string) =>
     params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', id, text } },
   })
 
-/** The posted lines, unwrapped: `[from, message]`. */
+/** The posted lines, parsed: `{dir, msg, connection, seq, …}` (the tap's exit line `{from: 'tap'}`). */
 const posted = (bodies: string[]) =>
   bodies
     .join('')
@@ -150,15 +150,15 @@ describe('agent-todos acp (the stdio tap)', () => {
     assert.match(err, /^key:none$/m)
     const lines = posted(service.bodies)
     const client = lines
-      .filter((line) => line.from === 'client')
-      .map((line) => line.message.params.update.id)
+      .filter((line) => line.dir === 'client->agent')
+      .map((line) => line.msg.params.update.id)
     const agent = lines
-      .filter((line) => line.from === 'agent')
-      .map((line) => line.message.params.update.id)
+      .filter((line) => line.dir === 'agent->client')
+      .map((line) => line.msg.params.update.id)
     assert.deepEqual(client, [0, 1, 2, 3])
     assert.deepEqual(agent, [0, 1, 2, 3])
     assert.equal(
-      lines.find((line) => line.message?.params?.update.id === 0).message.params.update.text,
+      lines.find((line) => line.msg?.params?.update.id === 0).msg.params.update.text,
       'héllo ✓'
     )
     // one connection, every line numbered in the order the tap saw it, the session named
@@ -168,7 +168,15 @@ describe('agent-todos acp (the stdio tap)', () => {
       seqs,
       [...seqs].sort((a, b) => a - b)
     )
-    assert.ok(lines.filter((line) => line.message).every((line) => line.session === 's1'))
+    assert.ok(lines.filter((line) => line.msg).every((line) => line.session === 's1'))
+    // every message line says its direction, in the SPEC's form
+    assert.ok(
+      lines
+        .filter((line) => line.from !== 'tap')
+        .every(
+          (line) => ['agent->client', 'client->agent'].includes(line.dir) && !('message' in line)
+        )
+    )
     // the tap's own last line: the agent exited
     assert.deepEqual(lines.at(-1).exit, { code: 3, signal: null })
     assert.equal(stats.skipped, 4)
@@ -184,9 +192,9 @@ describe('agent-todos acp (the stdio tap)', () => {
     await tap(service.url, writes)
     service.server.close()
     const lines = posted(service.bodies)
-    assert.equal(lines[0].message.method, 'initialize')
+    assert.equal(lines[0].msg.method, 'initialize')
     // the echo answers its own requests: the agent's copy of the result answers the client's prompt
-    const answer = lines.find((line) => line.from === 'agent' && line.message?.result)
+    const answer = lines.find((line) => line.dir === 'agent->client' && line.msg?.result)
     assert.equal(answer.session, 'sx')
     assert.equal(answer.request, 'session/prompt')
   })

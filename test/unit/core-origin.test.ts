@@ -48,6 +48,61 @@ describe('Origin', () => {
     assert.equal(stored.repo, 'https://github.com/a/b')
   })
 
+  it('Should drop credentials wherever a remote carries them: scp user, query, a password with /', () => {
+    const cases: [string, string][] = [
+      // an scp-like remote keeps only the conventional git@ (the forges' SSH account, no secret)
+      ['ghp_abc123@github.com:acme/api.git', 'github.com:acme/api.git'],
+      ['ada:s3cret@github.com:acme/api.git', 'github.com:acme/api.git'],
+      ['git@github.com:acme/api.git', 'git@github.com:acme/api.git'],
+      // query and fragment dropped whole
+      ['https://github.com/acme/api.git?access_token=ghp_x', 'https://github.com/acme/api.git'],
+      [
+        'https://gitlab.com/acme/api.git?private_token=x&ref=main',
+        'https://gitlab.com/acme/api.git',
+      ],
+      ['https://github.com/acme/api.git#token=x', 'https://github.com/acme/api.git'],
+      ['git@github.com:acme/api.git?token=x', 'git@github.com:acme/api.git'],
+      // a password with a / (or ? #) in it, unescaped
+      ['https://u:pa/ss@host/x', 'https://host/x'],
+      ['https://ada:pa/ss/w0rd@github.com/acme/api.git', 'https://github.com/acme/api.git'],
+      ['https://ada:pa?ss@github.com/acme/api.git', 'https://github.com/acme/api.git'],
+      ['https://ada:p@ss@github.com/acme/api.git', 'https://github.com/acme/api.git'],
+      ['ssh://u:p/w@[::1]:22/a', 'ssh://[::1]:22/a'],
+      // no credentials: as given
+      ['https://github.com/acme/api@v1', 'https://github.com/acme/api@v1'],
+      ['https://localhost:8080/acme/api', 'https://localhost:8080/acme/api'],
+      ['host:acme/api', 'host:acme/api'],
+      ['/home/ada/api', '/home/ada/api'],
+    ]
+    for (const [given, stored] of cases) assert.equal(withoutCredentials(given), stored, given)
+    assert.equal(
+      mergeOrigin(null, { repo: 'ghp_abc@github.com:acme/api.git' }).repo,
+      'github.com:acme/api.git'
+    )
+  })
+
+  it('Should strip C0 and C1 controls and every bidi control from origin fields', () => {
+    const bidi = [
+      '\u202a',
+      '\u202b',
+      '\u202c',
+      '\u202d',
+      '\u202e',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u200e',
+      '\u200f',
+      '\u061c',
+    ]
+    for (const char of [...bidi, '\u0007', '\u001b', '\u007f', '\u0085', '\u009b']) {
+      const origin = mergeOrigin(null, { user: `ad${char}a`, branch: `main${char}` })
+      assert.equal(origin.user, 'ada', JSON.stringify(char))
+      assert.equal(origin.branch, 'main', JSON.stringify(char))
+    }
+  })
+
   it('Should ignore empty and control-character-only hints, and bound long ones', () => {
     const origin = mergeOrigin(null, { user: '  ', host: '\u202e\u0007', cwd: 'x'.repeat(2000) })
     assert.equal(origin.user, null)
@@ -69,6 +124,19 @@ describe('Labels', () => {
     assert.match(labelsProblem({ Team: 'x' }) ?? '', /label name 'Team'/)
     assert.match(labelsProblem({ team: 3 }) ?? '', /must be a string/)
     assert.match(labelsProblem({ team: 'x'.repeat(257) }) ?? '', /longer than 256/)
+    for (const value of [
+      'a\u202eb',
+      'x\u2066y\u2069',
+      'a\u200fb',
+      'a\u061cb',
+      'bell\u0007',
+      'c1\u0085',
+      'del\u007f',
+    ]) {
+      assert.match(labelsProblem({ team: value }) ?? '', /control or bidi/, JSON.stringify(value))
+    }
+    // other format characters are text: an emoji sequence's zero-width joiner
+    assert.equal(labelsProblem({ team: 'dev 👩\u200d💻' }), null)
     const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`l${i}`, 'v']))
     assert.match(labelsProblem(many) ?? '', /at most 16/)
   })

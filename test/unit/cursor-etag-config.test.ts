@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { loadConfig } from '../../src/config.js'
+import { listenHost, loadConfig } from '../../src/config.js'
 import { conditionMatches, versionTag } from '../../src/http/etag.js'
 import {
   cursorAfter,
@@ -153,7 +153,7 @@ describe('loadConfig', () => {
     assert.deepEqual(
       {
         PORT: config.PORT,
-        HOST: config.HOST,
+        HOST: listenHost(config, { openAccess: true }),
         STORE: config.STORE,
         SQLITE_PATH: config.SQLITE_PATH,
         SQLITE_SYNC: config.SQLITE_SYNC,
@@ -174,7 +174,7 @@ describe('loadConfig', () => {
       },
       {
         PORT: 8080,
-        HOST: '0.0.0.0',
+        HOST: '127.0.0.1',
         STORE: 'sqlite',
         SQLITE_PATH: './data/agent-todos.db',
         SQLITE_SYNC: 'normal',
@@ -194,6 +194,16 @@ describe('loadConfig', () => {
         SHUTDOWN_GRACE_MS: 10_000,
       }
     )
+  })
+
+  it('Should listen on every interface with keys and on loopback in open access, unless HOST says', () => {
+    const unset = loadConfig({ HOST: '  ' })
+    assert.equal(listenHost(unset, { openAccess: true }), '127.0.0.1')
+    assert.equal(listenHost(unset, { openAccess: false }), '0.0.0.0')
+    for (const openAccess of [true, false]) {
+      assert.equal(listenHost(loadConfig({ HOST: '0.0.0.0' }), { openAccess }), '0.0.0.0')
+      assert.equal(listenHost(loadConfig({ HOST: '::1' }), { openAccess }), '::1')
+    }
   })
 
   it('Should read an empty variable as unset, and ignore variables it does not know', () => {

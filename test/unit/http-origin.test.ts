@@ -195,6 +195,11 @@ describe('Origin and labels of rounds sessions', () => {
       { ok: 'x'.repeat(257) },
       many,
       { ok: 7 },
+      // control and bidi characters: a value that displays other than it reads
+      { team: 'pay\u202emnets' },
+      { team: 'core\u2066x\u2069' },
+      { team: 'core\u0007' },
+      { team: 'core\u0085' },
     ]
     for (const labels of cases) {
       const res = await round(t, 'bad', [todo(five)], { labels })
@@ -208,6 +213,34 @@ describe('Origin and labels of rounds sessions', () => {
     const put = await t.call('PUT', '/v1/sessions/bad/todos', { items: [], labels: { Bad: '1' } })
     assert.equal(put.status, 400)
     assert.equal((await t.call('GET', '/v1/sessions')).body.sessions.length, 0)
+  })
+})
+
+describe('Origin cleaned best-effort', () => {
+  it('Should strip control and bidi characters from a body’s origin, and credentials from its repo', async () => {
+    const t = makeTestApp()
+    const res = await round(t, 'clean', [todo(five)], {
+      origin: {
+        user: 'ad\u202ea',
+        branch: 'main\u2067\u0085',
+        repo: 'https://github.com/acme/api.git?access_token=ghp_x',
+      },
+    })
+    assert.equal(res.status, 200, res.text)
+    const { origin } = await view(t, 'clean')
+    assert.equal(origin.user, 'ada')
+    assert.equal(origin.branch, 'main')
+    assert.equal(origin.repo, 'https://github.com/acme/api.git')
+  })
+
+  it('Should drop the token user of an scp-like X-Agent-Repo', async () => {
+    const t = makeTestApp()
+    const hooks = fixtureJson('claude-code/real-todowrite.json')
+    await ingest(t, 'claude-code', hooks[0], '', {
+      'X-Agent-Repo': 'ghp_secret123@github.com:acme/api.git',
+    })
+    const session = await view(t, `claude:${hooks[0].session_id}`)
+    assert.equal(session.origin.repo, 'github.com:acme/api.git')
   })
 })
 

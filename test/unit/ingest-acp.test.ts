@@ -1,6 +1,6 @@
 /**
  * POST /v1/ingest/acp: replays of real ACP connections as `agent-todos acp` teed them
- * (test/fixtures/ingest/acp/, REAL-CAPTURES.md) and hand-made JSON-RPC messages.
+ * (test/fixtures/ingest/acp/, README.md there) and hand-made JSON-RPC messages.
  */
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -376,6 +376,133 @@ describe('POST /v1/ingest/acp', () => {
     assert.equal(ended.detail, 'signal SIGTERM')
   })
 
+  it('Should read the tap’s {dir, msg} lines as the older {from, message} ones: the same sessions', async () => {
+    const expected = [
+      ['qwen', QWEN],
+      ['claude', CLAUDE],
+      ['opencode', OPENCODE],
+      ['copilot', COPILOT],
+    ] as const
+    for (const [agent, id] of expected) {
+      const older = makeTestApp()
+      const current = makeTestApp()
+      assert.equal((await post(older, fixtureLines(`acp/${agent}-wire.ndjson`))).status, 200)
+      const res = await post(current, fixtureLines(`acp/${agent}-tap.ndjson`))
+      assert.equal(res.status, 200, res.text)
+      assert.equal(res.body.session_id, id)
+      assert.deepEqual(await view(current, id), await view(older, id), agent)
+      assert.deepEqual(await historyRows(current, id), await historyRows(older, id), agent)
+    }
+  })
+
+  it('Should keep a wait when a batch is posted again: tap lines of either form, and bare messages', async () => {
+    // a real qwen --acp connection up to its permission request, posted twice (a forwarder's
+    // retry): the replay's session/new result, responses and known plans cleared the wait
+    const bare = (line: string) => {
+      const value = JSON.parse(line)
+      return JSON.stringify(value.msg ?? value.message ?? value)
+    }
+    for (const [form, file, map] of [
+      ['{dir, msg}', 'acp/qwen-tap.ndjson', (line: string) => line],
+      ['{from, message}', 'acp/qwen-wire.ndjson', (line: string) => line],
+      ['bare', 'acp/qwen-wire.ndjson', bare],
+    ] as const) {
+      const t = makeTestApp()
+      const lines = fixtureLines(file)
+      const asked = lineOf(
+        lines,
+        (v) => (v.msg ?? v.message)?.method === 'session/request_permission'
+      )
+      const part = lines.slice(0, asked + 1).map(map)
+      await post(t, part)
+      const waiting = await view(t, QWEN)
+      assert.equal(waiting.waiting?.reason, 'permission_prompt', form)
+      for (let i = 0; i < 2; i++) {
+        t.clock.now += 60_000
+        const again = await post(t, part)
+        assert.equal(again.status, 200, again.text)
+        assert.equal(again.body.applied, 0, form)
+        const still = await view(t, QWEN)
+        assert.equal(still.waiting?.reason, 'permission_prompt', form)
+        assert.equal(still.version, waiting.version, form)
+      }
+      if (form === 'bare') continue
+      // the answer clears it; the whole connection posted again then brings no wait back
+      await post(t, lines.slice(asked + 1, asked + 2))
+      assert.equal((await view(t, QWEN)).waiting, null, form)
+      await post(t, lines)
+      const done = await view(t, QWEN)
+      await post(t, lines.slice(0, asked + 2))
+      assert.deepEqual(await view(t, QWEN), done, form)
+    }
+  })
+
+  it('Should not let an old answer posted again clear a later wait', async () => {
+    const t = makeTestApp()
+    const s = 'two-asks'
+    const line = (seq: number, dir: string, msg: unknown) => ({ dir, connection: 'c2', seq, msg })
+    const ask = (id: number, title: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'session/request_permission',
+      params: { sessionId: s, toolCall: { toolCallId: title, title }, options: [] },
+    })
+    const first = [
+      line(0, 'client->agent', {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'session/prompt',
+        params: { sessionId: s, prompt: [] },
+      }),
+      line(1, 'agent->client', ask(0, 'Write a')),
+      line(2, 'client->agent', {
+        jsonrpc: '2.0',
+        id: 0,
+        result: { outcome: { outcome: 'selected' } },
+      }),
+    ]
+    await ingest(t, 'acp', first)
+    assert.equal((await view(t, `acp:${s}`)).waiting, null)
+    await ingest(t, 'acp', [line(3, 'agent->client', ask(1, 'Write b'))])
+    assert.equal((await view(t, `acp:${s}`)).waiting?.message, 'Write b')
+    // the first batch again (a retry that arrived late): its answer was the first ask's
+    const again = await ingest(t, 'acp', first)
+    assert.equal(again.status, 200, again.text)
+    assert.equal((await view(t, `acp:${s}`)).waiting?.message, 'Write b')
+  })
+
+  it('Should answer a request only by a response of the other direction ({dir, msg})', async () => {
+    const t = makeTestApp()
+    const s = 'dirs'
+    const line = (seq: number, dir: string, msg: unknown) => ({ dir, connection: 'c3', seq, msg })
+    const res = await ingest(t, 'acp', [
+      // the editor's prompt and the agent's permission request, both id 2
+      line(0, 'client->agent', {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'session/prompt',
+        params: { sessionId: s, prompt: [] },
+      }),
+      line(1, 'agent->client', {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'session/request_permission',
+        params: { sessionId: s, toolCall: { toolCallId: 't', title: 'Write x' }, options: [] },
+      }),
+      // the agent's error response: it answers the editor's prompt, not its own request
+      line(2, 'agent->client', { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'boom' } }),
+    ])
+    assert.equal(res.status, 200, res.text)
+    const session = await view(t, `acp:${s}`)
+    assert.equal(session.ended?.outcome, 'error')
+    assert.equal(session.ended?.detail, 'boom')
+    // a line whose dir is neither direction is not the tap's
+    const bad = await ingest(t, 'acp', [
+      { dir: 'sideways', msg: { jsonrpc: '2.0', method: 'session/update', params: {} } },
+    ])
+    assert.equal(bad.status, 400)
+  })
+
   it('Should refuse a body that is not ACP JSON-RPC, applying nothing of it', async () => {
     const t = makeTestApp()
     const res = await ingest(t, 'acp', [
@@ -384,11 +511,11 @@ describe('POST /v1/ingest/acp', () => {
     ])
     assert.equal(res.status, 400)
     assert.equal((await t.call('GET', '/v1/sessions/acp:bad')).status, 404)
-    // only the handshake: no session to feed
+    // only the handshake: no session to feed, nothing to apply: accepted and ignored (SPEC)
     const handshake = await ingest(t, 'acp', [
       { jsonrpc: '2.0', id: 0, method: 'initialize', params: {} },
     ])
-    assert.equal(handshake.status, 400)
-    assert.match(handshake.body.detail, /session_id/)
+    assert.equal(handshake.status, 200)
+    assert.deepEqual(handshake.body, { session_id: null, version: null, applied: 0, ignored: 1 })
   })
 })

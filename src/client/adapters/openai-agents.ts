@@ -10,6 +10,13 @@
  * the next turn begins, whichever is first, so a `maxFunctionToolConcurrency` below a turn's
  * call count would split the turn. Default dialect `s03`.
  *
+ * Misuse fails clearly, never by waiting: a todo call whose start no attached agent saw (`attach`
+ * not called, or called on another agent than the one run) is answered at once with an error
+ * text saying to call `attach(agent)` (its turn cannot be reported, so its result would never
+ * come), and `instructions` throws when no agent was attached (the run fails before its first
+ * model call). Rounds are reported without `instructions` too; only the guidance and the reminder
+ * need it.
+ *
  * @example
  * ```ts
  * const todos = await agentTodos({ url, sessionId: 'run-42' })
@@ -36,6 +43,18 @@ interface NonStrictParameters {
   additionalProperties: true
 }
 
+/** What misuse says: the agent that runs the todo tools must be attached. */
+const NOT_ATTACHED =
+  'agent-todos: no agent is attached: call todos.attach(agent) on the Agent you run, so that each model turn is reported as a round'
+
+/**
+ * The todo tool's answer to a call no attached agent started: an error text for the model (the
+ * Responses API has no error flag), saying what to fix.
+ * @param name - the todo tool
+ */
+const notAttached = (name: string) =>
+  `Error: ${name} cannot run: ${NOT_ATTACHED} (the agent running this tool was not attached).`
+
 /** What {@link agentTodos} returns. */
 export interface AgentTodos {
   /** The dialect's todo tools. */
@@ -56,6 +75,9 @@ export interface AgentTodos {
 export async function agentTodos(options: AgentTodosOptions): Promise<AgentTodos> {
   const rounds = await openRounds(options, { dialect: 's03' })
   let turn: TurnCall[] = []
+  let attached = false
+  /** Todo calls an attached agent started whose tool has not run yet. */
+  const started = new Set<string>()
   const flush = () => {
     const calls = turn
     turn = []
@@ -72,6 +94,8 @@ export async function agentTodos(options: AgentTodosOptions): Promise<AgentTodos
       execute: async (_input, _context, details) => {
         const callId = details?.toolCall?.callId
         if (callId === undefined) throw new Error(`agent-todos: ${spec.name} called without an id`)
+        // no attached agent saw the call start: its turn is never reported, its result never comes
+        if (!started.delete(callId)) return notAttached(spec.name)
         return (await rounds.result(callId)).content
       },
     })
@@ -80,6 +104,7 @@ export async function agentTodos(options: AgentTodosOptions): Promise<AgentTodos
   return {
     tools,
     instructions: async () => {
+      if (!attached) throw new Error(NOT_ATTACHED)
       // the last turn's calls are all known once the next turn asks for its instructions
       if (turn.length > 0) flush()
       await rounds.settle()
@@ -87,11 +112,13 @@ export async function agentTodos(options: AgentTodosOptions): Promise<AgentTodos
       return [rounds.systemPrompt, reminder].filter((text) => text !== null).join('\n\n')
     },
     attach(agent) {
+      attached = true
       agent.on('agent_tool_start', (_context, _tool, { toolCall }) => {
         const call =
           toolCall.type === 'function_call'
             ? { id: toolCall.callId, name: toolCall.name, input: toolCall.arguments }
             : { id: toolCall.id ?? `call_${turn.length}`, name: toolCall.type, input: {} }
+        if (rounds.isTodoTool(call.name)) started.add(call.id)
         const batch = turn
         // a later turn's calls are not this timer's: the next turn may have flushed this one
         if (batch.length === 0) setTimeout(() => batch === turn && batch.length > 0 && flush(), 0)

@@ -11,6 +11,9 @@ import type { Transition } from '../../core/transitions.js'
 import { briefColumns, parseBrief } from '../brief.js'
 import {
   DELIVERY_LOG_LIMIT,
+  DELIVERY_PENDING_LIMIT,
+  OVERFLOW_ERROR,
+  orderKeyOf,
   WebhookQuotaError,
   type AlertStore,
   type DeliveryRecord,
@@ -56,31 +59,63 @@ const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
   waiting_since: orNull(row.waiting_since),
 })
 
-/** Inserts a delivery once (a dispatch that ran twice adds the same id) and trims its log. */
-const ADD_DELIVERY = `
-  WITH ins AS (INSERT INTO alert_deliveries (${DELIVERY_COLUMNS})
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-    ON CONFLICT (id) DO NOTHING RETURNING 1)
-  DELETE FROM alert_deliveries WHERE tenant = $2 AND webhook_id = $3 AND status <> 'pending'
-    AND EXISTS (SELECT 1 FROM ins) AND id IN (
-      SELECT id FROM alert_deliveries WHERE tenant = $2 AND webhook_id = $3
+/** Inserts a delivery once (a dispatch that ran twice adds the same id). */
+const INSERT_DELIVERY = `
+  INSERT INTO alert_deliveries (${DELIVERY_COLUMNS}, order_key)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+  ON CONFLICT (id) DO NOTHING RETURNING 1`
+
+/**
+ * Keeps a webhook's pending deliveries within DELIVERY_PENDING_LIMIT: the oldest that no attempt
+ * holds give way (`failed`); answers their types.
+ */
+const BOUND_PENDING = `
+  UPDATE alert_deliveries SET status = 'failed', last_error = $4, next_attempt_at = NULL
+  WHERE id IN (
+    SELECT id FROM alert_deliveries
+    WHERE tenant = $1 AND webhook_id = $2 AND status = 'pending' AND lease_until <= $3
+    ORDER BY seq
+    LIMIT GREATEST((SELECT count(*) FROM alert_deliveries WHERE tenant = $1 AND webhook_id = $2
+      AND status = 'pending') - ${DELIVERY_PENDING_LIMIT}, 0))
+  RETURNING type`
+
+/** Trims a webhook's log to its newest DELIVERY_LOG_LIMIT (a pending one is never trimmed). */
+const TRIM_LOG = `
+  DELETE FROM alert_deliveries WHERE tenant = $1 AND webhook_id = $2 AND status <> 'pending'
+    AND id IN (SELECT id FROM alert_deliveries WHERE tenant = $1 AND webhook_id = $2
       ORDER BY created_at DESC, id DESC OFFSET ${DELIVERY_LOG_LIMIT})`
 
-const deliveryValues = (d: DeliveryRecord) => [
-  d.id,
-  d.tenant,
-  d.webhook_id,
-  d.type,
-  d.session_id,
-  d.status,
-  d.attempts,
-  d.last_status,
-  d.last_error,
-  d.next_attempt_at,
-  d.created_at,
-  d.body,
-  d.waiting_since,
-]
+/**
+ * Adds a delivery in the caller's transaction, bounds the webhook's pending ones and trims its
+ * log; answers the types of the deliveries that gave way.
+ */
+async function addDeliveryIn(client: pg.PoolClient, d: DeliveryRecord): Promise<string[]> {
+  const inserted = await client.query(INSERT_DELIVERY, [
+    d.id,
+    d.tenant,
+    d.webhook_id,
+    d.type,
+    d.session_id,
+    d.status,
+    d.attempts,
+    d.last_status,
+    d.last_error,
+    d.next_attempt_at,
+    d.created_at,
+    d.body,
+    d.waiting_since,
+    orderKeyOf(d),
+  ])
+  if (inserted.rowCount === 0) return []
+  const failed = await client.query<{ type: string }>(BOUND_PENDING, [
+    d.tenant,
+    d.webhook_id,
+    d.created_at,
+    OVERFLOW_ERROR,
+  ])
+  await client.query(TRIM_LOG, [d.tenant, d.webhook_id])
+  return failed.rows.map((row) => row.type)
+}
 
 /** Runs `work` in one transaction on a client of the pool. */
 async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>) {
@@ -165,10 +200,8 @@ export function createPostgresAlerts(pool: pg.Pool, now: () => number) {
       )
       return rows.map(toDelivery)
     },
-    async addDelivery(delivery) {
-      await q(ADD_DELIVERY, deliveryValues(delivery))
-    },
-    scanStale: (staleBefore) => scanStale(pool, now, staleBefore),
+    addDelivery: (delivery) => inTransaction(pool, (client) => addDeliveryIn(client, delivery)),
+    scanStale: (staleBefore, staleAfterMs) => scanStale(pool, now, staleBefore, staleAfterMs),
     async claimEvents(owner, at, leaseMs, limit) {
       const { rows } = await q<{
         seq: string
@@ -176,9 +209,14 @@ export function createPostgresAlerts(pool: pg.Pool, now: () => number) {
         session_id: string
         transition: Transition
       }>(
+        // tenants in turns (each tenant's oldest first, round by round): one tenant's backlog
+        // never hides another's events; a row another instance is leasing right now is skipped
         `UPDATE alert_outbox SET lease_owner = $1, lease_until = $2
-         WHERE seq IN (SELECT seq FROM alert_outbox WHERE lease_until <= $3 ORDER BY seq
-           LIMIT $4 FOR UPDATE SKIP LOCKED)
+         WHERE seq IN (SELECT seq FROM (
+             SELECT seq, row_number() OVER (PARTITION BY tenant ORDER BY seq) AS turn
+             FROM alert_outbox WHERE lease_until <= $3) due
+           ORDER BY turn, seq LIMIT $4)
+           AND lease_until <= $3
          RETURNING seq, tenant, session_id, transition`,
         [owner, at + leaseMs, at, limit]
       )
@@ -192,13 +230,13 @@ export function createPostgresAlerts(pool: pg.Pool, now: () => number) {
           owner,
         }))
     },
-    async settleEvent(event, dispatch) {
-      await inTransaction(pool, async (client) => {
+    settleEvent(event, dispatch) {
+      return inTransaction(pool, async (client) => {
         const gone = await client.query(
           'DELETE FROM alert_outbox WHERE seq = $1 AND lease_owner = $2',
           [event.id, event.owner]
         )
-        if (gone.rowCount === 0) return
+        if (gone.rowCount === 0) return []
         if (dispatch.dropWaiting) {
           await client.query(
             `DELETE FROM alert_deliveries WHERE tenant = $1 AND session_id = $2
@@ -212,21 +250,27 @@ export function createPostgresAlerts(pool: pg.Pool, now: () => number) {
             [event.tenant, event.session_id, dispatch.clearMarks]
           )
         }
+        const failed: string[] = []
         for (const delivery of dispatch.deliveries) {
-          await client.query(ADD_DELIVERY, deliveryValues(delivery))
+          failed.push(...(await addDeliveryIn(client, delivery)))
         }
+        return failed
       })
     },
     async claimDeliveries(owner, at, leaseMs, limit, roomOf) {
-      // each tenant's oldest due rows first, round-robin: one tenant's backlog never hides
-      // another tenant's due delivery
+      // each tenant's oldest due rows first, round by round: one tenant's backlog never hides
+      // another tenant's due delivery; a delivery waits while an earlier one of its order (a
+      // session's events to one webhook) is pending
       const { rows } = await q<{ id: string; tenant: string }>(
         `SELECT id, tenant FROM (
-           SELECT id, tenant, next_attempt_at,
-             row_number() OVER (PARTITION BY tenant ORDER BY next_attempt_at, id) AS rank
-           FROM alert_deliveries
-           WHERE status = 'pending' AND next_attempt_at <= $1 AND lease_until <= $1) due
-         WHERE rank <= $2 ORDER BY rank, next_attempt_at LIMIT $3`,
+           SELECT d.id, d.tenant, d.next_attempt_at, d.seq,
+             row_number() OVER (PARTITION BY d.tenant ORDER BY d.next_attempt_at, d.seq) AS turn
+           FROM alert_deliveries d
+           WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND d.lease_until <= $1
+             AND (d.order_key IS NULL OR NOT EXISTS (
+               SELECT 1 FROM alert_deliveries e WHERE e.tenant = d.tenant
+                 AND e.order_key = d.order_key AND e.status = 'pending' AND e.seq < d.seq))) due
+         WHERE turn <= $2 ORDER BY turn, next_attempt_at, seq LIMIT $3`,
         [at, limit, limit * 4]
       )
       const taken = new Map<string, number>()
@@ -302,7 +346,12 @@ export function createPostgresAlerts(pool: pg.Pool, now: () => number) {
  * Puts `stale` events in the outbox for each tenant with webhooks, and moves the tenant's mark,
  * in one transaction per tenant under the tenant's lock: each stall is found once for the fleet.
  */
-async function scanStale(pool: pg.Pool, now: () => number, staleBefore: number) {
+async function scanStale(
+  pool: pg.Pool,
+  now: () => number,
+  staleBefore: number,
+  staleAfterMs: number
+) {
   const { rows: tenants } = await pgGuarded(() =>
     pool.query<{ tenant: string }>('SELECT DISTINCT tenant FROM webhooks')
   )

@@ -90,6 +90,8 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
       CREATE TABLE alert_deliveries (
         id text PRIMARY KEY,
+        seq bigserial NOT NULL,
+        order_key text,
         tenant text NOT NULL,
         webhook_id text NOT NULL,
         type text NOT NULL,
@@ -106,6 +108,10 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         lease_until bigint NOT NULL DEFAULT 0
       );
       CREATE INDEX alert_deliveries_due ON alert_deliveries (tenant, next_attempt_at)
+        WHERE status = 'pending';
+      CREATE INDEX alert_deliveries_order ON alert_deliveries (tenant, order_key, seq)
+        WHERE status = 'pending' AND order_key IS NOT NULL;
+      CREATE INDEX alert_deliveries_pending ON alert_deliveries (tenant, webhook_id, seq)
         WHERE status = 'pending';
       CREATE INDEX alert_deliveries_by_webhook ON alert_deliveries (tenant, webhook_id, created_at DESC, id DESC);
       CREATE TABLE alert_marks (

@@ -15,6 +15,13 @@
  * Dispatch runs at least once: delivery ids derive from the event and the webhook
  * (`newDeliveryId` in the worker), and a delivery is added only if its id is new, so a repeated
  * dispatch (a lease that ran out, two instances on one stale list) adds nothing twice.
+ *
+ * Tenants take turns: the fleet's dirty set (written by session writes) is sorted into each
+ * tenant's own (`{tenant}:al:dirty`, the tenants listed in `<dirty>:tenants`) before a claim,
+ * and a claim takes a share of each tenant's dirty sessions, stale list and due deliveries, the
+ * first tenant after the last claim's: one tenant's backlog never hides another's work. A
+ * session's deliveries to a webhook keep their order and a webhook's pending ones are bounded
+ * (`lua/alerts-add-delivery.lua`).
  * `stale` events go to the tenant's own list: the scan script moves the tenant's mark and lists
  * what turned stale in one step, so each stall is found once for the fleet.
  *
@@ -26,7 +33,14 @@ import type { Cluster, Redis } from 'ioredis'
 import { sessionState } from '../../core/session.js'
 import type { Transition } from '../../core/transitions.js'
 import { briefColumns, parseBrief } from '../brief.js'
-import { DELIVERY_LOG_LIMIT, WebhookQuotaError } from '../alerts/types.js'
+import { inTurns, shareOf } from '../alerts/fair.js'
+import {
+  DELIVERY_LOG_LIMIT,
+  DELIVERY_PENDING_LIMIT,
+  OVERFLOW_ERROR,
+  orderKeyOf,
+  WebhookQuotaError,
+} from '../alerts/types.js'
 import type { AlertStore, DeliveryRecord, OutboxEvent, WebhookRecord } from '../alerts/types.js'
 import { guarded } from './errors.js'
 import type { AlertCommand } from './scripts.js'
@@ -34,6 +48,8 @@ import type { KeyLayout } from './keys.js'
 
 /** Log entries looked at past the excess when trimming (pending ones are skipped). */
 const LOG_TRIM_LOOK = 100
+/** Entries of the fleet's dirty set sorted into the tenants' own per claim. */
+const SORT_BATCH = 1000
 /**
  * How long the id of a delivery trimmed from the log still keeps it from being added again: far
  * longer than a dispatch repeated by a second instance or after an event's lease (10 s) takes.
@@ -70,15 +86,25 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
   const run = <T>(command: AlertCommand, keyList: string[], args: (string | number)[]) =>
     guarded(() => client[command](keyList.length, ...keyList, ...args.map(String)) as Promise<T>)
   const claimed = new Map<string, Claimed>()
+  const eventTurns = { last: null as string | null }
+  const staleTurns = { last: null as string | null }
+  const deliveryTurns = { last: null as string | null }
+  const dirtyTenants = `${keys.alertsDirty}:tenants`
+  /** The keys of a tenant's delivery order and bound (`lua/alerts-add-delivery.lua`), in order. */
+  const orderKeys = (tenant: string) =>
+    ['queue', 'ordm', 'held', 'pending', 'pm'].map((name) => k(tenant, name))
 
   const addDelivery = (d: DeliveryRecord) =>
-    run<number>(
+    run<string[]>(
       'atAlertAddDelivery',
       [
         k(d.tenant, 'deliveries'),
         k(d.tenant, 'due'),
         k(d.tenant, `log:${d.webhook_id}`),
         k(d.tenant, `seen:${d.webhook_id}`),
+        k(d.tenant, 'leases'),
+        k(d.tenant, 'seq'),
+        ...orderKeys(d.tenant),
       ],
       [
         d.id,
@@ -89,8 +115,61 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
         now(),
         SEEN_MS,
         LOG_TRIM_LOOK,
+        (d.status === 'pending' ? orderKeyOf(d) : null) ?? '',
+        d.webhook_id,
+        DELIVERY_PENDING_LIMIT,
+        OVERFLOW_ERROR,
       ]
     )
+
+  /**
+   * Sorts the fleet's due dirty sessions into their tenants' own sets: each is added to its
+   * tenant's first, then left the fleet's set only if no write listed it again meanwhile.
+   */
+  const sortDirty = async (at: number) => {
+    const flat = await guarded(() =>
+      client.zrangebyscore(keys.alertsDirty, '-inf', at, 'WITHSCORES', 'LIMIT', 0, SORT_BATCH)
+    )
+    const byTenant = new Map<string, string[]>()
+    for (let i = 0; i < flat.length; i += 2) {
+      let tenant: string | undefined
+      try {
+        tenant = (JSON.parse(flat[i]) as [string, string])[0]
+      } catch {
+        tenant = undefined
+      }
+      if (typeof tenant !== 'string') continue
+      const pairs = byTenant.get(tenant) ?? []
+      pairs.push(flat[i + 1], flat[i])
+      byTenant.set(tenant, pairs)
+    }
+    for (const [tenant, pairs] of byTenant) {
+      await guarded(() => client.zadd(k(tenant, 'dirty'), ...pairs))
+    }
+    if (byTenant.size > 0) await guarded(() => client.sadd(dirtyTenants, ...byTenant.keys()))
+    await Promise.all(
+      Array.from({ length: flat.length / 2 }, (_, i) =>
+        run('atAlertReleaseDirty', [keys.alertsDirty], [flat[2 * i], flat[2 * i + 1]])
+      )
+    )
+  }
+
+  /** Leases a share of a tenant's dirty sessions; a tenant with none left leaves the list. */
+  const claimDirty = async (tenant: string, at: number, leaseEnd: number, share: number) => {
+    const members = await run<string[]>(
+      'atAlertClaimDirty',
+      [k(tenant, 'dirty')],
+      [at, leaseEnd, share]
+    )
+    if (members.length === 0 && (await guarded(() => client.zcard(k(tenant, 'dirty')))) === 0) {
+      await guarded(() => client.srem(dirtyTenants, tenant))
+      // sorted in meanwhile (added to the tenant's set before the list): listed again
+      if ((await guarded(() => client.zcard(k(tenant, 'dirty')))) > 0) {
+        await guarded(() => client.sadd(dirtyTenants, tenant))
+      }
+    }
+    return members
+  }
 
   const eventsOf = (list: string, tenant: string, sessionId: string | null, raws: string[]) =>
     raws.flatMap((raw): OutboxEvent[] => {
@@ -214,6 +293,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
           k(tenant, 'marks'),
           k(tenant, 'leases'),
           k(tenant, `seen:${id}`),
+          ...orderKeys(tenant),
         ],
         [id]
       )
@@ -229,15 +309,19 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
         .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1))
     },
     async addDelivery(delivery) {
-      await addDelivery(delivery)
+      return addDelivery(delivery)
     },
-    async scanStale(staleBefore) {
+    async scanStale(staleBefore, staleAfterMs) {
       let found = 0
       for (const tenant of await guarded(() => client.smembers(keys.alertsTenants))) {
+        const hooks = await store.listWebhooks(tenant)
+        if (hooks.length === 0) continue
+        // the mark never starts before the moment of the oldest webhook's creation
+        const start = Math.min(...hooks.map((w) => w.created_at)) - staleAfterMs
         found += await run<number>(
           'atAlertScanStale',
           [k(tenant, 'scan'), keys.index(tenant), k(tenant, 'stale')],
-          [staleBefore]
+          [staleBefore, start]
         )
       }
       return found
@@ -245,30 +329,36 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
     async claimEvents(owner, at, leaseMs, limit) {
       const events: OutboxEvent[] = []
       const leaseEnd = at + leaseMs
-      const dirty = await run<string[]>(
-        'atAlertClaimDirty',
-        [keys.alertsDirty],
-        [at, leaseEnd, limit]
-      )
-      for (const member of dirty) {
-        const [tenant, sessionId] = JSON.parse(member) as [string, string]
-        const list = keys.outbox({ tenant, sessionId })
-        const raws = await guarded(() => client.lrange(list, 0, -1))
-        if (raws.length === 0) {
-          // drained (or a write that never happened): forget it unless a writer listed it again
-          await run('atAlertReleaseDirty', [keys.alertsDirty], [member, leaseEnd])
-          continue
-        }
-        // the lease's end goes back in the score after the drain (`settleEvent` releases)
-        for (const event of eventsOf(list, tenant, sessionId, raws)) {
-          events.push({ ...event, owner: `${owner} ${member} ${leaseEnd}` })
+      await sortDirty(at)
+      const tenants = inTurns(await guarded(() => client.smembers(dirtyTenants)), eventTurns)
+      const share = shareOf(limit, tenants.length)
+      for (const tenant of tenants) {
+        if (events.length >= limit) break
+        for (const member of await claimDirty(tenant, at, leaseEnd, share)) {
+          const sessionId = (JSON.parse(member) as [string, string])[1]
+          const list = keys.outbox({ tenant, sessionId })
+          const raws = await guarded(() => client.lrange(list, 0, -1))
+          if (raws.length === 0) {
+            // drained (or a write that never happened): forget it unless a writer listed it again
+            await run('atAlertReleaseDirty', [k(tenant, 'dirty')], [member, leaseEnd])
+            continue
+          }
+          // the lease's end goes back in the score after the drain (`settleEvent` releases)
+          for (const event of eventsOf(list, tenant, sessionId, raws)) {
+            events.push({ ...event, owner: `${owner} ${leaseEnd} ${member}` })
+          }
         }
       }
-      // the tenants' stale lists: no lease (a stall dispatched twice adds nothing twice)
-      for (const tenant of await guarded(() => client.smembers(keys.alertsTenants))) {
-        if (events.length >= limit) break
+      // the tenants' stale lists, a share each: no lease (a stall dispatched twice adds nothing
+      // twice)
+      const withHooks = inTurns(
+        await guarded(() => client.smembers(keys.alertsTenants)),
+        staleTurns
+      )
+      const staleShare = shareOf(limit, withHooks.length)
+      for (const tenant of withHooks) {
         const list = k(tenant, 'stale')
-        const raws = await guarded(() => client.lrange(list, 0, limit - 1))
+        const raws = await guarded(() => client.lrange(list, 0, staleShare - 1))
         for (const event of eventsOf(list, tenant, null, raws)) events.push({ ...event, owner })
       }
       return events
@@ -278,7 +368,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
       if (dispatch.dropWaiting) {
         await run(
           'atAlertDropWaiting',
-          [k(event.tenant, 'deliveries'), k(event.tenant, 'due')],
+          [k(event.tenant, 'deliveries'), k(event.tenant, 'due'), ...orderKeys(event.tenant)],
           [event.session_id]
         )
       }
@@ -290,19 +380,24 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
           )
         )
       }
-      for (const delivery of dispatch.deliveries) await addDelivery(delivery)
+      const failed: string[] = []
+      for (const delivery of dispatch.deliveries) failed.push(...(await addDelivery(delivery)))
       const where = claimed.get(event.id)
-      if (!where) return
+      if (!where) return failed
       claimed.delete(event.id)
       await guarded(() => client.lrem(where.list, 1, where.raw))
-      const [, member, leaseEnd] = event.owner.split(' ')
+      // `owner leaseEnd member` (the member, JSON, may hold spaces)
+      const [, leaseEnd, ...rest] = event.owner.split(' ')
+      const member = rest.join(' ')
       if (member && (await guarded(() => client.llen(where.list))) === 0) {
-        await run('atAlertReleaseDirty', [keys.alertsDirty], [member, leaseEnd])
+        await run('atAlertReleaseDirty', [k(event.tenant, 'dirty')], [member, leaseEnd])
       }
+      return failed
     },
     async claimDeliveries(owner, at, leaseMs, limit, roomOf) {
       const out: DeliveryRecord[] = []
-      for (const tenant of await guarded(() => client.smembers(keys.alertsTenants))) {
+      const tenants = await guarded(() => client.smembers(keys.alertsTenants))
+      for (const tenant of inTurns(tenants, deliveryTurns)) {
         const room = Math.min(roomOf(tenant), limit - out.length)
         if (room <= 0) continue
         const records = await run<string[]>(
@@ -319,7 +414,12 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
       const record = { ...delivery, ...outcome }
       await run(
         'atAlertFinishAttempt',
-        [k(delivery.tenant, 'deliveries'), k(delivery.tenant, 'due'), k(delivery.tenant, 'leases')],
+        [
+          k(delivery.tenant, 'deliveries'),
+          k(delivery.tenant, 'due'),
+          k(delivery.tenant, 'leases'),
+          ...orderKeys(delivery.tenant),
+        ],
         [
           delivery.id,
           owner,
@@ -336,6 +436,7 @@ export function createRedisAlerts(client: Client, keys: KeyLayout, now: () => nu
           k(delivery.tenant, 'due'),
           k(delivery.tenant, 'leases'),
           k(delivery.tenant, `log:${delivery.webhook_id}`),
+          ...orderKeys(delivery.tenant),
         ],
         [delivery.id]
       )

@@ -1,16 +1,27 @@
 /**
  * @module store/sqlite/alerts
- * The SQLite store's alert records (migration 8): webhooks, the outbox (written by the session
- * write's own transaction, `appendOutbox`), deliveries, marks and the stale scan's marks. Every
- * mutation goes through the store's group commit, so it is one transaction like a session write;
- * claims are leases (`lease_until`), so a process killed mid-delivery leaves rows that are
- * claimed again once the lease runs out.
+ * The SQLite store's alert records (migrations 8, 9): webhooks, the outbox (written by the
+ * session write's own transaction, `appendOutbox`), deliveries, marks and the stale scan's marks.
+ * Every mutation goes through the store's group commit, so it is one transaction like a session
+ * write; claims are leases (`lease_until`), so a process killed mid-delivery leaves rows that are
+ * claimed again once the lease runs out. Claims walk the tenants with work (a skip over an index
+ * led by the tenant: one seek per tenant) and read each one's own rows, tenants in turns. A
+ * delivery's order (`ord`, `orderKeyOf`): of an order's pending rows only the oldest (by rowid,
+ * the insertion order) is `pending`, the others `held` (pending to a reader), and each step that
+ * ends a pending row lets the next go.
  */
 import type Database from 'better-sqlite3'
 import { sessionState, type SessionKey } from '../../core/session.js'
 import type { Transition } from '../../core/transitions.js'
 import { briefColumns, parseBrief } from '../brief.js'
-import { DELIVERY_LOG_LIMIT, WebhookQuotaError } from '../alerts/types.js'
+import { inTurns, shareOf } from '../alerts/fair.js'
+import {
+  DELIVERY_LOG_LIMIT,
+  DELIVERY_PENDING_LIMIT,
+  OVERFLOW_ERROR,
+  orderKeyOf,
+  WebhookQuotaError,
+} from '../alerts/types.js'
 import type { AlertStore, DeliveryRecord, OutboxEvent, WebhookRecord } from '../alerts/types.js'
 import type { GroupCommit } from './group-commit.js'
 import { asStoreError } from './faults.js'
@@ -34,7 +45,8 @@ const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
   webhook_id: row.webhook_id,
   type: row.type,
   session_id: row.session_id,
-  status: row.status as DeliveryRecord['status'],
+  // a `held` row (waiting for an earlier one of its order) is pending to its reader
+  status: (row.status === 'held' ? 'pending' : row.status) as DeliveryRecord['status'],
   attempts: row.attempts,
   last_status: row.last_status,
   last_error: row.last_error,
@@ -83,15 +95,44 @@ function prepare(db: Database.Database) {
        ORDER BY created_at DESC, id DESC LIMIT @limit`
     ),
     insertDelivery: db.prepare(
-      `INSERT OR IGNORE INTO alert_deliveries (${DELIVERY_COLUMNS}) VALUES (@id, @tenant, @webhook_id, @type,
-       @session_id, @status, @attempts, @last_status, @last_error, @next_attempt_at, @created_at,
-       @body, @waiting_since)`
+      `INSERT OR IGNORE INTO alert_deliveries (${DELIVERY_COLUMNS}, ord) VALUES (@id, @tenant,
+       @webhook_id, @type, @session_id, CASE WHEN @ord IS NOT NULL AND EXISTS (SELECT 1
+         FROM alert_deliveries INDEXED BY al_ord WHERE tenant = @tenant AND ord = @ord
+         AND status IN ('pending', 'held')) THEN 'held' ELSE @status END, @attempts, @last_status, @last_error,
+       @next_attempt_at, @created_at, @body, @waiting_since, @ord)`
+    ),
+    // the oldest pending row of an order goes (a no-op when it already may)
+    releaseOrder: db.prepare(
+      `UPDATE alert_deliveries SET status = 'pending' WHERE rowid = (SELECT rowid
+         FROM alert_deliveries INDEXED BY al_ord WHERE tenant = @tenant AND ord = @ord
+         AND status IN ('pending', 'held') ORDER BY rowid LIMIT 1) AND status = 'held'`
+    ),
+    orderOf: db
+      .prepare<{ id: string }, string | null>('SELECT ord FROM alert_deliveries WHERE id = @id')
+      .pluck(),
+    countPending: db
+      .prepare<{ tenant: string; webhook_id: string }, number>(
+        `SELECT count(*) FROM alert_deliveries WHERE tenant = @tenant AND webhook_id = @webhook_id
+           AND status IN ('pending', 'held')`
+      )
+      .pluck(),
+    oldestPending: db.prepare<
+      { tenant: string; webhook_id: string; now: number; limit: number },
+      { id: string; type: string; ord: string | null }
+    >(
+      `SELECT id, type, ord FROM alert_deliveries WHERE tenant = @tenant
+         AND webhook_id = @webhook_id AND status IN ('pending', 'held') AND lease_until <= @now
+       ORDER BY rowid LIMIT @limit`
+    ),
+    overflow: db.prepare(
+      `UPDATE alert_deliveries SET status = 'failed', last_error = @error, next_attempt_at = NULL
+         WHERE id = @id`
     ),
     trimDeliveries: db.prepare(
       // a pending delivery is never trimmed: it leaves the log once settled (a receiver that
       // was down while more than the log's length piled up loses none of them)
       `DELETE FROM alert_deliveries WHERE tenant = @tenant AND webhook_id = @webhook_id
-       AND status <> 'pending' AND id IN
+       AND status NOT IN ('pending', 'held') AND id IN
        (SELECT id FROM alert_deliveries WHERE tenant = @tenant AND webhook_id = @webhook_id
         ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ${DELIVERY_LOG_LIMIT})`
     ),
@@ -115,17 +156,28 @@ function prepare(db: Database.Database) {
        WHERE tenant = @tenant AND updated_at >= @from AND updated_at < @to
          AND expires_at > @now AND ended = 0 AND unfinished > 0`
     ),
-    dueEvents: db.prepare<{ now: number; limit: number }, OutboxRow>(
+    // the tenants with outbox rows: one seek each on ao_tenant
+    eventTenants: db
+      .prepare<[], string>(
+        `WITH RECURSIVE t(tenant) AS (SELECT min(tenant) FROM alert_outbox
+           UNION ALL SELECT (SELECT min(tenant) FROM alert_outbox WHERE tenant > t.tenant)
+           FROM t WHERE t.tenant IS NOT NULL)
+         SELECT tenant FROM t WHERE tenant IS NOT NULL`
+      )
+      .pluck(),
+    dueEvents: db.prepare<{ tenant: string; now: number; limit: number }, OutboxRow>(
       `SELECT seq, tenant, session_id, kind, at, since FROM alert_outbox
-       WHERE lease_until <= @now ORDER BY seq LIMIT @limit`
+         INDEXED BY ao_tenant
+       WHERE tenant = @tenant AND lease_until <= @now ORDER BY seq LIMIT @limit`
     ),
     leaseEvent: db.prepare(
       'UPDATE alert_outbox SET lease_owner = @owner, lease_until = @until WHERE seq = @seq'
     ),
     deleteEvent: db.prepare('DELETE FROM alert_outbox WHERE seq = @seq AND lease_owner = @owner'),
-    dropWaiting: db.prepare(
+    dropWaiting: db.prepare<{ tenant: string; sessionId: string }, { ord: string | null }>(
       `DELETE FROM alert_deliveries WHERE tenant = @tenant AND session_id = @sessionId
-         AND status = 'pending' AND type = 'session.waiting' AND attempts = 0`
+         AND status IN ('pending', 'held') AND type = 'session.waiting' AND attempts = 0
+       RETURNING ord`
     ),
     clearMark: db.prepare(
       `DELETE FROM alert_marks WHERE tenant = @tenant AND session_id = @sessionId
@@ -140,9 +192,21 @@ function prepare(db: Database.Database) {
         'SELECT webhook_id FROM alert_marks WHERE tenant = @tenant AND session_id = @sessionId'
       )
       .pluck(),
-    dueDeliveries: db.prepare<{ now: number; limit: number }, DeliveryRow>(
-      `SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries INDEXED BY alert_deliveries_due
-       WHERE status = 'pending' AND next_attempt_at <= @now AND lease_until <= @now
+    // the tenants with pending deliveries that may go: one seek each on al_due
+    deliveryTenants: db
+      .prepare<[], string>(
+        `WITH RECURSIVE t(tenant) AS (SELECT (SELECT min(tenant) FROM alert_deliveries
+             INDEXED BY al_due WHERE status = 'pending')
+           UNION ALL SELECT (SELECT min(tenant) FROM alert_deliveries
+             INDEXED BY al_due WHERE status = 'pending' AND tenant > t.tenant)
+           FROM t WHERE t.tenant IS NOT NULL)
+         SELECT tenant FROM t WHERE tenant IS NOT NULL`
+      )
+      .pluck(),
+    dueDeliveries: db.prepare<{ tenant: string; now: number; limit: number }, DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries INDEXED BY al_due
+       WHERE tenant = @tenant AND status = 'pending' AND next_attempt_at <= @now
+         AND lease_until <= @now
        ORDER BY next_attempt_at LIMIT @limit`
     ),
     leaseDelivery: db.prepare(
@@ -205,9 +269,29 @@ export function createSqliteAlerts(db: Database.Database, commits: GroupCommit, 
     }
   }
   const write = <T>(run: () => T) => commits.enqueue<T>(() => ({ value: run() }))
-  const addDelivery = (delivery: DeliveryRecord) => {
+  const eventTurns = { last: null as string | null }
+  const deliveryTurns = { last: null as string | null }
+  const release = (tenant: string, ord: string | null) => {
+    if (ord !== null) sql.releaseOrder.run({ tenant, ord })
+  }
+  /** Keeps a webhook's pending rows within the bound: the oldest no attempt holds gives way. */
+  const bound = (delivery: DeliveryRecord): string[] => {
+    const over = sql.countPending.get(delivery)! - DELIVERY_PENDING_LIMIT
+    if (over <= 0) return []
+    const rows = sql.oldestPending.all({ ...delivery, now: now(), limit: over })
+    for (const row of rows) {
+      sql.overflow.run({ id: row.id, error: OVERFLOW_ERROR })
+      release(delivery.tenant, row.ord)
+    }
+    return rows.map((row) => row.type)
+  }
+  const addDelivery = (delivery: DeliveryRecord): string[] => {
     // a dispatch that ran twice adds the same id: kept once
-    if (sql.insertDelivery.run(delivery).changes > 0) sql.trimDeliveries.run(delivery)
+    const ord = delivery.status === 'pending' ? orderKeyOf(delivery) : null
+    if (sql.insertDelivery.run({ ...delivery, ord }).changes === 0) return []
+    const failed = bound(delivery)
+    sql.trimDeliveries.run(delivery)
+    return failed
   }
 
   /* eslint-disable @typescript-eslint/require-await */
@@ -255,13 +339,19 @@ export function createSqliteAlerts(db: Database.Database, commits: GroupCommit, 
     addDelivery(delivery) {
       return write(() => addDelivery(delivery))
     },
-    scanStale(staleBefore) {
+    scanStale(staleBefore, staleAfterMs) {
       return write(() => {
         let found = 0
         const at = now()
         for (const tenant of sql.webhookTenants.all()) {
-          // a tenant's first scan only sets its mark: a stall older than its webhooks is no news
-          const from = sql.scanMark.get({ tenant }) ?? staleBefore
+          // from the mark, but not before the moment (last change + staleAfterMs) of the
+          // tenant's oldest webhook's creation: a stall older than its webhooks is no news
+          const oldest = Math.min(
+            ...sql.listWebhooks
+              .all({ tenant })
+              .map((d) => (JSON.parse(d) as WebhookRecord).created_at)
+          )
+          const from = Math.max(sql.scanMark.get({ tenant }) ?? -Infinity, oldest - staleAfterMs)
           for (const row of sql.staleCandidates.all({ tenant, from, to: staleBefore, now: at })) {
             const brief = parseBrief(row.brief)
             if (
@@ -281,55 +371,71 @@ export function createSqliteAlerts(db: Database.Database, commits: GroupCommit, 
       })
     },
     claimEvents(owner, at, leaseMs, limit) {
-      return write(() =>
-        sql.dueEvents.all({ now: at, limit }).map((row): OutboxEvent => {
-          sql.leaseEvent.run({ owner, until: at + leaseMs, seq: row.seq })
-          return {
-            id: String(row.seq),
-            tenant: row.tenant,
-            session_id: row.session_id,
-            owner,
-            kind: row.kind,
-            at: row.at,
-            ...(row.since === null ? {} : { since: row.since }),
+      return write(() => {
+        // each tenant's share of its own rows, in the order written; tenants in turns
+        const tenants = sql.eventTenants.all()
+        const share = shareOf(limit, tenants.length)
+        const claimed: OutboxEvent[] = []
+        for (const tenant of inTurns(tenants, eventTurns)) {
+          const room = Math.min(share, limit - claimed.length)
+          if (room <= 0) break
+          for (const row of sql.dueEvents.all({ tenant, now: at, limit: room })) {
+            sql.leaseEvent.run({ owner, until: at + leaseMs, seq: row.seq })
+            claimed.push({
+              id: String(row.seq),
+              tenant: row.tenant,
+              session_id: row.session_id,
+              owner,
+              kind: row.kind,
+              at: row.at,
+              ...(row.since === null ? {} : { since: row.since }),
+            })
           }
-        })
-      )
+        }
+        return claimed
+      })
     },
     settleEvent(event, dispatch) {
       return write(() => {
-        if (sql.deleteEvent.run({ seq: Number(event.id), owner: event.owner }).changes === 0) return
+        if (sql.deleteEvent.run({ seq: Number(event.id), owner: event.owner }).changes === 0) {
+          return []
+        }
         const key = { tenant: event.tenant, sessionId: event.session_id }
-        if (dispatch.dropWaiting) sql.dropWaiting.run(key)
+        if (dispatch.dropWaiting) {
+          for (const { ord } of sql.dropWaiting.all(key)) release(event.tenant, ord)
+        }
         for (const webhookId of dispatch.clearMarks) sql.clearMark.run({ ...key, webhookId })
-        for (const delivery of dispatch.deliveries) addDelivery(delivery)
+        return dispatch.deliveries.flatMap((delivery) => addDelivery(delivery))
       })
     },
     claimDeliveries(owner, at, leaseMs, limit, roomOf) {
       return write(() => {
-        // read a few more than asked: some may be of tenants at their bound
-        const rows = sql.dueDeliveries.all({ now: at, limit: limit * 4 })
+        // each tenant's own due rows, at most its room; tenants in turns
         const claimed: DeliveryRecord[] = []
-        const taken = new Map<string, number>()
-        for (const row of rows) {
-          if (claimed.length >= limit) break
-          const count = taken.get(row.tenant) ?? 0
-          if (count >= roomOf(row.tenant)) continue
-          taken.set(row.tenant, count + 1)
-          sql.leaseDelivery.run({ owner, until: at + leaseMs, id: row.id })
-          claimed.push(toDelivery(row))
+        for (const tenant of inTurns(sql.deliveryTenants.all(), deliveryTurns)) {
+          const room = Math.min(roomOf(tenant), limit - claimed.length)
+          if (room <= 0) continue
+          for (const row of sql.dueDeliveries.all({ tenant, now: at, limit: room })) {
+            sql.leaseDelivery.run({ owner, until: at + leaseMs, id: row.id })
+            claimed.push(toDelivery(row))
+          }
         }
         return claimed
       })
     },
     finishAttempt(delivery, owner, outcome) {
       return write(() => {
-        sql.finishAttempt.run({ ...outcome, id: delivery.id, owner })
+        const { changes } = sql.finishAttempt.run({ ...outcome, id: delivery.id, owner })
+        if (changes > 0 && outcome.status !== 'pending') {
+          release(delivery.tenant, sql.orderOf.get({ id: delivery.id }) ?? null)
+        }
       })
     },
     dropDelivery(delivery) {
       return write(() => {
+        const ord = sql.orderOf.get({ id: delivery.id }) ?? null
         sql.deleteDelivery.run({ id: delivery.id })
+        release(delivery.tenant, ord)
       })
     },
     setMark(tenant, webhookId, sessionId) {

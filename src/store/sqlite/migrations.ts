@@ -211,6 +211,26 @@ export const MIGRATIONS: readonly Migration[] = [
       )
     },
   },
+  {
+    version: 9,
+    name: 'alert claims per tenant, deliveries in order',
+    // the due index leads with the tenant (a claim takes each tenant's own due rows, so one
+    // tenant's backlog never hides another's) and the outbox is read per tenant too; `ord` is a
+    // delivery's order (webhook and session, store/alerts/types.ts `orderKeyOf`), and a later
+    // pending delivery of an order waits as status `held` (shown as `pending`). Terse: the schema
+    // stays within the file's first page (migration 8)
+    up(db) {
+      db.exec(
+        [
+          'ALTER TABLE alert_deliveries ADD ord TEXT',
+          'DROP INDEX alert_deliveries_due',
+          "CREATE INDEX al_due ON alert_deliveries(tenant,next_attempt_at)WHERE status='pending'",
+          'CREATE INDEX al_ord ON alert_deliveries(tenant,ord)',
+          'CREATE INDEX ao_tenant ON alert_outbox(tenant,seq)',
+        ].join(';')
+      )
+    },
+  },
 ]
 
 /**
