@@ -86,6 +86,15 @@ const TRIM_LOG = `
       ORDER BY created_at DESC, id DESC OFFSET ${DELIVERY_LOG_LIMIT})`
 
 /**
+ * A delivery's order key (`orderKeyOf`) as PostgreSQL text: the key joins its parts with NUL,
+ * which text cannot hold; its JSON form is as unique and has none.
+ */
+const orderText = (d: DeliveryRecord) => {
+  const key = orderKeyOf(d)
+  return key === null ? null : JSON.stringify(key)
+}
+
+/**
  * Adds a delivery in the caller's transaction, bounds the webhook's pending ones and trims its
  * log; answers the types of the deliveries that gave way.
  */
@@ -104,7 +113,7 @@ async function addDeliveryIn(client: pg.PoolClient, d: DeliveryRecord): Promise<
     d.created_at,
     d.body,
     d.waiting_since,
-    orderKeyOf(d),
+    orderText(d),
   ])
   if (inserted.rowCount === 0) return []
   const failed = await client.query<{ type: string }>(BOUND_PENDING, [
@@ -365,14 +374,16 @@ async function scanStale(
         'SELECT mark FROM alert_scan_marks WHERE tenant = $1',
         [tenant]
       )
-      // a tenant's first scan starts with the sessions whose stale moment (last change +
-      // STALE_AFTER) comes after its first webhook: a stall older than the webhook is no news
+      // from the mark, but not before the moment (last change + staleAfterMs) of the tenant's
+      // oldest webhook's creation: a stall older than its webhooks is no news
       const first = await client.query<{ at: string }>(
         'SELECT min(created_at) AS at FROM webhooks WHERE tenant = $1',
         [tenant]
       )
-      const staleAfter = now() - staleBefore
-      const from = mark.rows[0] ? Number(mark.rows[0].mark) : Number(first.rows[0].at) - staleAfter
+      const from = Math.max(
+        mark.rows[0] ? Number(mark.rows[0].mark) : -Infinity,
+        Number(first.rows[0].at) - staleAfterMs
+      )
       const candidates = await client.query<{
         session_id: string
         updated_at: string
