@@ -1,7 +1,7 @@
 // `node bench/large-sessions.mjs [label=distDir ...]`: what the largest allowed sessions cost
 // everyone else (issue 23, items 3 and 4). Per build (default: `current=dist`; builds compiled
 // elsewhere compare, e.g. `before=/tmp/old/dist after=dist`) and store (BENCH_STORES, default
-// sqlite,redis), one fresh server process on core 0 at a time:
+// sqlite,redis; postgres too), one fresh server process on core 0 at a time:
 //   cpu       100 sessions of 1 KB, then (a new server) 100 of 1 MB: the server's CPU per listing
 //             (GET /v1/sessions?limit=100, one at a time, BENCH_LISTINGS of them) and their
 //             statuses. Target: the 1 MB listing within 2x the 1 KB one, and 200 on Redis.
@@ -29,6 +29,8 @@ import {
   f2,
   PINNED,
   redisInfo,
+  freshPgDatabase,
+  dropPgDatabase,
   snapshot,
   spawnPinned,
   startTarget,
@@ -164,14 +166,17 @@ async function livez(port, seconds) {
 let servers = 0
 async function start(build, store) {
   const prefix = `bench-large-${process.pid}-${servers++}`
+  const database = prefix.replace(/-/g, '_')
   const storeEnv =
     store === 'sqlite'
       ? { STORE: 'sqlite', SQLITE_PATH: path.join(dataDir, `${prefix}.db`) }
-      : {
-          STORE: 'redis',
-          REDIS_URL: env.REDIS_URL || 'redis://127.0.0.1:6379',
-          REDIS_KEY_PREFIX: prefix,
-        }
+      : store === 'postgres'
+        ? { STORE: 'postgres', DATABASE_URL: await freshPgDatabase(database) }
+        : {
+            STORE: 'redis',
+            REDIS_URL: env.REDIS_URL || 'redis://127.0.0.1:6379',
+            REDIS_KEY_PREFIX: prefix,
+          }
   // BENCH_NODE_ARGS: node options for the server (a profiler, an event-loop monitor)
   const nodeArgs = env.BENCH_NODE_ARGS ? env.BENCH_NODE_ARGS.split(' ') : []
   const passed = env.ELD_OUT ? { ELD_OUT: env.ELD_OUT } : {}
@@ -186,6 +191,7 @@ async function start(build, store) {
     async stop() {
       await server.stop()
       if (store === 'redis') await dropRedisPrefix(prefix)
+      if (store === 'postgres') await dropPgDatabase(database)
     },
   }
 }

@@ -328,3 +328,41 @@ export async function builtApp(dist, deps) {
     ...deps,
   })
 }
+
+/** The PostgreSQL server of the benches (its `postgres` database creates the others). */
+export const POSTGRES_URL =
+  process.env.POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
+
+/**
+ * Creates an empty database on the bench's PostgreSQL and returns its URL, or null when none
+ * answers. `dropPgDatabase` removes it.
+ * @param name - the database's name (letters, digits and _)
+ */
+export async function freshPgDatabase(name) {
+  const { default: pg } = await import('pg')
+  const admin = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 })
+  try {
+    await admin.connect()
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.query(`CREATE DATABASE ${name}`)
+  } catch {
+    return null
+  } finally {
+    await admin.end().catch(() => undefined)
+  }
+  const url = new URL(POSTGRES_URL)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+/** Drops a database made by `freshPgDatabase`. */
+export async function dropPgDatabase(name) {
+  const { default: pg } = await import('pg')
+  const admin = new pg.Client({ connectionString: POSTGRES_URL })
+  await admin.connect()
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  } finally {
+    await admin.end()
+  }
+}

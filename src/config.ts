@@ -44,11 +44,13 @@ const EnvSchema = z
     PORT: int(0, 65535, 8080),
     // unset: `listenHost` decides (all interfaces with keys, loopback in open access)
     HOST: z.string().optional(),
-    STORE: z.enum(['sqlite', 'memory', 'redis']).default('sqlite'),
+    STORE: z.enum(['sqlite', 'memory', 'redis', 'postgres']).default('sqlite'),
     SQLITE_PATH: z.string().min(1).default('./data/agent-todos.db'),
     SQLITE_SYNC: z.enum(['normal', 'full']).default('normal'),
     SQLITE_CHECKPOINTS: z.enum(['thread', 'commit']).default('thread'),
     REDIS_URL: z.string().optional(),
+    DATABASE_URL: z.string().optional(),
+    PG_POOL_SIZE: int(1, 1000, 10),
     REDIS_CLUSTER_NODES: list,
     REDIS_KEY_PREFIX: z
       .string()

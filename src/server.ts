@@ -69,6 +69,8 @@ async function main() {
     redisClusterNodes:
       config.REDIS_CLUSTER_NODES.length > 0 ? config.REDIS_CLUSTER_NODES : undefined,
     redisKeyPrefix: config.REDIS_KEY_PREFIX,
+    databaseUrl: config.DATABASE_URL,
+    pgPoolSize: config.PG_POOL_SIZE,
     logger,
     ttlMs: config.SESSION_TTL_MS,
     historyLimit: config.HISTORY_LIMIT,

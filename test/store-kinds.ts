@@ -1,6 +1,7 @@
 /**
  * The stores a test runs on, each a fresh one: memory, SQLite (a file in a folder of the test
- * file's own), Redis (a key prefix of its own on the shared server) and, where asked, a 3-master
+ * file's own), Redis (a key prefix of its own on the shared server), PostgreSQL (a database of
+ * its own on the shared server) and, where asked, a 3-master
  * Redis Cluster of the test's own. A Redis that cannot be reached is not skipped silently: under
  * CI=true it is a failing test (`missingRedis`).
  */
@@ -21,8 +22,14 @@ import {
   TEST_REDIS_URL,
   uniquePrefix,
 } from './redis-support.js'
+import {
+  missingPostgres,
+  openTestPostgresStore,
+  probePostgres,
+  TEST_POSTGRES_URL,
+} from './postgres-support.js'
 
-export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'redis-cluster'
+export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'redis-cluster' | 'postgres'
 
 /**
  * The kinds a suite runs on: memory and SQLite, Redis when it answers (else `missingRedis`), and
@@ -38,6 +45,9 @@ export async function storeKinds(
   const down = await probeRedis()
   if (down) missingRedis(`${suite}: redis at ${TEST_REDIS_URL}`, down)
   else kinds.push('redis')
+  const pgDown = await probePostgres()
+  if (pgDown) missingPostgres(`${suite}: postgres at ${TEST_POSTGRES_URL}`, pgDown)
+  else kinds.push('postgres')
   if (cluster) {
     const missing = probeRedisBinaries()
     if (missing) missingRedis(`${suite}: a Redis Cluster`, missing)
@@ -70,6 +80,7 @@ export function storeOpener(tag: string, stops: (() => Promise<void>)[]) {
       const path = join(dir, `store-${++opened}.db`)
       return createSqliteStore({ ...options, path, synchronous: 'normal' })
     }
+    if (kind === 'postgres') return openTestPostgresStore(tag.replace(/\W/g, '_'), options)
     const keyPrefix = uniquePrefix(tag)
     if (kind === 'redis') {
       stops.push(() => dropKeys({ url: TEST_REDIS_URL }, keyPrefix))

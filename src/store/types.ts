@@ -149,7 +149,7 @@ export interface SharedCounters {
 }
 
 export interface SessionStore {
-  readonly kind: 'memory' | 'sqlite' | 'redis'
+  readonly kind: 'memory' | 'sqlite' | 'redis' | 'postgres'
   /** Present when the store is shared by a fleet (Redis); in-process counters serve otherwise. */
   readonly counters?: SharedCounters
   /** Webhooks, the outbox of alert transitions and their deliveries (SPEC §3 Alerts). */
