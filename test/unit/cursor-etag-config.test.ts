@@ -249,7 +249,7 @@ describe('loadConfig', () => {
     ['PORT', '0x10', /PORT: .*expected number, in decimal digits/],
     ['PORT', '1e3', /PORT: .*expected number, in decimal digits/],
     ['MAX_STREAMS_PER_TENANT', 'Infinity', /MAX_STREAMS_PER_TENANT: .*expected number/],
-    ['STORE', 'postgres', /STORE: .*"sqlite"\|"memory"\|"redis"/],
+    ['STORE', 'mysql', /STORE: .*"sqlite"\|"memory"\|"redis"\|"postgres"/],
     ['SQLITE_SYNC', 'off', /SQLITE_SYNC/],
     ['SQLITE_CHECKPOINTS', 'off', /SQLITE_CHECKPOINTS: .*"thread"\|"commit"/],
     ['REDIS_KEY_PREFIX', '{at}', /REDIS_KEY_PREFIX: .*no braces/],

@@ -69,6 +69,9 @@ const CONNECT_TIMEOUT_MS = 2_000
 /** How long one statement may run before the store answers 503 (a stuck server, a lock). */
 const QUERY_TIMEOUT_MS = 10_000
 
+/** Sessions whose last written row an instance keeps as the start of its next update. */
+const KNOWN_ROWS = 10_000
+
 /** A session row as the write path reads it. */
 interface ReadRow {
   version: number | null
@@ -77,6 +80,16 @@ interface ReadRow {
   expires_at: string | null
   floor: number | null
   floor_expires: string | null
+}
+
+/** A known row's fields besides version and write count (the write path reads no others). */
+const EMPTY_ROW: ReadRow = {
+  version: null,
+  writes: null,
+  data: null,
+  expires_at: null,
+  floor: null,
+  floor_expires: null,
 }
 
 /**
@@ -251,13 +264,22 @@ function buildStore(pool: pg.Pool, options: PostgresOptions): SessionStore {
     }
   }
 
-  /** One try of an update: read, decide, write; null when another writer won. */
-  const tryUpdate = async <T>(
-    key: SessionKey,
-    fn: Updater<T>,
-    updateOptions: UpdateOptions<T> | undefined
-  ): Promise<{ value: T } | null> => {
-    const now = options.now()
+  /**
+   * The last row this instance wrote, per session: the next update of that session starts from
+   * it instead of reading (one round trip instead of two), a guess the write's compare-and-set on
+   * version and write count verifies. Never what a read returns.
+   */
+  const known = new Map<string, { session: Session; row: ReadRow }>()
+  const knownKey = (key: SessionKey) => `${key.tenant}\u0000${key.sessionId}`
+  const remember = (key: SessionKey, session: Session, row: ReadRow) => {
+    const k = knownKey(key)
+    known.delete(k)
+    known.set(k, { session, row })
+    if (known.size > KNOWN_ROWS) known.delete(known.keys().next().value!)
+  }
+
+  /** The session row as stored, read (and an expired one dropped: null then, to try again). */
+  const readRow = async (key: SessionKey, now: number) => {
     const { rows } = await query<ReadRow>({ name: 'read', text: SELECT_FOR_UPDATE }, [
       key.tenant,
       key.sessionId,
@@ -274,9 +296,37 @@ function buildStore(pool: pg.Pool, options: PostgresOptions): SessionStore {
     }
     const tomb = rows[0]
     const floor = !row && tomb?.floor !== null && num(tomb.floor_expires) > now ? tomb.floor : 0
-    const current = row ? (JSON.parse(row.data!) as Session) : null
-    const decision = fn(current, { versionFloor: floor })
+    return { row, floor, current: row ? (JSON.parse(row.data!) as Session) : null }
+  }
+
+  /**
+   * One try of an update: from the row this instance knows (`guess`) or one read, decide, write;
+   * null when the write lost its compare-and-set or the guess could not decide.
+   */
+  const tryUpdate = async <T>(
+    key: SessionKey,
+    fn: Updater<T>,
+    updateOptions: UpdateOptions<T> | undefined,
+    guess: boolean
+  ): Promise<{ value: T } | null> => {
+    const now = options.now()
+    const cached = guess ? known.get(knownKey(key)) : undefined
+    const base = cached
+      ? { row: cached.row, floor: 0, current: cached.session }
+      : await readRow(key, now)
+    if (!base) return null
+    const { row, floor, current } = base
+    let decision: UpdateDecision<T>
+    try {
+      decision = fn(current, { versionFloor: floor })
+    } catch (error) {
+      // a refusal decided on a guess holds only if the stored row says the same
+      if (cached) return null
+      throw error
+    }
     const write = decision.write
+    // a decision without a write is checked by no compare-and-set: only a read row may make it
+    if (cached && !write) return null
     if (write) assertNextVersion(current, write.session, floor, write.quiet)
     if (!write && !updateOptions?.idempotency) return { value: decision.value }
     const cap = updateOptions?.maxSessionsPerTenant
@@ -284,7 +334,14 @@ function buildStore(pool: pg.Pool, options: PostgresOptions): SessionStore {
       write && !current && cap
         ? await createUnderCap(key, floor, decision, updateOptions, cap)
         : await writeDecision(key, row, floor, current, decision, updateOptions)
-    if (!outcome.written) return null
+    if (!outcome.written) {
+      known.delete(knownKey(key))
+      return null
+    }
+    if (write) {
+      const writes = current ? row!.writes! + 1 : 0
+      remember(key, write.session, { ...EMPTY_ROW, version: write.session.version, writes })
+    }
     if (outcome.event) feed.emit(outcome.event)
     return { value: decision.value }
   }
@@ -369,13 +426,15 @@ function buildStore(pool: pg.Pool, options: PostgresOptions): SessionStore {
     },
     async update<T>(key: SessionKey, fn: Updater<T>, updateOptions?: UpdateOptions<T>) {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const done = await tryUpdate(key, fn, updateOptions)
+        const guess = attempt === 0 && known.has(knownKey(key))
+        const done = await tryUpdate(key, fn, updateOptions, guess)
         if (done) return done.value
-        options.onConflict?.()
+        if (!guess) options.onConflict?.()
       }
       throw new ConflictRetryError()
     },
     async delete(key) {
+      known.delete(knownKey(key))
       const now = options.now()
       const event = changeEvent(key, 0, 'delete')
       const { rows } = await query<{ live: number }>({ name: 'delete', text: DELETE_SESSION }, [
