@@ -65,4 +65,15 @@ export interface AgentDescriptor<S extends ObservedSource = ObservedSource> exte
   routes: readonly IngestRoute[]
   lifecycle: Lifecycle
   reply: ReplyShape
+  /**
+   * Whether a JSON value is this agent's own hook input, told by its shape: asked by the registry
+   * for a body posted to an agent other agents mimic (`mimicked`), so each agent's file keeps the
+   * knowledge of its own shape.
+   */
+  claims?: (value: unknown) => boolean
+  /**
+   * Other agents' hooks mimic this one's (Claude Code's PascalCase hook inputs): before its routes
+   * parse a body, the registry refuses one another agent `claims`, naming that agent's route.
+   */
+  mimicked?: true
 }
