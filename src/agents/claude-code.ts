@@ -55,6 +55,8 @@ const hookReply = ({ edit }: DeliveryOutcome) =>
 export const claudeCode: AgentDescriptor<'claude-code'> = {
   source: 'claude-code',
   name: 'Claude Code',
+  labels: { short: 'claude' },
+  todoToolsSwitch: 'CLAUDE_CODE_ENABLE_TODO_TOOLS=1',
   ...CLAUDE_FAMILY,
   edits: 'reply',
   // Copilot CLI's and Qwen Code's PascalCase hooks mimic Claude Code's: told apart (their own

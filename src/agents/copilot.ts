@@ -51,6 +51,7 @@ export const CopilotStreamEvent = streamLine(
 export const copilot = valuesAgent({
   source: 'copilot',
   name: 'GitHub Copilot CLI',
+  labels: { badge: 'Copilot CLI' },
   prefix: 'copilot',
   family: 'copilot',
   defaultDialect: 'copilot-todos',

@@ -35,6 +35,9 @@ export const QwenHookInput = hookInput(
 export const qwenCode = valuesAgent({
   source: 'qwen-code',
   name: 'Qwen Code',
+  // Qwen Code's todo_write is off unless its settings turn it on
+  todoToolsSwitch: 'tools.todoWrite.enabled',
+  observe: { kind: 'qwen', programs: ['qwen', 'qwen-code', '@qwen-code/qwen-code'] },
   prefix: 'qwen',
   family: 'qwen',
   defaultDialect: 'qwen-todos',

@@ -62,6 +62,19 @@ export interface AgentDescriptor<S extends ObservedSource = ObservedSource> exte
   source: S
   /** Its name for people. */
   name: string
+  /**
+   * How the clients show it (the CLI and the dashboard read these from the data `npm run client`
+   * generates: `scripts/agents-data.ts`): the badge (default `name`), a terminal's wide badge
+   * (default the badge) and its narrow one (default `prefix`).
+   */
+  labels?: { badge?: string; terminal?: string; short?: string }
+  /** What turns the agent's todo tools on, when they can be off (shown with `todo_tools: false`). */
+  todoToolsSwitch?: string
+  /**
+   * The agent's CLI as `agent-todos observe -- <command…>` knows it: its kind, and the programs
+   * (or npm packages) that run it; its stream goes to the agent's first route.
+   */
+  observe?: { kind: string; programs: readonly string[] }
   routes: readonly IngestRoute[]
   lifecycle: Lifecycle
   reply: ReplyShape
