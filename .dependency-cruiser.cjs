@@ -97,18 +97,10 @@ module.exports = {
     {
       name: 'ingest-imports-only-core-and-dialects',
       comment:
-        "An agent's event format is parsed without HTTP or storage, and ingest names no agent: it is handed the agent's facts (ingest/agent). ingest/edit re-exports agents' editRefusal for its older importers.",
+        "An agent's event format is parsed without HTTP or storage, and ingest names no agent: it is handed the agent's facts (ingest/agent).",
       severity: 'error',
-      from: { path: '^src/ingest/', pathNot: `^src/ingest/edit\\.ts$|${TEST}` },
+      from: { path: '^src/ingest/', pathNot: TEST },
       to: { path: '^src/', pathNot: '^src/(core|dialects|ingest)/' },
-    },
-    {
-      name: 'ingest-edit-reads-only-the-agents-registry',
-      comment:
-        'ingest/edit takes whether an agent takes edits from the registry, and nothing else above ingest.',
-      severity: 'error',
-      from: { path: '^src/ingest/edit\\.ts$' },
-      to: { path: '^src/', pathNot: '^src/(core|dialects|ingest)/|^src/agents/index\\.ts$' },
     },
     {
       name: 'agents-import-only-core-dialects-and-ingest',

@@ -26,6 +26,9 @@ export const SdkMessage = streamLine(
 export const claudeAgentSdk = valuesAgent({
   source: 'claude-agent-sdk',
   name: 'Claude Agent SDK',
+  labels: { terminal: 'Claude SDK', short: 'sdk' },
+  todoToolsSwitch: 'CLAUDE_CODE_ENABLE_TODO_TOOLS=1',
+  observe: { kind: 'claude', programs: ['claude', 'claude-code', '@anthropic-ai/claude-code'] },
   ...CLAUDE_FAMILY,
   edits: 'hooks',
   summary:

@@ -5,11 +5,8 @@
  * (`edits: 'reply'`): `{}`, or the edit as `additionalContext`, once.
  */
 import { z } from '@hono/zod-openapi'
-import { isRecord } from '../dialects/json.js'
-import { isCopilotHook } from '../ingest/copilot.js'
-import { IngestFormatError, IngestWrongAgentError } from '../ingest/events.js'
+import { IngestFormatError } from '../ingest/events.js'
 import { parseClaudeHook } from '../ingest/claude-code.js'
-import { isQwenHook } from '../ingest/qwen-code.js'
 import type { DeliveryOutcome } from '../ingest/agent.js'
 import { CLAUDE_FAMILY } from './claude.js'
 import { HOOK_TOOL_FIELDS, hookInput, ingestBody } from './schemas.js'
@@ -58,8 +55,13 @@ const hookReply = ({ edit }: DeliveryOutcome) =>
 export const claudeCode: AgentDescriptor<'claude-code'> = {
   source: 'claude-code',
   name: 'Claude Code',
+  labels: { short: 'claude' },
+  todoToolsSwitch: 'CLAUDE_CODE_ENABLE_TODO_TOOLS=1',
   ...CLAUDE_FAMILY,
   edits: 'reply',
+  // Copilot CLI's and Qwen Code's PascalCase hooks mimic Claude Code's: told apart (their own
+  // `claims`) before anything is read
+  mimicked: true,
   routes: [
     {
       path: '/v1/ingest/claude-code',
@@ -69,19 +71,6 @@ export const claudeCode: AgentDescriptor<'claude-code'> = {
       parse(body) {
         if (body.kind !== 'json') {
           throw new IngestFormatError('A Claude Code hook input is one JSON object.')
-        }
-        // Copilot CLI's PascalCase hooks mimic Claude Code's: told apart before anything is read
-        if (isRecord(body.value) && isCopilotHook(body.value)) {
-          throw new IngestWrongAgentError(
-            "This is a GitHub Copilot CLI hook input, not Claude Code's: post it to /v1/ingest/copilot.",
-            '/v1/ingest/copilot'
-          )
-        }
-        if (isQwenHook(body.value)) {
-          throw new IngestWrongAgentError(
-            "This is a Qwen Code hook input, not Claude Code's: post it to /v1/ingest/qwen-code.",
-            '/v1/ingest/qwen-code'
-          )
         }
         const hook = parseClaudeHook(body.value)
         return { events: hook.events, replyTarget: hook.replyTarget }

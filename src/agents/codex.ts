@@ -25,6 +25,8 @@ export const CodexHookInput = hookInput(
 export const codex = valuesAgent({
   source: 'codex',
   name: 'Codex CLI',
+  labels: { badge: 'Codex' },
+  observe: { kind: 'codex', programs: ['codex', '@openai/codex'] },
   prefix: 'codex',
   family: 'codex',
   defaultDialect: 'codex-plan',

@@ -5,7 +5,8 @@
  * built-in `todos` / `todo_deps` tables write the `copilot-todos` dialect (observed only).
  */
 import { z } from '@hono/zod-openapi'
-import { parseCopilot } from '../ingest/copilot.js'
+import { isRecord } from '../dialects/json.js'
+import { isCopilotHook, parseCopilot } from '../ingest/copilot.js'
 import { valuesAgent } from './define.js'
 import { hookOrLines, ingestBody, streamLine } from './schemas.js'
 
@@ -50,6 +51,7 @@ export const CopilotStreamEvent = streamLine(
 export const copilot = valuesAgent({
   source: 'copilot',
   name: 'GitHub Copilot CLI',
+  labels: { badge: 'Copilot CLI' },
   prefix: 'copilot',
   family: 'copilot',
   defaultDialect: 'copilot-todos',
@@ -60,6 +62,7 @@ export const copilot = valuesAgent({
     'One hook input, or JSONL lines'
   ),
   parse: parseCopilot,
+  claims: (value) => isRecord(value) && isCopilotHook(value),
   lifecycle: {
     starts: ['sessionStart', 'SessionStart'],
     ends: ['sessionEnd', 'SessionEnd', 'result'],

@@ -24,6 +24,7 @@ export const GeminiHookInput = hookInput(
 export const geminiCli = valuesAgent({
   source: 'gemini-cli',
   name: 'Gemini CLI',
+  observe: { kind: 'gemini', programs: ['gemini', 'gemini-cli', '@google/gemini-cli'] },
   prefix: 'gemini',
   family: 'gemini',
   defaultDialect: 'gemini-todos',

@@ -6,6 +6,7 @@
  */
 import type { ObservedSource, Session } from '../core/session.js'
 import { acp } from './acp.js'
+import { withClaims } from './claims.js'
 import { claudeAgentSdk } from './claude-agent-sdk.js'
 import { claudeCode } from './claude-code.js'
 import { codex } from './codex.js'
@@ -19,8 +20,11 @@ import type { AgentDescriptor } from './types.js'
 
 export type { AgentDescriptor, IngestRoute, Lifecycle, ReplyShape } from './types.js'
 
-/** Every observed agent, by source: a source without a descriptor does not compile. */
-export const AGENTS: { readonly [S in ObservedSource]: AgentDescriptor<S> } = {
+/**
+ * Every observed agent, by source: a source without a descriptor does not compile. An agent others
+ * mimic refuses the bodies they claim as their own (`agents/claims`).
+ */
+export const AGENTS: { readonly [S in ObservedSource]: AgentDescriptor<S> } = withClaims({
   'claude-code': claudeCode,
   'claude-agent-sdk': claudeAgentSdk,
   codex,
@@ -32,7 +36,7 @@ export const AGENTS: { readonly [S in ObservedSource]: AgentDescriptor<S> } = {
   acp,
   copilot,
   otlp,
-}
+})
 
 /** The agents in the order their routes are registered (and documented). */
 export const AGENT_LIST: readonly AgentDescriptor[] = Object.values(AGENTS)

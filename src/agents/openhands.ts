@@ -41,6 +41,7 @@ const PREFIX = 'openhands'
 export const openhands: AgentDescriptor<'openhands'> = {
   source: 'openhands',
   name: 'OpenHands',
+  labels: { short: 'ohands' },
   prefix: PREFIX,
   family: 'openhands',
   defaultDialect: 'openhands-tracker',

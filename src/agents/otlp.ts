@@ -46,6 +46,8 @@ export const otlp: AgentDescriptor<'otlp'> = {
   ...OTLP_AGENTS.claude,
   source: 'otlp',
   name: 'OpenTelemetry (Claude Code, Codex CLI, Gemini CLI)',
+  // its sessions are the agents' own: a badge of its own only for a session it alone fed
+  labels: { badge: 'otlp', short: 'otlp' },
   routes: [],
   lifecycle: { starts: [], ends: [], waits: [] },
   reply: COUNTS_REPLY,

@@ -5,7 +5,7 @@
  * `qwen-todos` dialect, with the model's ids.
  */
 import { z } from '@hono/zod-openapi'
-import { parseQwen } from '../ingest/qwen-code.js'
+import { isQwenHook, parseQwen } from '../ingest/qwen-code.js'
 import { valuesAgent } from './define.js'
 import { HOOK_TOOL_FIELDS, hookInput, hookOrLines, ingestBody, streamLine } from './schemas.js'
 
@@ -35,6 +35,9 @@ export const QwenHookInput = hookInput(
 export const qwenCode = valuesAgent({
   source: 'qwen-code',
   name: 'Qwen Code',
+  // Qwen Code's todo_write is off unless its settings turn it on
+  todoToolsSwitch: 'tools.todoWrite.enabled',
+  observe: { kind: 'qwen', programs: ['qwen', 'qwen-code', '@qwen-code/qwen-code'] },
   prefix: 'qwen',
   family: 'qwen',
   defaultDialect: 'qwen-todos',
@@ -42,6 +45,7 @@ export const qwenCode = valuesAgent({
     'A Qwen Code HTTP hook input, or `qwen -p … --output-format stream-json` NDJSON; session `qwen:<session_id>`',
   body: ingestBody(hookOrLines(QwenHookInput, QwenStreamEvent), 'One hook input, or NDJSON lines'),
   parse: parseQwen,
+  claims: isQwenHook,
   lifecycle: {
     starts: ['SessionStart', 'system/init'],
     ends: ['SessionEnd'],

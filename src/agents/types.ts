@@ -62,7 +62,31 @@ export interface AgentDescriptor<S extends ObservedSource = ObservedSource> exte
   source: S
   /** Its name for people. */
   name: string
+  /**
+   * How the clients show it (the CLI and the dashboard read these from the data `npm run client`
+   * generates: `scripts/agents-data.ts`): the badge (default `name`), a terminal's wide badge
+   * (default the badge) and its narrow one (default `prefix`).
+   */
+  labels?: { badge?: string; terminal?: string; short?: string }
+  /** What turns the agent's todo tools on, when they can be off (shown with `todo_tools: false`). */
+  todoToolsSwitch?: string
+  /**
+   * The agent's CLI as `agent-todos observe -- <command…>` knows it: its kind, and the programs
+   * (or npm packages) that run it; its stream goes to the agent's first route.
+   */
+  observe?: { kind: string; programs: readonly string[] }
   routes: readonly IngestRoute[]
   lifecycle: Lifecycle
   reply: ReplyShape
+  /**
+   * Whether a JSON value is this agent's own hook input, told by its shape: asked by the registry
+   * for a body posted to an agent other agents mimic (`mimicked`), so each agent's file keeps the
+   * knowledge of its own shape.
+   */
+  claims?: (value: unknown) => boolean
+  /**
+   * Other agents' hooks mimic this one's (Claude Code's PascalCase hook inputs): before its routes
+   * parse a body, the registry refuses one another agent `claims`, naming that agent's route.
+   */
+  mimicked?: true
 }

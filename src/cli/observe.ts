@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process'
 import { constants as osConstants } from 'node:os'
 import type { Readable } from 'node:stream'
+import { OBSERVE_AGENTS } from '../client/agents.js'
 import { createAgentTodosClient } from '../client/index.js'
 import { BatchSender, DEFAULT_BATCHING, type BatchTuning } from './batch-sender.js'
 import { LineSplitter } from './lines.js'
@@ -19,13 +20,11 @@ import { originHeaders } from './origin.js'
 import { sleep } from './sleep.js'
 import { passThrough } from './pass-through.js'
 
-/** The agents `observe` knows, and the ingest route each one's stream goes to. */
-export const AGENTS = {
-  claude: { route: '/v1/ingest/claude-agent-sdk', prefix: 'claude' },
-  codex: { route: '/v1/ingest/codex', prefix: 'codex' },
-  gemini: { route: '/v1/ingest/gemini-cli', prefix: 'gemini' },
-  qwen: { route: '/v1/ingest/qwen-code', prefix: 'qwen' },
-} as const
+/**
+ * The agents `observe` knows, and the ingest route each one's stream goes to: generated from their
+ * descriptors (`observe` in src/agents, client/agents).
+ */
+export const AGENTS = OBSERVE_AGENTS
 
 export type AgentKind = keyof typeof AGENTS
 
@@ -92,19 +91,12 @@ const DEFAULT_TUNING: Tuning = {
   exitDrainMaxMs: 2000,
 }
 
-const NAMES: Record<string, AgentKind> = {
-  claude: 'claude',
-  'claude-code': 'claude',
-  '@anthropic-ai/claude-code': 'claude',
-  codex: 'codex',
-  '@openai/codex': 'codex',
-  gemini: 'gemini',
-  'gemini-cli': 'gemini',
-  '@google/gemini-cli': 'gemini',
-  qwen: 'qwen',
-  'qwen-code': 'qwen',
-  '@qwen-code/qwen-code': 'qwen',
-}
+/** The agent each program (or npm package) runs. */
+const NAMES: Record<string, AgentKind> = Object.fromEntries(
+  Object.entries(AGENTS).flatMap(([kind, agent]) =>
+    agent.programs.map((program) => [program, kind as AgentKind])
+  )
+)
 
 /**
  * Which agent a command runs, from its program or a launcher's argument

@@ -3,6 +3,7 @@
  * Text frames of `agent-todos watch`: a tenant's sessions, or one session's list.
  */
 import type { Progress, SessionSummary, SessionView } from '../client/index.js'
+import { AGENTS, type AgentData } from '../client/agents.js'
 
 export type { SessionSummary, SessionView }
 
@@ -28,45 +29,27 @@ export type SessionState = SessionSummary['state']
 const STATE_LABEL: Record<string, string> = { active: 'working' }
 
 /**
- * What an observed agent's badge reads, long and short (narrow terminals); sessions fed by rounds
- * have none, and a source a newer server adds reads as its name.
- */
-const SOURCE_LABEL: Record<string, readonly [string, string]> = {
-  rounds: ['', ''],
-  'claude-code': ['Claude Code', 'claude'],
-  'claude-agent-sdk': ['Claude SDK', 'sdk'],
-  codex: ['Codex', 'codex'],
-  'gemini-cli': ['Gemini CLI', 'gemini'],
-  opencode: ['opencode', 'opencode'],
-  kilo: ['Kilo CLI', 'kilo'],
-  openhands: ['OpenHands', 'ohands'],
-  'qwen-code': ['Qwen Code', 'qwen'],
-  acp: ['ACP agent', 'acp'],
-  copilot: ['Copilot CLI', 'copilot'],
-}
-
-/**
- * A session's source badge: '' for sessions fed by rounds.
+ * A session's source badge: '' for sessions fed by rounds; the agent's (generated from its
+ * descriptor, client/agents), long or short (narrow terminals); a source a newer server adds reads
+ * as its name.
  * @param source - the session's `source`
  * @param short - the narrow form
  */
 export function sourceLabel(source: string, short = false): string {
-  const labels = SOURCE_LABEL[source]
-  return labels ? labels[short ? 1 : 0] : sanitize(source)
+  if (source === 'rounds') return ''
+  const agent = agentOf(source)
+  return agent ? (short ? agent.short : agent.terminal) : sanitize(source)
 }
 
-/** Claude Code's switch for its todo tools (off by default on current models). */
-const CLAUDE_TODO_TOOLS_ENV = 'CLAUDE_CODE_ENABLE_TODO_TOOLS'
-
-const isClaude = (source: string) => source === 'claude-code' || source === 'claude-agent-sdk'
+/** The observed agent of a session's source, from the generated data; undefined for others. */
+const agentOf = (source: string): AgentData | undefined =>
+  Object.hasOwn(AGENTS, source) ? AGENTS[source as keyof typeof AGENTS] : undefined
 
 /** The note for a session whose agent has no todo tools (`todo_tools: false`). */
 export function todoToolsNote(source: string, short = false): string {
-  if (short) return 'todo tools off'
-  if (isClaude(source)) return `todo tools off (set ${CLAUDE_TODO_TOOLS_ENV}=1)`
-  // Qwen Code's todo_write is off unless its settings turn it on
-  if (source === 'qwen-code') return 'todo tools off (set tools.todoWrite.enabled)'
-  return 'todo tools off'
+  const toggle = agentOf(source)?.todoToolsSwitch
+  if (short || !toggle) return 'todo tools off'
+  return `todo tools off (set ${toggle})`
 }
 
 const OUTCOME_LABEL: Record<string, string> = {
@@ -444,7 +427,8 @@ export function renderTenantFrame(
     if (layout.counted) line.push(' ', noTools ? ' '.repeat(7) : counted(s.progress).padStart(7))
     if (layout.current) {
       let current = currentText(s)
-      if (!current && noTools && isClaude(s.source)) current = `set ${CLAUDE_TODO_TOOLS_ENV}=1`
+      const toggle = agentOf(s.source)?.todoToolsSwitch
+      if (!current && noTools && toggle) current = `set ${toggle}`
       if (!current)
         current =
           s.progress.total === 0 ? '(no items yet)' : s.state === 'done' ? '(all done)' : '—'

@@ -1,24 +1,22 @@
 /**
  * @module http/alerts
- * The alert worker as the server runs it: the payload's session summary is the listing's
- * (`sessionSummary`, so alerts carry what listings carry, origin and labels included), and
- * deliveries and sessions by state are counted in `/metrics`.
+ * The alert worker as the server runs it: deliveries and sessions by state are counted in
+ * `/metrics`. The payload's session summary is the listing's, built by the worker itself
+ * (service/views `sessionSummary`, so alerts carry what listings carry, origin and labels included).
  */
 import type { Logger } from 'pino'
 import {
   createAlertWorker,
-  type AlertSummary,
   type AlertWorker,
   type AlertWorkerOptions,
 } from '../service/alert-worker.js'
 import { watchSessionStates, type Metrics } from './metrics.js'
-import { sessionSummary } from './views.js'
 
 /** How often the worker's failures of one kind are logged at most. */
 const ERROR_LOG_EVERY_MS = 30_000
 
 /** The worker's options this module does not fill, with the metrics and the logger. */
-export type AlertWiring = Omit<AlertWorkerOptions, 'summarise' | 'onDelivery' | 'onError'> & {
+export type AlertWiring = Omit<AlertWorkerOptions, 'onDelivery' | 'onError'> & {
   metrics: Metrics
   logger: Pick<Logger, 'warn'>
 }
@@ -39,7 +37,6 @@ export function createServerAlerts(wiring: AlertWiring): AlertWorker {
   }
   return createAlertWorker({
     ...wiring,
-    summarise: (brief, staleBefore): AlertSummary => sessionSummary(brief, staleBefore),
     onDelivery: (type, result) => wiring.metrics.webhookDeliveries.inc({ type, result }),
     // never the delivery's body or headers: no secret reaches the log; at most one line per
     // step every 30 s, so a store outage does not fill the log at the worker's pace

@@ -4,13 +4,10 @@
  * writes it for the agent. An agent whose reply the model reads (Claude Code's hooks) can be told,
  * so an edit of such a session is kept pending and handed to the model once, as the next reply's
  * `additionalContext`; the list itself changes when the agent's own todo tool writes it. Whether
- * an agent takes edits is its descriptor's (`agents`: `editRefusal`).
+ * an agent takes edits is its descriptor's (`agents`: `editRefusal`, which the use case asks).
  */
 import type { Item } from '../core/items.js'
 import type { Session } from '../core/session.js'
-
-// the descriptors decide; re-exported for the callers that import it from here
-export { editRefusal } from '../agents/index.js'
 
 /**
  * An observed session with a person's edit pending (the list itself unchanged).

@@ -19,7 +19,6 @@ import { nextAttemptAt } from '../alerts/retry-schedule.js'
 import { attemptDelivery } from '../alerts/send.js'
 import { signatureHeader } from '../alerts/signature.js'
 import type { Resolver } from '../alerts/target.js'
-import type { SessionBrief } from '../store/brief.js'
 import type {
   AlertStore,
   DeliveryRecord,
@@ -28,6 +27,7 @@ import type {
   WebhookRecord,
 } from '../store/alerts/types.js'
 import type { SessionStore } from '../store/types.js'
+import { sessionSummary } from './views.js'
 import { signingSecrets } from './webhooks.js'
 
 /** A session summary as an alert carries it (the listing's: origin, labels, state, progress…). */
@@ -48,8 +48,6 @@ export interface AlertWorkerOptions {
   allowPrivate: boolean
   /** `PUBLIC_URL`, for the dashboard link; null without one. */
   publicUrl: string | null
-  /** The session summary of a brief (http/views' `sessionSummary`, so alerts show what lists show). */
-  summarise: (brief: SessionBrief, staleBefore: number) => AlertSummary
   resolver?: Resolver
   /** How often the worker looks for work (default 500 ms; a wake runs a tick sooner). */
   pollMs?: number
@@ -156,7 +154,7 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
     const webhooks = await store.listWebhooks(event.tenant)
     const brief = webhooks.length > 0 ? await options.store.brief(key) : null
     if (!brief) return counted(await store.settleEvent(event, none))
-    const summary = options.summarise(brief, staleBefore())
+    const summary: AlertSummary = sessionSummary(brief, staleBefore())
     let targets = webhooks.filter((w) => subscribes(w, type))
     const plan: Dispatch = { ...none }
     if (event.kind === 'stale') {

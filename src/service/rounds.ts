@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import { fillOrigin, type OriginUpdate } from '../core/origin.js'
+import { computeProgress } from '../core/progress.js'
 import type { Session, SessionKey } from '../core/session.js'
 import { applyRound, type RoundOutcome, type RoundRequest } from '../dialects/round.js'
 import type { IdempotentReply, Updater } from '../store/types.js'
@@ -163,5 +164,26 @@ export async function reportRound<Text extends string>(
     // only when nothing committed: the release is a no-op once the reply is stored
     await deps.store.releaseIdempotency(scope, claim.token).catch(() => undefined)
     throw error
+  }
+}
+
+/**
+ * The reply to a round.
+ * @param outcome - what the round did
+ */
+export function roundReply(outcome: RoundOutcome) {
+  const { session } = outcome
+  return {
+    session_id: session.session_id,
+    dialect: session.dialect,
+    round: session.round,
+    version: session.version,
+    results: outcome.results,
+    used_todo: outcome.used_todo,
+    rounds_since_todo: session.rounds_since_todo,
+    reminder: outcome.reminder,
+    notice: outcome.notice,
+    dropped: outcome.dropped,
+    progress: computeProgress(session.items),
   }
 }

@@ -13,7 +13,8 @@ import {
   type SessionSettings,
 } from '../core/session.js'
 import { resolveDialect } from '../dialects/round.js'
-import { editRefusal, pendEdit } from '../ingest/edit.js'
+import { editRefusal } from '../agents/index.js'
+import { pendEdit } from '../ingest/edit.js'
 import type { ServiceDeps } from './deps.js'
 import { ServiceError, sessionNotFound } from './errors.js'
 import { updateWithinQuota } from './rounds.js'

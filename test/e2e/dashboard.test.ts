@@ -882,7 +882,7 @@ describe('The dashboard in headless Chromium', { skip, timeout: 60_000 }, () => 
             type: 'session.ended',
             session: '#session=hooked-1',
             facts: '2 attempts · HTTP 500',
-            error: 'HTTP 500: nope',
+            error: 'HTTP 500',
           },
         ])
         // the session link opens the session

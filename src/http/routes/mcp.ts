@@ -53,7 +53,7 @@ import { ServiceError } from '../problem.js'
 import type { ServiceDeps } from '../../service/deps.js'
 import { runRound } from '../../service/rounds.js'
 import { SESSION_ID_PATTERN } from '../schemas.js'
-import { renderedList } from '../views.js'
+import { renderedList } from '../../service/views.js'
 
 export const MCP_PATH = '/mcp'
 

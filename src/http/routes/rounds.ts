@@ -4,13 +4,12 @@
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { RoundOutcome } from '../../dialects/round.js'
-import { reportRound } from '../../service/rounds.js'
+import { reportRound, roundReply } from '../../service/rounds.js'
 import { serviceDepsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import { originHintsOf } from '../origin-headers.js'
 import { problemResponses } from '../problem.js'
 import { RoundReply, RoundRequest, SessionIdParam } from '../schemas.js'
-import { roundReply } from '../views.js'
 import { registerDocumented, validInput } from '../route-input.js'
 import { jsonResponse, jsonText } from '../typed-response.js'
 

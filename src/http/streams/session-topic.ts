@@ -6,7 +6,7 @@
 import type { Session, SessionKey, SessionState } from '../../core/session.js'
 import type { ChangeEvent } from '../../store/types.js'
 import { stringifySliced, yieldToLoop } from '../json-parts.js'
-import { historicalView, sessionView, stateOf } from '../views.js'
+import { historicalView, sessionView, stateOf } from '../../service/views.js'
 import { encodeMessage, type SseStream } from './sse.js'
 import { deleteFrame, Outbox, Topic, type HubContext } from './topic.js'
 

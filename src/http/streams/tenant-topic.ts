@@ -6,7 +6,7 @@
  */
 import type { ChangeEvent } from '../../store/types.js'
 import { jsonArrayWithin, PAGE_BYTES, yieldToLoop } from '../json-parts.js'
-import { sessionSummary } from '../views.js'
+import { sessionSummary } from '../../service/views.js'
 import { encodeMessage, type SseStream } from './sse.js'
 import { deleteFrame, Outbox, Topic, type HubContext } from './topic.js'
 

@@ -7,13 +7,13 @@
 import { $, el, setText } from './dom.js'
 import { renderEditForm } from './edit-form.js'
 import { absoluteTime, relativeTime } from './format.js'
-import { CLAUDE_TODO_TOOLS_ENV, OUTCOME_LABEL, STATUS_LABEL, STATUS_MARK } from './labels.js'
+import { OUTCOME_LABEL, STATUS_LABEL, STATUS_MARK } from './labels.js'
 import { canEdit } from './role.js'
 import {
   agentLabel,
   badOutcome,
   badges,
-  isClaude,
+  todoToolsSwitch,
   isObserved,
   kindOf,
   nestedId,
@@ -102,10 +102,11 @@ function renderNoTools(view) {
     el('strong', { text: todoToolsText(view) }),
     el('div', {
       class: 'item-sub',
-      text: isClaude(view)
-        ? 'Claude Code offers its todo tools on current models only when ' +
-          CLAUDE_TODO_TOOLS_ENV +
-          '=1 is in its environment: without them there is no list to show.'
+      text: todoToolsSwitch(view)
+        ? agentLabel(view) +
+          ' offers its todo tools only with ' +
+          todoToolsSwitch(view) +
+          ' set: without them there is no list to show.'
         : 'The agent has no todo tool: there is no list to show.',
     })
   )

@@ -25,24 +25,6 @@ export const STATUS_MARK = {
   blocked: '!',
 }
 
-// the observed agents, by a session's `source`; sessions fed by rounds have no badge
-/** @type {Record<string, string>} */
-export const AGENT_LABEL = {
-  'claude-code': 'Claude Code',
-  'claude-agent-sdk': 'Claude Agent SDK',
-  codex: 'Codex',
-  'gemini-cli': 'Gemini CLI',
-  openhands: 'OpenHands',
-  'qwen-code': 'Qwen Code',
-  opencode: 'opencode',
-  kilo: 'Kilo CLI',
-  acp: 'ACP agent',
-  copilot: 'Copilot CLI',
-}
-
-/** Claude Code's switch for its todo tools, off by default on current models. */
-export const CLAUDE_TODO_TOOLS_ENV = 'CLAUDE_CODE_ENABLE_TODO_TOOLS'
-
 /** @type {Record<string, string>} */
 export const OUTCOME_LABEL = {
   completed: 'Ended · completed',

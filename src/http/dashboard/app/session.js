@@ -6,7 +6,8 @@
  */
 import { el } from './dom.js'
 import { STALE_AFTER_MS } from './format.js'
-import { AGENT_LABEL, CLAUDE_TODO_TOOLS_ENV, OUTCOME_LABEL } from './labels.js'
+import { AGENTS } from './agents.js'
+import { OUTCOME_LABEL } from './labels.js'
 
 /** @typedef {import('./types.js').Shown} Shown */
 /** @typedef {import('./types.js').Progress} Progress */
@@ -32,11 +33,19 @@ export function isObserved(s) {
 }
 
 /**
- * Whether Claude (Code or the Agent SDK) runs the session.
+ * The observed agent of the session (generated from its descriptor: app/agents.js), or undefined.
  * @param {Shown} s
  */
-export function isClaude(s) {
-  return s.source === 'claude-code' || s.source === 'claude-agent-sdk'
+function agentOf(s) {
+  return s.source && Object.hasOwn(AGENTS, s.source) ? AGENTS[s.source] : undefined
+}
+
+/**
+ * What turns the agent's todo tools on (Claude's `CLAUDE_CODE_ENABLE_TODO_TOOLS=1`), or null.
+ * @param {Shown} s
+ */
+export function todoToolsSwitch(s) {
+  return agentOf(s)?.todoToolsSwitch ?? null
 }
 
 /**
@@ -44,7 +53,7 @@ export function isClaude(s) {
  * @param {Shown} s
  */
 export function agentLabel(s) {
-  return AGENT_LABEL[s.source] || s.source
+  return agentOf(s)?.label || s.source
 }
 
 /**
@@ -61,7 +70,8 @@ export function todoToolsOff(s) {
  * @param {Shown} s
  */
 export function todoToolsText(s) {
-  return isClaude(s) ? 'todo tools off (set ' + CLAUDE_TODO_TOOLS_ENV + '=1)' : 'todo tools off'
+  const toggle = todoToolsSwitch(s)
+  return toggle ? 'todo tools off (set ' + toggle + ')' : 'todo tools off'
 }
 
 /**

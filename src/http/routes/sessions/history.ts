@@ -11,7 +11,7 @@ import { problemResponses, sessionNotFound } from '../../problem.js'
 import { jsonReply, notModifiedResponse } from '../../route-config.js'
 import { History, HistoryQuery } from '../../schemas.js'
 import { jsonResponse, serialised } from '../../typed-response.js'
-import { historyViewText } from '../../views.js'
+import { historyViewText } from '../../../service/views.js'
 import {
   etagHeader,
   invalidCursor,

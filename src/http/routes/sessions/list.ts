@@ -18,7 +18,7 @@ import { problemResponses } from '../../problem.js'
 import { jsonReply, notModifiedResponse } from '../../route-config.js'
 import { ListQuery, SessionList } from '../../schemas.js'
 import { jsonResponse, serialised } from '../../typed-response.js'
-import { sessionSummary } from '../../views.js'
+import { sessionSummary } from '../../../service/views.js'
 import { invalidCursor, staleBefore, type SessionRoutesDeps } from './shared.js'
 
 export const listSessionsRoute = createRoute({

@@ -7,7 +7,7 @@ import { loadSession } from '../../../service/sessions.js'
 import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
 import { notModifiedResponse } from '../../route-config.js'
-import { renderedList } from '../../views.js'
+import { renderedList } from '../../../service/views.js'
 import {
   etagHeader,
   etagOf,

@@ -15,7 +15,7 @@ import { requestHeader } from '../../route-input.js'
 import { jsonReply, resourceRoute } from '../../route-config.js'
 import { SessionIdParam, SessionView } from '../../schemas.js'
 import { emptyResponse, jsonResponse, serialised } from '../../typed-response.js'
-import { sessionView } from '../../views.js'
+import { sessionView } from '../../../service/views.js'
 
 /** What a session operation's handler is built from. */
 export interface SessionRoutesDeps {

@@ -1,8 +1,8 @@
 /**
- * @module http/views
- * The JSON a session is shown as.
+ * @module service/views
+ * The JSON a session is shown as: built here, with the use cases, so the HTTP routes, the streams
+ * and the alert worker's payload (`sessionSummary`) all show one shape (http/schemas documents it).
  */
-import type { z } from '@hono/zod-openapi'
 import { labelsOf, originOf } from '../core/origin.js'
 import { computeProgress, currentItem } from '../core/progress.js'
 import { isReminderDue } from '../core/reminder.js'
@@ -16,9 +16,8 @@ import {
   type SessionState,
   itemsKnown,
 } from '../core/session.js'
-import { resolveDialect, type RoundOutcome } from '../dialects/round.js'
-import type * as S from './schemas.js'
-import { editRefusal } from '../ingest/edit.js'
+import { resolveDialect } from '../dialects/round.js'
+import { editRefusal } from '../agents/index.js'
 import { getDialect } from '../dialects/registry.js'
 import { briefColumns, type SessionBrief } from '../store/brief.js'
 import type { HistoryText } from '../store/types.js'
@@ -33,7 +32,7 @@ const waitingView = (session: Session) => {
 }
 
 /** What an observed session adds to its view; null for sessions fed by rounds. */
-function observedView(session: Session): z.infer<typeof S.ObservedView> | null {
+function observedView(session: Session) {
   const observed = session.observed
   if (!observed) return null
   const edit = observed.pending_edit
@@ -66,7 +65,7 @@ export const stateOf = (session: Session, staleBefore: number): SessionState =>
  * @param session - the stored session
  * @param staleBefore - epoch ms: unfinished sessions unchanged since are stale
  */
-export function sessionView(session: Session, staleBefore: number): z.infer<typeof S.SessionView> {
+export function sessionView(session: Session, staleBefore: number) {
   return {
     session_id: session.session_id,
     dialect: session.dialect,
@@ -100,10 +99,7 @@ export function sessionView(session: Session, staleBefore: number): z.infer<type
  * @param brief - the session's brief
  * @param staleBefore - epoch ms: unfinished sessions unchanged since are stale
  */
-export function sessionSummary(
-  brief: SessionBrief,
-  staleBefore: number
-): z.infer<typeof S.SessionSummary> {
+export function sessionSummary(brief: SessionBrief, staleBefore: number) {
   const state = sessionState(briefColumns(brief), brief.updated_at, staleBefore)
   const policy = getDialect(brief.dialect)?.reminder
   return {
@@ -130,27 +126,6 @@ export function sessionSummary(
     origin: originOf(brief),
     labels: labelsOf(brief),
     updated_at: iso(brief.updated_at),
-  }
-}
-
-/**
- * The reply to a round.
- * @param outcome - what the round did
- */
-export function roundReply(outcome: RoundOutcome): z.infer<typeof S.RoundReply> {
-  const { session } = outcome
-  return {
-    session_id: session.session_id,
-    dialect: session.dialect,
-    round: session.round,
-    version: session.version,
-    results: outcome.results,
-    used_todo: outcome.used_todo,
-    rounds_since_todo: session.rounds_since_todo,
-    reminder: outcome.reminder,
-    notice: outcome.notice,
-    dropped: outcome.dropped,
-    progress: computeProgress(session.items),
   }
 }
 
