@@ -20,7 +20,7 @@ export const ClaudeHookInput = hookInput(
   {
     hook_event_name: z.string().openapi({
       description:
-        'Any event. Read: PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, Stop, StopFailure, SubagentStop, Notification (idle_prompt, permission_prompt).',
+        'Any event. Read: PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, Stop (background_tasks), StopFailure, SubagentStop, Notification (idle_prompt, permission_prompt, agent_needs_input, worker_permission_prompt), PermissionRequest, Elicitation, Interrupt.',
     }),
     agent_id: z.string().optional().openapi({ description: 'Set when a subagent fired the hook' }),
     ...HOOK_TOOL_FIELDS,
@@ -91,7 +91,15 @@ export const claudeCode: AgentDescriptor<'claude-code'> = {
   lifecycle: {
     starts: ['SessionStart'],
     ends: ['SessionEnd', 'SubagentStop'],
-    waits: ['Notification idle_prompt', 'Notification permission_prompt'],
+    waits: [
+      'Notification idle_prompt',
+      'Notification permission_prompt',
+      'Notification agent_needs_input',
+      'Notification worker_permission_prompt',
+      'PermissionRequest',
+      'Elicitation',
+      'Interrupt',
+    ],
   },
   reply: { schema: ClaudeHookReply, of: hookReply },
 }

@@ -743,6 +743,8 @@ export interface components {
             /** @description A subagent's list: the main session */
             parent: string | null;
             waiting: components["schemas"]["Waiting"] | null;
+            /** @description Background work the agent still runs (Claude Code Stop `background_tasks`): while above 0 the session is not done */
+            background: number;
             /** @description null for sessions fed by rounds */
             observed: components["schemas"]["ObservedView"] | null;
             origin: components["schemas"]["Origin"];
@@ -775,6 +777,27 @@ export interface components {
             reason: string;
             message: string | null;
             at: string;
+            request?: components["schemas"]["DecisionRequest"];
+        };
+        /** @description A request the agent holds open for an answer from elsewhere (a `?decide=1` hook): answer it with POST /v1/sessions/{id}/decisions (docs/decisions.md) */
+        DecisionRequest: {
+            id: string;
+            /** @enum {string} */
+            kind: "permission" | "question" | "elicitation";
+            tool: string | null;
+            /** @description The tool's input; past 4 KB of JSON, its JSON text cut there (a string) */
+            input?: unknown;
+            options: components["schemas"]["DecisionOption"][];
+            questions?: unknown;
+            expires_at: string;
+            /** @description The agent route that holds it open */
+            channel: string;
+        };
+        DecisionOption: {
+            id: string;
+            label: string;
+            /** @enum {string} */
+            kind: "allow_once" | "allow_always" | "deny" | "answer";
         };
         ObservedView: {
             /** @description Whether the agent has todo tools at all (false: Claude Code without CLAUDE_CODE_ENABLE_TODO_TOOLS=1 on current models); null when unknown */
@@ -788,6 +811,19 @@ export interface components {
             } | null;
             /** @description Calls seen whose result has not arrived yet */
             pending_calls: number;
+            last_decision: components["schemas"]["LastDecision"] | null;
+        };
+        /** @description How the last request was answered: allowed, denied or answered by a person (`by`, from `channel`: api, dashboard, slack), answered_elsewhere (at the agent's own prompt), expired */
+        LastDecision: {
+            request_id: string;
+            /** @enum {string} */
+            kind: "permission" | "question" | "elicitation";
+            tool: string | null;
+            /** @enum {string} */
+            outcome: "allowed" | "denied" | "answered" | "answered_elsewhere" | "expired";
+            by: string | null;
+            channel: string;
+            at: string;
         };
         /** @description Filled once, field by field, from the agent's events, the X-Agent-User/-Host/-Repo/-Branch headers and a first round or PUT body; a set field is never rewritten. */
         Origin: {
@@ -879,6 +915,8 @@ export interface components {
             /** @description A subagent's list: the main session */
             parent: string | null;
             waiting: components["schemas"]["Waiting"] | null;
+            /** @description Background work the agent still runs (Claude Code Stop `background_tasks`): while above 0 the session is not done */
+            background: number;
             /** @description The view's observed.todo_tools: false when the agent has no todo tools */
             todo_tools: boolean | null;
             origin: components["schemas"]["Origin"];
@@ -910,7 +948,7 @@ export interface components {
         /** @description One Claude Code hook input, as its `"type": "http"` hook posts it */
         ClaudeHookInput: {
             session_id: string;
-            /** @description Any event. Read: PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, Stop, StopFailure, SubagentStop, Notification (idle_prompt, permission_prompt). */
+            /** @description Any event. Read: PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, Stop (background_tasks), StopFailure, SubagentStop, Notification (idle_prompt, permission_prompt, agent_needs_input, worker_permission_prompt), PermissionRequest, Elicitation, Interrupt. */
             hook_event_name: string;
             /** @description Set when a subagent fired the hook */
             agent_id?: string;

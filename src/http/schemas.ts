@@ -15,7 +15,14 @@ import {
   MAX_ORIGIN_FIELD,
   ORIGIN_FIELDS,
 } from '../core/origin.js'
-import { ENDED_OUTCOMES, SESSION_SOURCES, SESSION_STATES } from '../core/session.js'
+import {
+  DECISION_KINDS,
+  DECISION_OUTCOMES,
+  ENDED_OUTCOMES,
+  OPTION_KINDS,
+  SESSION_SOURCES,
+  SESSION_STATES,
+} from '../core/session.js'
 import { FLAVOURS } from '../dialects/flavour.js'
 import { DIALECT_NAMES } from '../dialects/registry.js'
 import { TOOL_FORMATS } from '../tools/formats.js'
@@ -218,6 +225,25 @@ export const SessionSourceName = z.enum(SESSION_SOURCES).openapi('SessionSource'
   description: 'What fed the session first: `rounds` (executed here) or the observed agent',
 })
 
+export const DecisionOptionView = z
+  .object({ id: z.string(), label: z.string(), kind: z.enum(OPTION_KINDS) })
+  .openapi('DecisionOption')
+
+export const DecisionRequestView = z
+  .object({
+    id: z.string(),
+    kind: z.enum(DECISION_KINDS),
+    tool: z.string().nullable(),
+    input: z.unknown().openapi({
+      description: "The tool's input; past 4 KB of JSON, its JSON text cut there (a string)",
+    }),
+    options: z.array(DecisionOptionView),
+    questions: z.unknown().optional(),
+    expires_at: z.string(),
+    channel: z.string().openapi({ description: 'The agent route that holds it open' }),
+  })
+  .openapi('DecisionRequest')
+
 export const Waiting = z
   .object({
     reason: z.string().openapi({
@@ -226,8 +252,27 @@ export const Waiting = z
     }),
     message: z.string().nullable(),
     at: z.string(),
+    request: DecisionRequestView.optional().openapi({
+      description:
+        'A request the agent holds open for an answer from elsewhere (a `?decide=1` hook): answer it with POST /v1/sessions/{id}/decisions (docs/decisions.md)',
+    }),
   })
   .openapi('Waiting', { description: 'The observed agent waits for a person (not stale)' })
+
+export const LastDecision = z
+  .object({
+    request_id: z.string(),
+    kind: z.enum(DECISION_KINDS),
+    tool: z.string().nullable(),
+    outcome: z.enum(DECISION_OUTCOMES),
+    by: z.string().nullable(),
+    channel: z.string(),
+    at: z.string(),
+  })
+  .openapi('LastDecision', {
+    description:
+      "How the last request was answered: allowed, denied or answered by a person (`by`, from `channel`: api, dashboard, slack), answered_elsewhere (at the agent's own prompt), expired",
+  })
 
 export const ObservedView = z
   .object({
@@ -244,6 +289,7 @@ export const ObservedView = z
       .number()
       .int()
       .openapi({ description: 'Calls seen whose result has not arrived yet' }),
+    last_decision: orNull(LastDecision),
   })
   .openapi('ObservedView')
 
@@ -271,6 +317,10 @@ export const SessionView = z
     source: SessionSourceName,
     parent: z.string().nullable().openapi({ description: "A subagent's list: the main session" }),
     waiting: orNull(Waiting),
+    background: z.number().int().openapi({
+      description:
+        'Background work the agent still runs (Claude Code Stop `background_tasks`): while above 0 the session is not done',
+    }),
     observed: orNull(ObservedView).openapi({ description: 'null for sessions fed by rounds' }),
     origin: Origin,
     labels: Labels,
@@ -341,6 +391,10 @@ export const SessionSummary = z
     source: SessionSourceName,
     parent: z.string().nullable().openapi({ description: "A subagent's list: the main session" }),
     waiting: orNull(Waiting),
+    background: z.number().int().openapi({
+      description:
+        'Background work the agent still runs (Claude Code Stop `background_tasks`): while above 0 the session is not done',
+    }),
     todo_tools: z.boolean().nullable().openapi({
       description: "The view's observed.todo_tools: false when the agent has no todo tools",
     }),

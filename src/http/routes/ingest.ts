@@ -121,6 +121,7 @@ export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, me
           sessionId,
           fallbackId: route.session?.(params),
           origin: originHintsOf(c),
+          verifiedUser: c.get('keyUser'),
           signal: c.req.raw.signal,
           charge: async (units, refuse) => {
             const refused = await chargeWrites(c, units, refuse)
