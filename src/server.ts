@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { serve } from '@hono/node-server'
 import pino from 'pino'
-import { allowedHosts, loadConfig, serviceLimits } from './config.js'
+import { allowedHosts, decisionSettings, loadConfig, serviceLimits } from './config.js'
 import { loadKeysFile } from './http/auth.js'
 import { createApp } from './http/app.js'
 import { createMetrics } from './http/metrics.js'
@@ -103,6 +103,7 @@ async function main() {
       publicUrl: config.PUBLIC_URL ?? null,
       wake: () => alertWorker.wake(),
     },
+    decisions: decisionSettings(config),
   })
 
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {

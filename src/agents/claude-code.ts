@@ -13,6 +13,7 @@ import { isQwenHook } from '../ingest/qwen-code.js'
 import type { DeliveryOutcome } from '../ingest/agent.js'
 import { CLAUDE_FAMILY } from './claude.js'
 import { HOOK_TOOL_FIELDS, hookInput, ingestBody } from './schemas.js'
+import { claudeDecisions } from './decide.js'
 import type { AgentDescriptor } from './types.js'
 
 export const ClaudeHookInput = hookInput(
@@ -102,4 +103,5 @@ export const claudeCode: AgentDescriptor<'claude-code'> = {
     ],
   },
   reply: { schema: ClaudeHookReply, of: hookReply },
+  decide: claudeDecisions,
 }

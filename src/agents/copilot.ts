@@ -6,6 +6,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import { parseCopilot } from '../ingest/copilot.js'
+import { copilotDecisions } from './decide.js'
 import { valuesAgent } from './define.js'
 import { hookOrLines, ingestBody, streamLine } from './schemas.js'
 
@@ -65,4 +66,5 @@ export const copilot = valuesAgent({
     ends: ['sessionEnd', 'SessionEnd', 'result'],
     waits: ['permissionRequest', 'Notification permission_prompt'],
   },
+  decide: copilotDecisions,
 })

@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'session.done',
   'session.ended',
   'session.resumed',
+  'session.decided',
   'webhook.test',
 ] as const
 
@@ -38,7 +39,16 @@ export interface AlertPayload {
   at: number
   /** The session summary (with origin and labels, state, progress, current). */
   session: SummaryLine & Record<string, unknown>
-  waiting?: { reason: string; message?: string | null; since?: string } | null
+  waiting?: {
+    reason: string
+    message?: string | null
+    since?: string
+    /** The pending request a person may answer from elsewhere, and where (`decide_url`). */
+    request?: Record<string, unknown>
+    decide_url?: string | null
+  } | null
+  /** `session.decided`: the answer. */
+  decision?: { request_id: string; outcome: string; by: string | null; channel: string } | null
   ended?: { outcome: string; detail?: string | null; at?: string; unfinished?: string[] } | null
   /** The dashboard link (PUBLIC_URL), or null. */
   url: string | null
@@ -49,6 +59,7 @@ export function standardBody(payload: AlertPayload): string {
   const data: Record<string, unknown> = { session: payload.session }
   if (payload.waiting) data.waiting = payload.waiting
   if (payload.ended) data.ended = payload.ended
+  if (payload.decision) data.decision = payload.decision
   data.url = payload.url
   return JSON.stringify({ type: payload.type, timestamp: new Date(payload.at).toISOString(), data })
 }
@@ -59,6 +70,7 @@ const HEADLINES: Record<EventType, string> = {
   'session.done': 'is done',
   'session.ended': 'ended',
   'session.resumed': 'is working again',
+  'session.decided': 'was answered',
   'webhook.test': 'test delivery',
 }
 

@@ -26,10 +26,10 @@ export interface Ended {
 }
 
 /**
- * What caused a version: a counted round, an operator's PUT, the end of a run, or what an observed
- * agent did (ingest).
+ * What caused a version: a counted round, an operator's PUT, the end of a run, what an observed
+ * agent did (ingest), or a person's answer to its pending request (decision).
  */
-export type ChangeSource = 'round' | 'put' | 'end' | 'delete' | 'ingest'
+export type ChangeSource = 'round' | 'put' | 'end' | 'delete' | 'ingest' | 'decision'
 
 /** The agents whose own todo tools the service observes (`POST /v1/ingest/{source}`). */
 export const OBSERVED_SOURCES = [

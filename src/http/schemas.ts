@@ -44,7 +44,7 @@ export const DialectName = z.enum(DIALECT_NAMES).openapi('DialectName')
  * generator) or makes the component itself nullable.
  * @param schema - a schema registered with `.openapi(name)`
  */
-const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()])
+export const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()])
 // The caps the service configures (MAX_CONTENT_LENGTH, MAX_ITEMS, MAX_JSON_DEPTH,
 // MAX_SESSION_BYTES) are checked after the schema, with a 422 naming them; the schema only caps
 // at the largest value each may be configured to (LIMIT_CEILINGS), so it never refuses first.
@@ -428,7 +428,7 @@ export const HistoryEntry = z
   .object({
     version: z.number().int(),
     at: z.string(),
-    source: z.enum(['round', 'put', 'end', 'delete', 'ingest']),
+    source: z.enum(['round', 'put', 'end', 'delete', 'ingest', 'decision']),
     items: z.array(Item),
   })
   .openapi('HistoryEntry')

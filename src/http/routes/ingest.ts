@@ -15,8 +15,12 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { AGENT_LIST, AGENTS, type AgentDescriptor, type IngestRoute } from '../../agents/index.js'
 import { IngestQuery } from '../../agents/schemas.js'
+import type { DecisionPoint, HookDraft } from '../../agents/decide.js'
+import type { ParsedDelivery } from '../../ingest/agent.js'
+import type { WaitingEvent } from '../../ingest/events.js'
+import { holdForAnswer } from '../../service/decisions-hold.js'
 import { deliverObserved, type DeliverDeps } from '../../service/deliver-observed.js'
-import { limitsOf, type AppDeps } from '../deps.js'
+import { DEFAULT_DECISIONS, limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import type { Metrics } from '../metrics.js'
 import { originHintsOf } from '../origin-headers.js'
@@ -91,6 +95,29 @@ function deliveringAgent(
   return route.agentOf ? AGENTS[route.agentOf(query.data)] : agent
 }
 
+/**
+ * How long a decision point holds its hook: `DECISION_WAIT_SECONDS` where the agent shows its
+ * own prompt meanwhile, `DECISION_HOLD_SECONDS` where it shows none until the hook returns.
+ */
+const holdMsOf = (deps: AppDeps, point: DecisionPoint) =>
+  point.hold === 'wait'
+    ? (deps.decisions?.waitMs ?? DEFAULT_DECISIONS.waitMs)
+    : (deps.decisions?.holdMs ?? DEFAULT_DECISIONS.holdMs)
+
+/** A delivery whose wait carries the request its hook opens (the first wait of the hook). */
+function withRequest(
+  parsed: ParsedDelivery,
+  draft: HookDraft,
+  channel: string,
+  holdMs: number
+): ParsedDelivery {
+  const at = parsed.events.findIndex((event) => event.kind === 'waiting')
+  if (at === -1) return parsed
+  const events = [...parsed.events]
+  events[at] = { ...(events[at] as WaitingEvent), request: { ...draft, channel, holdMs } }
+  return { ...parsed, events }
+}
+
 /** Registers the ingest routes: every route of every agent (agents/). */
 export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
   // read per delivery, as the app's dependencies are (a test may set its clock or caps)
@@ -112,12 +139,20 @@ export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, me
         sessionId = query.data.session_id
       }
       const params = routeParams(c, route)
+      // a decision point (`?decide=1`): the hook is held for a person's answer
+      const point = c.req.query('decide') === '1' ? agent.decide : undefined
+      let draft: HookDraft | null = null
       try {
         const outcome = await deliverObserved(service(), {
           tenant: c.get('tenant'),
           agent,
           body: await c.req.text(),
-          parse: (body) => route.parse(body, params),
+          parse: (body) => {
+            const parsed = route.parse(body, params)
+            if (!point || body.kind !== 'json') return parsed
+            draft = point.draft(body.value)
+            return draft ? withRequest(parsed, draft, agent.source, holdMsOf(deps, point)) : parsed
+          },
           sessionId,
           fallbackId: route.session?.(params),
           origin: originHintsOf(c),
@@ -131,6 +166,14 @@ export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, me
             for (const event of events) metrics.ingestEvents.inc({ source, kind: event.kind })
           },
         })
+        if (point && draft) {
+          const record = await holdForAnswer(service(), {
+            key: { tenant: c.get('tenant'), sessionId: outcome.session_id },
+            match: (draft as HookDraft).match,
+            signal: c.req.raw.signal,
+          })
+          return c.json(point.reply(record), 200)
+        }
         return c.json(agent.reply.of(outcome), 200)
       } catch (error) {
         // the write limiter's own 429 (its problem and RateLimit headers), passed on as it made it
