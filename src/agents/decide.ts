@@ -5,6 +5,7 @@
  * request a hook input opens and how an answer is written in the agent's own hook output;
  * no answer is always the reply that decides nothing, so the agent asks at its own prompt.
  */
+import { z } from '@hono/zod-openapi'
 import {
   cutInput,
   PERMISSION_OPTIONS,
@@ -19,8 +20,56 @@ import { nonEmpty } from '../ingest/parse-kit.js'
 /** A request as a hook input opens it (the route adds its channel and hold). */
 export type HookDraft = Omit<RequestDraft, 'channel' | 'holdMs'>
 
+const PermissionDecision = z
+  .object({
+    behavior: z.enum(['allow', 'deny']),
+    message: z.string().optional(),
+    updatedInput: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi('HookPermissionDecision')
+
+/** A PermissionRequest hook's output (Claude Code, Qwen Code, Codex). */
+const PermissionOutput = z
+  .object({
+    hookSpecificOutput: z.object({
+      hookEventName: z.literal('PermissionRequest'),
+      decision: PermissionDecision,
+    }),
+  })
+  .openapi('PermissionRequestHookOutput', {
+    description: "With ?decide=1: a person's answer, as the agent's PermissionRequest hook output",
+  })
+
+/** An Elicitation hook's output (Claude Code). */
+const ElicitationOutput = z
+  .object({
+    hookSpecificOutput: z.object({
+      hookEventName: z.literal('Elicitation'),
+      action: z.enum(['accept', 'decline']),
+      content: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .openapi('ElicitationHookOutput', {
+    description: "With ?decide=1: a person's answer to an MCP elicitation",
+  })
+
+/** Copilot CLI's flat permissionRequest output. */
+const CopilotOutput = z
+  .object({ behavior: z.enum(['allow', 'deny']), message: z.string().optional() })
+  .openapi('CopilotPermissionOutput', {
+    description: "With ?decide=1: a person's answer, as Copilot CLI's permissionRequest output",
+  })
+
+/** No answer: the hook decides nothing, and the agent asks at its own prompt. */
+const NoDecision = z
+  .object({})
+  .strict()
+  .openapi('NoDecision', { description: 'With ?decide=1 and no answer: decides nothing' })
+
 /** An agent's decision point. */
 export interface DecisionPoint {
+  /** What its held hook replies (the 200's schema besides the agent's own reply). */
+  schema: z.ZodType
   /**
    * `wait`: the agent shows its own prompt while the hook is held (Claude Code), so the hold is
    * long (`DECISION_WAIT_SECONDS`); `short`: it shows none until the hook returns
@@ -89,6 +138,7 @@ const answered = (record: DecisionRecord | null): record is DecisionRecord =>
 
 /** Claude Code: `PermissionRequest` (AskUserQuestion too) and `Elicitation` HTTP hooks. */
 export const claudeDecisions: DecisionPoint = {
+  schema: z.union([PermissionOutput, ElicitationOutput, NoDecision]),
   hold: 'wait',
   draft(value) {
     const event = eventOf(value)
@@ -132,6 +182,7 @@ export const claudeDecisions: DecisionPoint = {
  * the person's own input (`ask_user_question`) is ignored by Qwen, so questions are not offered.
  */
 export const qwenDecisions: DecisionPoint = {
+  schema: z.union([PermissionOutput, NoDecision]),
   hold: 'short',
   draft: (value) =>
     isRecord(value) && eventOf(value) === 'PermissionRequest' ? permissionDraft(value) : null,
@@ -147,6 +198,7 @@ export const qwenDecisions: DecisionPoint = {
  * deny with a message: `updatedInput`, `interrupt` or `updatedPermissions` make Codex fail closed.
  */
 export const codexDecisions: DecisionPoint = {
+  schema: z.union([PermissionOutput, NoDecision]),
   hold: 'short',
   draft: (value) => {
     if (!isRecord(value) || eventOf(value) !== 'PermissionRequest') return null
@@ -162,6 +214,7 @@ export const codexDecisions: DecisionPoint = {
 
 /** Copilot CLI: its `permissionRequest` hook (camelCase or PascalCase); a flat reply. */
 export const copilotDecisions: DecisionPoint = {
+  schema: z.union([CopilotOutput, NoDecision]),
   hold: 'short',
   draft(value) {
     if (!isRecord(value)) return null

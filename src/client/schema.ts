@@ -990,6 +990,36 @@ export interface components {
                 additionalContext: string;
             };
         };
+        /** @description With ?decide=1: a person's answer, as the agent's PermissionRequest hook output */
+        PermissionRequestHookOutput: {
+            hookSpecificOutput: {
+                /** @enum {string} */
+                hookEventName: "PermissionRequest";
+                decision: components["schemas"]["HookPermissionDecision"];
+            };
+        };
+        HookPermissionDecision: {
+            /** @enum {string} */
+            behavior: "allow" | "deny";
+            message?: string;
+            updatedInput?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description With ?decide=1: a person's answer to an MCP elicitation */
+        ElicitationHookOutput: {
+            hookSpecificOutput: {
+                /** @enum {string} */
+                hookEventName: "Elicitation";
+                /** @enum {string} */
+                action: "accept" | "decline";
+                content?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description With ?decide=1 and no answer: decides nothing */
+        NoDecision: Record<string, never>;
         /** @description One Claude Code hook input, as its `"type": "http"` hook posts it */
         ClaudeHookInput: {
             session_id: string;
@@ -1174,6 +1204,12 @@ export interface components {
             error?: unknown;
         } & {
             [key: string]: unknown;
+        };
+        /** @description With ?decide=1: a person's answer, as Copilot CLI's permissionRequest output */
+        CopilotPermissionOutput: {
+            /** @enum {string} */
+            behavior: "allow" | "deny";
+            message?: string;
         };
         /** @description One GitHub Copilot CLI hook input: camelCase (`sessionId`, `timestamp` in ms, `toolName`, `toolArgs`, `toolResult`), or PascalCase (`hook_event_name`, `session_id`, ISO `timestamp`, `tool_name`, `tool_input`, `tool_result`) */
         CopilotHookInput: {
@@ -3050,6 +3086,8 @@ export interface operations {
             query?: {
                 /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
                 session_id?: string;
+                /** @description A decision point: the hook is held until a person answers its request or the hold ends, and the reply is the agent's own hook output (docs/decisions.md) */
+                decide?: "1";
             };
             header?: never;
             path?: never;
@@ -3068,7 +3106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClaudeHookReply"];
+                    "application/json": components["schemas"]["ClaudeHookReply"] | components["schemas"]["PermissionRequestHookOutput"] | components["schemas"]["ElicitationHookOutput"] | components["schemas"]["NoDecision"];
                 };
             };
             /** @description Bad Request */
@@ -3289,6 +3327,8 @@ export interface operations {
             query?: {
                 /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
                 session_id?: string;
+                /** @description A decision point: the hook is held until a person answers its request or the hold ends, and the reply is the agent's own hook output (docs/decisions.md) */
+                decide?: "1";
             };
             header?: never;
             path?: never;
@@ -3308,7 +3348,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IngestReply"];
+                    "application/json": components["schemas"]["IngestReply"] | components["schemas"]["PermissionRequestHookOutput"] | components["schemas"]["NoDecision"];
                 };
             };
             /** @description Bad Request */
@@ -3768,6 +3808,8 @@ export interface operations {
             query?: {
                 /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
                 session_id?: string;
+                /** @description A decision point: the hook is held until a person answers its request or the hold ends, and the reply is the agent's own hook output (docs/decisions.md) */
+                decide?: "1";
             };
             header?: never;
             path?: never;
@@ -3787,7 +3829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IngestReply"];
+                    "application/json": components["schemas"]["IngestReply"] | components["schemas"]["PermissionRequestHookOutput"] | components["schemas"]["NoDecision"];
                 };
             };
             /** @description Bad Request */
@@ -4130,6 +4172,8 @@ export interface operations {
             query?: {
                 /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
                 session_id?: string;
+                /** @description A decision point: the hook is held until a person answers its request or the hold ends, and the reply is the agent's own hook output (docs/decisions.md) */
+                decide?: "1";
             };
             header?: never;
             path?: never;
@@ -4149,7 +4193,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IngestReply"];
+                    "application/json": components["schemas"]["IngestReply"] | components["schemas"]["CopilotPermissionOutput"] | components["schemas"]["NoDecision"];
                 };
             };
             /** @description Bad Request */

@@ -11,7 +11,7 @@
  * onError answers) and its reply shaped by the descriptor. The write budget stays in HTTP: the
  * service is handed a `charge` that spends it.
  */
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { AGENT_LIST, AGENTS, type AgentDescriptor, type IngestRoute } from '../../agents/index.js'
 import { IngestQuery } from '../../agents/schemas.js'
@@ -40,18 +40,35 @@ const ingestRoute = (agent: AgentDescriptor, route: IngestRoute) =>
     tags: ['ingest'],
     summary: route.summary,
     request: {
-      query: route.query ? IngestQuery.extend(route.query.shape) : IngestQuery,
+      query: withDecide(agent, route.query ? IngestQuery.extend(route.query.shape) : IngestQuery),
       ...(route.params ? { params: route.params } : {}),
       body: route.body,
     },
     responses: {
       200: {
         description: 'Accepted',
-        content: { 'application/json': { schema: agent.reply.schema } },
+        content: {
+          'application/json': {
+            schema: agent.decide
+              ? z.union([agent.reply.schema, agent.decide.schema])
+              : agent.reply.schema,
+          },
+        },
       },
       ...problemResponses(400, 401, 403, 409, 413, 429, 503),
     },
   })
+
+/** The query of an agent with a decision point documents `?decide=1`. */
+const withDecide = (agent: AgentDescriptor, query: z.ZodObject) =>
+  agent.decide
+    ? query.extend({
+        decide: z.enum(['1']).optional().openapi({
+          description:
+            "A decision point: the hook is held until a person answers its request or the hold ends, and the reply is the agent's own hook output (docs/decisions.md)",
+        }),
+      })
+    : query
 
 /** The tenant's write budget does not hold the sessions a delivery touches: its 429 answers. */
 class WritesRefused extends Error {
