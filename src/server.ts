@@ -74,6 +74,7 @@ async function main() {
     retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     publicUrl: config.PUBLIC_URL ?? null,
+    slackButtons: config.SLACK_SIGNING_SECRET !== undefined,
   })
 
   let draining = false

@@ -3,6 +3,7 @@
  * The bodies of a delivery: `standard` (the event as JSON) and `slack` (one line of text for a
  * Slack or Mattermost incoming webhook).
  */
+import { slackDecisionBlocks, type SlackDecisionTarget } from './slack-blocks.js'
 
 /** Event types a webhook can subscribe to. */
 export const EVENT_TYPES = [
@@ -47,6 +48,8 @@ export interface AlertPayload {
     request?: Record<string, unknown>
     decide_url?: string | null
   } | null
+  /** Allow / Deny buttons for a `slack` body (Slack interactivity on, a pending request). */
+  slackDecision?: SlackDecisionTarget
   /** `session.decided`: the answer. */
   decision?: { request_id: string; outcome: string; by: string | null; channel: string } | null
   ended?: { outcome: string; detail?: string | null; at?: string; unfinished?: string[] } | null
@@ -102,5 +105,9 @@ export function slackBody(payload: AlertPayload): string {
     session.current?.content && `now: ${plain(session.current.content)}`,
   ].filter(Boolean)
   const link = payload.url ? ` <${payload.url}|open>` : ''
-  return JSON.stringify({ text: parts.join(' · ') + link })
+  const text = parts.join(' · ') + link
+  if (payload.slackDecision) {
+    return JSON.stringify({ text, blocks: slackDecisionBlocks(text, payload.slackDecision) })
+  }
+  return JSON.stringify({ text })
 }

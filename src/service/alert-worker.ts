@@ -47,6 +47,8 @@ export interface AlertWorkerOptions {
   allowPrivate: boolean
   /** `PUBLIC_URL`, for the dashboard link; null without one. */
   publicUrl: string | null
+  /** Slack interactivity is on (`SLACK_SIGNING_SECRET`): slack waiting alerts carry buttons. */
+  slackButtons?: boolean
   /** The session summary of a brief (http/views' `sessionSummary`, so alerts show what lists show). */
   summarise: (brief: SessionBrief, staleBefore: number) => AlertSummary
   resolver?: Resolver
@@ -194,6 +196,16 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
                 }
               : undefined,
           decision,
+          ...(waiting && options.slackButtons && brief.waiting?.request
+            ? {
+                slackDecision: {
+                  tenant: event.tenant,
+                  session_id: event.session_id,
+                  request_id: brief.waiting.request.id,
+                  tool: brief.waiting.request.tool,
+                },
+              }
+            : {}),
           ended:
             event.kind === 'ended' && brief.ended
               ? {

@@ -20,7 +20,7 @@ import { recordAudit, type AuditSink } from './decisions-audit.js'
 import { ServiceError, sessionNotFound } from './errors.js'
 
 /** How the caller was authenticated (the people contract: keys, tokens, sign-in, open access). */
-export type CallerVia = 'key' | 'token' | 'oidc' | 'open'
+export type CallerVia = 'key' | 'token' | 'oidc' | 'open' | 'slack'
 
 /** Who asks to answer. */
 export interface Caller {

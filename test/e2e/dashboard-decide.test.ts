@@ -13,6 +13,8 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { fixtureJson } from '../ingest-support.js'
 import { request, startServer, type ServerProcess } from './server-process.js'
 
+declare const localStorage: any
+
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
 const chromiumMissing = !existsSync(CHROMIUM)
 const skip =
