@@ -58,7 +58,12 @@ async function pendingId(store, session) {
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
 const summary = (ms) => {
   const sorted = [...ms].sort((a, b) => a - b)
-  return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) }
+  return {
+    n: sorted.length,
+    p50: quantile(sorted, 0.5),
+    p99: quantile(sorted, 0.99),
+    max: sorted.at(-1),
+  }
 }
 
 /** Decision → held reply, `n` times: the hook held by `holder`, answered through `answerer`. */
@@ -119,7 +124,7 @@ const mb = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10
 const gc = () => globalThis.gc?.()
 
 const results = {}
-const log = (...a) => process.stderr.write(a.join(" ") + "\n")
+const log = (...a) => process.stderr.write(a.join(' ') + '\n')
 {
   const store = createMemoryStore({ ttlMs: 3600_000, historyLimit: 50, now: Date.now })
   const one = { app: appOn(store), store }
@@ -131,7 +136,7 @@ const log = (...a) => process.stderr.write(a.join(" ") + "\n")
   const app = appOn(store)
   // warm both paths, then the baseline
   await roundCost(app, 500, 'warm')
-  await answerTimes(5, { app, store }, { app, store }, 'warm')
+  await answerTimes(5, { app, store }, { app, store }, 'warm-decide')
   const base1 = await roundCost(app, rounds, 'base')
   gc()
   const before = process.memoryUsage()
@@ -140,7 +145,7 @@ const log = (...a) => process.stderr.write(a.join(" ") + "\n")
   for (let i = 0; i < held; i++) await pendingId(store, `held-${i}`)
   gc()
   const during = process.memoryUsage()
-  const withHeld = await roundCost(app, rounds, 'held')
+  const withHeld = await roundCost(app, rounds, 'rounds-with-held')
   // release them: each answered
   for (let i = 0; i < held; i++) {
     const id = await pendingId(store, `held-${i}`)
