@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { KEY_PREFIX_PATTERN } from './core/ids.js'
 import { LIMIT_CEILINGS } from './core/limits.js'
 import { parseAuthKeys, type KeyTable } from './http/auth.js'
-import { DEFAULT_LIMITS, type ServiceLimits } from './http/deps.js'
+import { DEFAULT_LIMITS, type DecisionSettings, type ServiceLimits } from './http/deps.js'
 import { parseRetrySchedule } from './alerts/retry-schedule.js'
 
 /**
@@ -109,6 +109,16 @@ const EnvSchema = z
         }
       }),
     MAX_WEBHOOKS_PER_TENANT: int(0, 10_000, 20),
+    // decisions (docs/decisions.md)
+    DECISION_WAIT_SECONDS: int(1, 3600, 300),
+    DECISION_HOLD_SECONDS: int(1, 600, 20),
+    DECISIONS_OPEN: z
+      .enum(['true', 'false'], { error: 'true or false' })
+      .default('false')
+      .transform((flag) => flag === 'true'),
+    SLACK_SIGNING_SECRET: z.string().min(8).optional(),
+    SLACK_BOT_TOKEN: z.string().min(8).optional(),
+    SLACK_API_URL: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
   })
   .transform((env) => ({
     ...env,
@@ -173,5 +183,27 @@ export function serviceLimits(config: Config): ServiceLimits {
     maxSessionsPerTenant: config.MAX_SESSIONS_PER_TENANT,
     maxStreamsPerTenant: config.MAX_STREAMS_PER_TENANT,
     maxStreamBacklogBytes: config.MAX_STREAM_BACKLOG_BYTES,
+  }
+}
+
+/**
+ * The decision settings (SPEC "Decisions"): the two holds in ms, `DECISIONS_OPEN`, and Slack's
+ * interactivity when `SLACK_SIGNING_SECRET` is set.
+ * @param config - the parsed environment
+ */
+export function decisionSettings(config: Config): DecisionSettings {
+  return {
+    waitMs: config.DECISION_WAIT_SECONDS * 1000,
+    holdMs: config.DECISION_HOLD_SECONDS * 1000,
+    open: config.DECISIONS_OPEN,
+    ...(config.SLACK_SIGNING_SECRET
+      ? {
+          slack: {
+            signingSecret: config.SLACK_SIGNING_SECRET,
+            ...(config.SLACK_BOT_TOKEN ? { botToken: config.SLACK_BOT_TOKEN } : {}),
+            ...(config.SLACK_API_URL ? { apiUrl: config.SLACK_API_URL } : {}),
+          },
+        }
+      : {}),
   }
 }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { serve } from '@hono/node-server'
 import pino from 'pino'
-import { allowedHosts, listenHost, loadConfig, serviceLimits } from './config.js'
+import { allowedHosts, decisionSettings, listenHost, loadConfig, serviceLimits } from './config.js'
 import { loadKeysFile } from './http/auth.js'
 import { createApp } from './http/app.js'
 import { createMetrics } from './http/metrics.js'
@@ -88,6 +88,7 @@ async function main() {
     retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     publicUrl: config.PUBLIC_URL ?? null,
+    slackButtons: config.SLACK_SIGNING_SECRET !== undefined,
   })
 
   let draining = false
@@ -117,6 +118,7 @@ async function main() {
       publicUrl: config.PUBLIC_URL ?? null,
       wake: () => alertWorker.wake(),
     },
+    decisions: decisionSettings(config),
   })
 
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: host }, (info) => {

@@ -8,8 +8,19 @@
 # `origin`, else the first, without any user:token@ in its URL) and X-Agent-Branch.
 # Prints nothing and always exits 0: the agent reads a hook's stdout as instructions, and a
 # service that is down must never stop the agent (it costs at most the 5 s timeout).
-source="${1:?usage: forward-hook.sh claude-code|codex|gemini-cli}"
+#
+#   forward-hook.sh codex --decide      (a PermissionRequest hook: docs/decisions.md)
+# With --decide the service may hold the hook until a person answers from the dashboard, Slack
+# or the API (DECISION_HOLD_SECONDS, default 20 s; at most AGENT_TODOS_DECIDE_TIMEOUT, default
+# 30 s, here), and the answer is printed as the hook's output. No answer, an error or a service
+# that is down prints nothing: the agent asks at its own prompt.
+source="${1:?usage: forward-hook.sh claude-code|codex|gemini-cli [--decide]}"
 url="${AGENT_TODOS_URL:-http://127.0.0.1:8080}/v1/ingest/$source"
+decide=''
+if [ "${2:-}" = "--decide" ]; then
+  decide=1
+  url="$url?decide=1"
+fi
 
 # one header line: control characters dropped (no header injection), nothing when empty
 header() {
@@ -49,6 +60,15 @@ while IFS= read -r line; do
 done <<EOF
 $headers
 EOF
+if [ -n "$decide" ]; then
+  # the reply is printed only when it is a decision (2xx and a hookSpecificOutput)
+  reply=$(curl -sS -f --max-time "${AGENT_TODOS_DECIDE_TIMEOUT:-30}" \
+    -H 'Content-Type: application/json' "$@" --data-binary @- "$url" 2>/dev/null) || reply=''
+  case "$reply" in
+  *'"hookSpecificOutput"'*) printf '%s\n' "$reply" ;;
+  esac
+  exit 0
+fi
 curl -sS --max-time 5 -o /dev/null -H 'Content-Type: application/json' "$@" \
   --data-binary @- "$url" || true
 exit 0

@@ -10,6 +10,7 @@ import { parseClaudeHook } from '../ingest/claude-code.js'
 import type { DeliveryOutcome } from '../ingest/agent.js'
 import { CLAUDE_FAMILY } from './claude.js'
 import { HOOK_TOOL_FIELDS, hookInput, ingestBody } from './schemas.js'
+import { claudeDecisions } from './decide.js'
 import type { AgentDescriptor } from './types.js'
 
 export const ClaudeHookInput = hookInput(
@@ -17,7 +18,7 @@ export const ClaudeHookInput = hookInput(
   {
     hook_event_name: z.string().openapi({
       description:
-        'Any event. Read: PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, Stop, StopFailure, SubagentStop, Notification (idle_prompt, permission_prompt).',
+        'Any event. Read: PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, Stop (background_tasks), StopFailure, SubagentStop, Notification (idle_prompt, permission_prompt, agent_needs_input, worker_permission_prompt), PermissionRequest, Elicitation, Interrupt.',
     }),
     agent_id: z.string().optional().openapi({ description: 'Set when a subagent fired the hook' }),
     ...HOOK_TOOL_FIELDS,
@@ -80,7 +81,16 @@ export const claudeCode: AgentDescriptor<'claude-code'> = {
   lifecycle: {
     starts: ['SessionStart'],
     ends: ['SessionEnd', 'SubagentStop'],
-    waits: ['Notification idle_prompt', 'Notification permission_prompt'],
+    waits: [
+      'Notification idle_prompt',
+      'Notification permission_prompt',
+      'Notification agent_needs_input',
+      'Notification worker_permission_prompt',
+      'PermissionRequest',
+      'Elicitation',
+      'Interrupt',
+    ],
   },
   reply: { schema: ClaudeHookReply, of: hookReply },
+  decide: claudeDecisions,
 }

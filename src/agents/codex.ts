@@ -6,6 +6,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import { parseCodex } from '../ingest/codex.js'
+import { codexDecisions } from './decide.js'
 import { valuesAgent } from './define.js'
 import { HOOK_TOOL_FIELDS, hookInput, hookOrLines, ingestBody, streamLine } from './schemas.js'
 
@@ -39,4 +40,5 @@ export const codex = valuesAgent({
     ends: ['SessionEnd', 'turn.completed', 'turn.failed'],
     waits: ['request_user_input'],
   },
+  decide: codexDecisions,
 })

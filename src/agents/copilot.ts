@@ -7,6 +7,7 @@
 import { z } from '@hono/zod-openapi'
 import { isRecord } from '../dialects/json.js'
 import { isCopilotHook, parseCopilot } from '../ingest/copilot.js'
+import { copilotDecisions } from './decide.js'
 import { valuesAgent } from './define.js'
 import { hookOrLines, ingestBody, streamLine } from './schemas.js'
 
@@ -68,4 +69,5 @@ export const copilot = valuesAgent({
     ends: ['sessionEnd', 'SessionEnd', 'result'],
     waits: ['permissionRequest', 'Notification permission_prompt'],
   },
+  decide: copilotDecisions,
 })

@@ -6,6 +6,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import { isQwenHook, parseQwen } from '../ingest/qwen-code.js'
+import { qwenDecisions } from './decide.js'
 import { valuesAgent } from './define.js'
 import { HOOK_TOOL_FIELDS, hookInput, hookOrLines, ingestBody, streamLine } from './schemas.js'
 
@@ -51,4 +52,5 @@ export const qwenCode = valuesAgent({
     ends: ['SessionEnd'],
     waits: ['PermissionRequest', 'Notification', 'control_request'],
   },
+  decide: qwenDecisions,
 })

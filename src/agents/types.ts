@@ -7,6 +7,7 @@ import type { z } from '@hono/zod-openapi'
 import type { ObservedSource } from '../core/session.js'
 import type { ParsedBody } from '../ingest/body.js'
 import type { DeliveryOutcome, ObservedAgent, ParsedDelivery } from '../ingest/agent.js'
+import type { DecisionPoint } from './decide.js'
 
 /** The OpenAPI request body of an ingest route (`ingestBody`). */
 export interface IngestRequestBody {
@@ -89,4 +90,6 @@ export interface AgentDescriptor<S extends ObservedSource = ObservedSource> exte
    * parse a body, the registry refuses one another agent `claims`, naming that agent's route.
    */
   mimicked?: true
+  /** Its decision point: a hook that may take a person's answer (`?decide=1`), if it has one. */
+  decide?: DecisionPoint
 }

@@ -3,6 +3,7 @@
  * The bodies of a delivery: `standard` (the event as JSON) and `slack` (one line of text for a
  * Slack or Mattermost incoming webhook).
  */
+import { slackDecisionBlocks, type SlackDecisionTarget } from './slack-blocks.js'
 
 /** Event types a webhook can subscribe to. */
 export const EVENT_TYPES = [
@@ -11,6 +12,7 @@ export const EVENT_TYPES = [
   'session.done',
   'session.ended',
   'session.resumed',
+  'session.decided',
   'webhook.test',
 ] as const
 
@@ -38,7 +40,18 @@ export interface AlertPayload {
   at: number
   /** The session summary (with origin and labels, state, progress, current). */
   session: SummaryLine & Record<string, unknown>
-  waiting?: { reason: string; message?: string | null; since?: string } | null
+  waiting?: {
+    reason: string
+    message?: string | null
+    since?: string
+    /** The pending request a person may answer from elsewhere, and where (`decide_url`). */
+    request?: Record<string, unknown>
+    decide_url?: string | null
+  } | null
+  /** Allow / Deny buttons for a `slack` body (Slack interactivity on, a pending request). */
+  slackDecision?: SlackDecisionTarget
+  /** `session.decided`: the answer. */
+  decision?: { request_id: string; outcome: string; by: string | null; channel: string } | null
   ended?: { outcome: string; detail?: string | null; at?: string; unfinished?: string[] } | null
   /** The dashboard link (PUBLIC_URL), or null. */
   url: string | null
@@ -49,6 +62,7 @@ export function standardBody(payload: AlertPayload): string {
   const data: Record<string, unknown> = { session: payload.session }
   if (payload.waiting) data.waiting = payload.waiting
   if (payload.ended) data.ended = payload.ended
+  if (payload.decision) data.decision = payload.decision
   data.url = payload.url
   return JSON.stringify({ type: payload.type, timestamp: new Date(payload.at).toISOString(), data })
 }
@@ -59,6 +73,7 @@ const HEADLINES: Record<EventType, string> = {
   'session.done': 'is done',
   'session.ended': 'ended',
   'session.resumed': 'is working again',
+  'session.decided': 'was answered',
   'webhook.test': 'test delivery',
 }
 
@@ -163,5 +178,9 @@ export function slackBody(payload: AlertPayload): string {
     ' · '
   )
   const link = payload.url ? slackText` ${slackLink(payload.url, 'open')}` : null
-  return JSON.stringify({ text: joinSlack([line, link], '').text })
+  const text = joinSlack([line, link], '').text
+  if (payload.slackDecision) {
+    return JSON.stringify({ text, blocks: slackDecisionBlocks(text, payload.slackDecision) })
+  }
+  return JSON.stringify({ text })
 }

@@ -198,6 +198,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{session_id}/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pending request, whether the caller may answer it, the last answer */
+        get: operations["getDecisions"];
+        put?: never;
+        /** Answer the request an agent holds open (allow, deny, a question’s answer) */
+        post: operations["decide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{session_id}/events": {
         parameters: {
             query?: never;
@@ -540,6 +558,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/integrations/slack/interactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Slack's interactivity Request URL: a click on an alert's Allow / Deny button */
+        post: operations["slackInteraction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -796,6 +831,8 @@ export interface components {
             waiting: components["schemas"]["Waiting"] | null;
             /** @description false while the list's item texts are unknown: Claude Code's TodoWrite seen only through its telemetry logs, which carry the item count (docs/otel.md) */
             items_known: boolean;
+            /** @description Background work the agent still runs (Claude Code Stop `background_tasks`): while above 0 the session is not done */
+            background: number;
             /** @description null for sessions fed by rounds */
             observed: components["schemas"]["ObservedView"] | null;
             origin: components["schemas"]["Origin"];
@@ -828,6 +865,27 @@ export interface components {
             reason: string;
             message: string | null;
             at: string;
+            request?: components["schemas"]["DecisionRequest"];
+        };
+        /** @description A request the agent holds open for an answer from elsewhere (a `?decide=1` hook): answer it with POST /v1/sessions/{id}/decisions (docs/decisions.md) */
+        DecisionRequest: {
+            id: string;
+            /** @enum {string} */
+            kind: "permission" | "question" | "elicitation";
+            tool: string | null;
+            /** @description The tool's input; past 4 KB of JSON, its JSON text cut there (a string) */
+            input?: unknown;
+            options: components["schemas"]["DecisionOption"][];
+            questions?: unknown;
+            expires_at: string;
+            /** @description The agent route that holds it open */
+            channel: string;
+        };
+        DecisionOption: {
+            id: string;
+            label: string;
+            /** @enum {string} */
+            kind: "allow_once" | "allow_always" | "deny" | "answer";
         };
         ObservedView: {
             /** @description Whether the agent has todo tools at all (false: Claude Code without CLAUDE_CODE_ENABLE_TODO_TOOLS=1 on current models); null when unknown */
@@ -841,6 +899,19 @@ export interface components {
             } | null;
             /** @description Calls seen whose result has not arrived yet */
             pending_calls: number;
+            last_decision: components["schemas"]["LastDecision"] | null;
+        };
+        /** @description How the last request was answered: allowed, denied or answered by a person (`by`, from `channel`: api, dashboard, slack), answered_elsewhere (at the agent's own prompt), expired */
+        LastDecision: {
+            request_id: string;
+            /** @enum {string} */
+            kind: "permission" | "question" | "elicitation";
+            tool: string | null;
+            /** @enum {string} */
+            outcome: "allowed" | "denied" | "answered" | "answered_elsewhere" | "expired";
+            by: string | null;
+            channel: string;
+            at: string;
         };
         /** @description Filled once, field by field, from the agent's events, the X-Agent-User/-Host/-Repo/-Branch headers and a first round or PUT body; a set field is never rewritten. */
         Origin: {
@@ -932,6 +1003,8 @@ export interface components {
             /** @description A subagent's list: the main session */
             parent: string | null;
             waiting: components["schemas"]["Waiting"] | null;
+            /** @description Background work the agent still runs (Claude Code Stop `background_tasks`): while above 0 the session is not done */
+            background: number;
             /** @description The view's observed.todo_tools: false when the agent has no todo tools */
             todo_tools: boolean | null;
             /** @description false while the list's item texts are unknown: Claude Code's TodoWrite seen only through its telemetry logs, which carry the item count (docs/otel.md) */
@@ -950,8 +1023,35 @@ export interface components {
             version: number;
             at: string;
             /** @enum {string} */
-            source: "round" | "put" | "end" | "delete" | "ingest";
+            source: "round" | "put" | "end" | "delete" | "ingest" | "decision";
             items: components["schemas"]["Item"][];
+        };
+        DecisionState: {
+            /** @description The pending request, or null */
+            request: components["schemas"]["DecisionRequest"] | null;
+            /** @description Whether the caller may answer this session’s requests (its own verified person, or an admin) */
+            can_answer: boolean;
+            last_decision: components["schemas"]["LastDecision"] | null;
+        };
+        DecisionReply: {
+            request_id: string;
+            /** @enum {string} */
+            outcome: "allowed" | "denied" | "answered";
+            by: string | null;
+            at: string;
+        };
+        DecisionBody: {
+            request_id: string;
+            /** @description One of the request's options (allow_once, deny, a question's q<i>:<j>) */
+            option_id?: string;
+            /** @enum {string} */
+            decision?: "allow" | "deny";
+            /** @description A deny's reason: handed to the model as the tool's result */
+            message?: string;
+            /** @description A question's answers (question text → the chosen label), or an elicitation's content */
+            answers?: {
+                [key: string]: unknown;
+            };
         };
         /** @description `{}` changes nothing in Claude Code */
         ClaudeHookReply: {
@@ -962,10 +1062,40 @@ export interface components {
                 additionalContext: string;
             };
         };
+        /** @description With ?decide=1: a person's answer, as the agent's PermissionRequest hook output */
+        PermissionRequestHookOutput: {
+            hookSpecificOutput: {
+                /** @enum {string} */
+                hookEventName: "PermissionRequest";
+                decision: components["schemas"]["HookPermissionDecision"];
+            };
+        };
+        HookPermissionDecision: {
+            /** @enum {string} */
+            behavior: "allow" | "deny";
+            message?: string;
+            updatedInput?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description With ?decide=1: a person's answer to an MCP elicitation */
+        ElicitationHookOutput: {
+            hookSpecificOutput: {
+                /** @enum {string} */
+                hookEventName: "Elicitation";
+                /** @enum {string} */
+                action: "accept" | "decline";
+                content?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description With ?decide=1 and no answer: decides nothing */
+        NoDecision: Record<string, never>;
         /** @description One Claude Code hook input, as its `"type": "http"` hook posts it */
         ClaudeHookInput: {
             session_id: string;
-            /** @description Any event. Read: PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, Stop, StopFailure, SubagentStop, Notification (idle_prompt, permission_prompt). */
+            /** @description Any event. Read: PostToolUse, PostToolUseFailure, SessionStart, SessionEnd, Stop (background_tasks), StopFailure, SubagentStop, Notification (idle_prompt, permission_prompt, agent_needs_input, worker_permission_prompt), PermissionRequest, Elicitation, Interrupt. */
             hook_event_name: string;
             /** @description Set when a subagent fired the hook */
             agent_id?: string;
@@ -1166,6 +1296,12 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description With ?decide=1: a person's answer, as Copilot CLI's permissionRequest output */
+        CopilotPermissionOutput: {
+            /** @enum {string} */
+            behavior: "allow" | "deny";
+            message?: string;
+        };
         /** @description One GitHub Copilot CLI hook input: camelCase (`sessionId`, `timestamp` in ms, `toolName`, `toolArgs`, `toolResult`), or PascalCase (`hook_event_name`, `session_id`, ISO `timestamp`, `tool_name`, `tool_input`, `tool_result`) */
         CopilotHookInput: {
             sessionId?: string;
@@ -1247,7 +1383,7 @@ export interface components {
             description?: string | null;
         };
         /** @enum {string} */
-        WebhookEventType: "session.waiting" | "session.stale" | "session.done" | "session.ended" | "session.resumed" | "webhook.test" | "*";
+        WebhookEventType: "session.waiting" | "session.stale" | "session.done" | "session.ended" | "session.resumed" | "session.decided" | "webhook.test" | "*";
         /** @description Only sessions matching every field given (origin and labels as sessions carry them) */
         WebhookFilter: {
             /** @enum {string} */
@@ -1304,6 +1440,9 @@ export interface components {
             last_error: string | null;
             next_attempt_at: string | null;
             created_at: string;
+        };
+        SlackInteraction: {
+            payload: string;
         };
     };
     responses: never;
@@ -2636,6 +2775,236 @@ export interface operations {
             };
         };
     };
+    getDecisions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session’s decision state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionState"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists with other methods */
+            405: {
+                headers: {
+                    /** @description the methods it has */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            429: {
+                headers: {
+                    /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
+                    RateLimit?: string;
+                    /** @description `<limit>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    decide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecisionBody"];
+            };
+        };
+        responses: {
+            /** @description The answer, recorded; the held hook hears it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionReply"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists with other methods */
+            405: {
+                headers: {
+                    /** @description the methods it has */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Gone */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            429: {
+                headers: {
+                    /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
+                    RateLimit?: string;
+                    /** @description `<limit>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
     streamSessionEvents: {
         parameters: {
             query?: never;
@@ -2822,6 +3191,8 @@ export interface operations {
             query?: {
                 /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
                 session_id?: string;
+                /** @description A decision point: the hook is held until a person answers its request or the hold ends, and the reply is the agent's own hook output (docs/decisions.md) */
+                decide?: "1";
             };
             header?: never;
             path?: never;
@@ -2840,7 +3211,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClaudeHookReply"];
+                    "application/json": components["schemas"]["ClaudeHookReply"] | components["schemas"]["PermissionRequestHookOutput"] | components["schemas"]["ElicitationHookOutput"] | components["schemas"]["NoDecision"];
                 };
             };
             /** @description Bad Request */
@@ -3061,6 +3432,8 @@ export interface operations {
             query?: {
                 /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
                 session_id?: string;
+                /** @description A decision point: the hook is held until a person answers its request or the hold ends, and the reply is the agent's own hook output (docs/decisions.md) */
+                decide?: "1";
             };
             header?: never;
             path?: never;
@@ -3080,7 +3453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IngestReply"];
+                    "application/json": components["schemas"]["IngestReply"] | components["schemas"]["PermissionRequestHookOutput"] | components["schemas"]["NoDecision"];
                 };
             };
             /** @description Bad Request */
@@ -3540,6 +3913,8 @@ export interface operations {
             query?: {
                 /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
                 session_id?: string;
+                /** @description A decision point: the hook is held until a person answers its request or the hold ends, and the reply is the agent's own hook output (docs/decisions.md) */
+                decide?: "1";
             };
             header?: never;
             path?: never;
@@ -3559,7 +3934,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IngestReply"];
+                    "application/json": components["schemas"]["IngestReply"] | components["schemas"]["PermissionRequestHookOutput"] | components["schemas"]["NoDecision"];
                 };
             };
             /** @description Bad Request */
@@ -3902,6 +4277,8 @@ export interface operations {
             query?: {
                 /** @description Names the session instead of the agent’s own id (a CI job id, or a stream continued in parts); a subagent’s list is `<session_id>:agent:<agent_id>`. */
                 session_id?: string;
+                /** @description A decision point: the hook is held until a person answers its request or the hold ends, and the reply is the agent's own hook output (docs/decisions.md) */
+                decide?: "1";
             };
             header?: never;
             path?: never;
@@ -3921,7 +4298,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IngestReply"];
+                    "application/json": components["schemas"]["IngestReply"] | components["schemas"]["CopilotPermissionOutput"] | components["schemas"]["NoDecision"];
                 };
             };
             /** @description Bad Request */
@@ -5043,6 +5420,110 @@ export interface operations {
             };
             /** @description Content Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            429: {
+                headers: {
+                    /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
+                    RateLimit?: string;
+                    /** @description `<limit>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    slackInteraction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["SlackInteraction"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; the message is updated through its response_url */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists with other methods */
+            405: {
+                headers: {
+                    /** @description the methods it has */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -26,10 +26,10 @@ export interface Ended {
 }
 
 /**
- * What caused a version: a counted round, an operator's PUT, the end of a run, or what an observed
- * agent did (ingest).
+ * What caused a version: a counted round, an operator's PUT, the end of a run, what an observed
+ * agent did (ingest), or a person's answer to its pending request (decision).
  */
-export type ChangeSource = 'round' | 'put' | 'end' | 'delete' | 'ingest'
+export type ChangeSource = 'round' | 'put' | 'end' | 'delete' | 'ingest' | 'decision'
 
 /** The agents whose own todo tools the service observes (`POST /v1/ingest/{source}`). */
 export const OBSERVED_SOURCES = [
@@ -51,11 +51,83 @@ export type ObservedSource = (typeof OBSERVED_SOURCES)[number]
 export const SESSION_SOURCES = ['rounds', ...OBSERVED_SOURCES] as const
 export type SessionSource = (typeof SESSION_SOURCES)[number]
 
+/** What a pending request asks of a person (SPEC "Decisions"). */
+export const DECISION_KINDS = ['permission', 'question', 'elicitation'] as const
+export type DecisionKind = (typeof DECISION_KINDS)[number]
+
+/** What an option of a request does. */
+export const OPTION_KINDS = ['allow_once', 'allow_always', 'deny', 'answer'] as const
+export type OptionKind = (typeof OPTION_KINDS)[number]
+
+/** One answer a person may pick. */
+export interface DecisionOption {
+  id: string
+  label: string
+  kind: OptionKind
+}
+
+/**
+ * A request an agent holds open for a person's answer (a `?decide=1` hook): shown in the
+ * session's `waiting.request` until it is answered, expires, or the agent shows it was answered
+ * at its own prompt.
+ */
+export interface DecisionRequest {
+  id: string
+  kind: DecisionKind
+  /** The tool the agent asks for (an MCP server's name for an elicitation), or null. */
+  tool: string | null
+  /** The tool's input, at most `MAX_REQUEST_INPUT_BYTES` of JSON (cut: a string then). */
+  input: unknown
+  options: DecisionOption[]
+  /** A question's questions (Claude's AskUserQuestion) or an elicitation's schema. */
+  questions?: unknown
+  /** Epoch ms. */
+  at: number
+  expires_at: number
+  /** The agent route that holds the request open (`claude-code`, `qwen-code`, `codex`, `copilot`). */
+  channel: string
+  /** What ties the agent's later events to the request (a digest of tool and input). */
+  match: string
+}
+
+/** How a request ended. */
+export const DECISION_OUTCOMES = [
+  'allowed',
+  'denied',
+  'answered',
+  'answered_elsewhere',
+  'expired',
+] as const
+export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number]
+
+/** A request's answer: who gave it, where, and what the agent is told. */
+export interface DecisionAnswer {
+  outcome: DecisionOutcome
+  /** The person, or null (the terminal, the clock). */
+  by: string | null
+  /** Where it came from: `api`, `dashboard`, `slack`, `terminal`, `service`. */
+  channel: string
+  at: number
+  option_id?: string
+  /** A deny's reason, handed to the model. */
+  message?: string
+  /** A question's answers (question text → label), or an elicitation's content. */
+  answers?: Record<string, unknown>
+}
+
+/** A request and its answer (null while it is pending). */
+export interface DecisionRecord {
+  request: DecisionRequest
+  answer: DecisionAnswer | null
+}
+
 /** An observed agent waiting for a person (a permission prompt, an idle prompt). */
 export interface Waiting {
   reason: string
   message: string | null
   at: number
+  /** The request a person may answer from elsewhere (a `?decide=1` hook holds it open). */
+  request?: DecisionRequest
 }
 
 /** A tool call seen before its result, kept until the result arrives in a later delivery. */
@@ -94,6 +166,18 @@ export interface Observed {
   end_rank: number
   /** A person's edit (PUT) waiting to be handed to the model once (Claude's hook reply). */
   pending_edit: { items: Item[]; at: number } | null
+  /** The last requests and their answers, oldest first (bounded; `core/decisions`). */
+  decisions?: DecisionRecord[]
+  /**
+   * Background work the agent said is still running (Claude's Stop `background_tasks`): the
+   * work is not over, so the session is not done. Absent: none.
+   */
+  background?: number
+  /**
+   * The keys-file user that fixed `origin.user` (the session's verified person) until origins
+   * carry `user_verified` themselves.
+   */
+  verified_user?: string
   /**
    * Claude Code hooks fed a session whose first source was another (the SDK stream): a person's
    * edit can reach the model, as only a hook reply carries it. Absent: no hook yet, unless the
@@ -172,6 +256,8 @@ export interface StateColumns {
   ended: boolean
   /** An observed agent waits for a person: not stale. */
   waiting?: boolean
+  /** The agent still runs background work: not done. */
+  background?: boolean
 }
 
 /**
@@ -234,6 +320,7 @@ export function stateColumns(session: Session): StateColumns {
     unfinished: session.items.filter(isUnfinished).length,
     ended: session.ended !== null,
     waiting: (session.observed?.waiting ?? null) !== null,
+    background: (session.observed?.background ?? 0) > 0,
   }
 }
 
@@ -249,7 +336,7 @@ export type SessionState = (typeof SESSION_STATES)[number]
  * How a session stands: the one place this is decided (the listing filter, the views and the
  * stream summaries use it; clients show what the server sends).
  * - ended: its run was ended (`POST …/end`)
- * - done: not ended, and every item completed or cancelled
+ * - done: not ended, every item completed or cancelled, and no background work running
  * - waiting: not ended nor done, and the agent waits for a person (`waiting`): never stale
  * - stale: not ended, some item unfinished, no change since `staleBefore`
  * - active: otherwise (some item unfinished, or no items yet)
@@ -263,7 +350,7 @@ export function sessionState(
   staleBefore: number
 ): SessionState {
   if (columns.ended) return 'ended'
-  if (columns.total > 0 && columns.unfinished === 0) return 'done'
+  if (columns.total > 0 && columns.unfinished === 0 && !columns.background) return 'done'
   if (columns.waiting) return 'waiting'
   if (columns.unfinished > 0 && updatedAt < staleBefore) return 'stale'
   return 'active'

@@ -8,7 +8,7 @@
 import { sessionState, stateColumns, type Session } from './session.js'
 
 /** The transitions a write can make (the alert's `session.<kind>`). */
-export const TRANSITION_KINDS = ['waiting', 'done', 'ended', 'resumed', 'stale'] as const
+export const TRANSITION_KINDS = ['waiting', 'done', 'ended', 'resumed', 'stale', 'decided'] as const
 export type TransitionKind = (typeof TRANSITION_KINDS)[number]
 
 /** One transition of one session, as the outbox keeps it. */
@@ -21,8 +21,8 @@ export interface Transition {
 }
 
 /**
- * The alert transitions of one write: a wait began, the list became done, the run ended, or a
- * session that waited or was stale shows a change again (a `resumed` candidate: only webhooks
+ * The alert transitions of one write: a wait began, the list became done, the run ended, a person
+ * answered a pending request (`decided`), or a session that waited or was stale shows a change again (a `resumed` candidate: only webhooks
  * that were told of the wait or the stall hear it).
  * @param before - the stored session, or null for a new one
  * @param after - the session the write stores
@@ -46,8 +46,27 @@ export function alertTransitions(
   if (!waitingBefore && waitingAfter && !after.ended) {
     out.push({ kind: 'waiting', at, since: waitingAfter.at })
   }
+  if (decidedBy(before, after)) out.push({ kind: 'decided', at })
   if ((waitingBefore && !waitingAfter) || (stateBefore === 'stale' && stateAfter !== 'waiting')) {
     out.push({ kind: 'resumed', at })
   }
   return out
+}
+
+/** Outcomes a person gives (not the terminal's `answered_elsewhere`, not the clock's `expired`). */
+const PERSON_OUTCOMES: ReadonlySet<string> = new Set(['allowed', 'denied', 'answered'])
+
+/** Whether a write recorded a person's answer to a request (`session.decided`). */
+function decidedBy(before: Session | null, after: Session): boolean {
+  const records = after.observed?.decisions
+  if (!records || records === before?.observed?.decisions) return false
+  const earlier = new Map(
+    (before?.observed?.decisions ?? []).map((record) => [record.request.id, record.answer])
+  )
+  return records.some(
+    (record) =>
+      record.answer !== null &&
+      PERSON_OUTCOMES.has(record.answer.outcome) &&
+      !earlier.get(record.request.id)
+  )
 }

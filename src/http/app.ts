@@ -3,7 +3,7 @@
  * `createApp(deps)`: the whole HTTP API as a hono app, without a listening socket.
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
-import type { Context } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
 import { etag } from 'hono/etag'
 import { HTTPException } from 'hono/http-exception'
@@ -16,6 +16,11 @@ import {
   StoreUnavailableError,
 } from '../store/types.js'
 import { authenticate } from './auth.js'
+import {
+  registerSlackRoutes,
+  SLACK_INTERACTIONS_PATH,
+  SLACK_TENANT,
+} from './routes/integrations/slack.js'
 import { bodyLimit } from './body-limit.js'
 import { limitsOf, type AppDeps } from './deps.js'
 import { jsonDepthLimit, TOO_DEEP_DETAIL } from './json-depth.js'
@@ -217,7 +222,15 @@ export function createApp(appDeps: AppDeps) {
     contentTypeGuard((c, detail) => problem(c, 'unsupported-media-type', detail))
   )
   // the same keys and tenants for the REST API and MCP
-  app.use('/v1/*', authenticate(deps.keys))
+  // Slack's interactions carry no key: they are verified by Slack's signature (routes/integrations)
+  const keyAuth = authenticate(deps.keys)
+  const v1Auth: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (c.req.path !== SLACK_INTERACTIONS_PATH) return keyAuth(c, next)
+    c.set('tenant', SLACK_TENANT)
+    c.set('role', 'viewer')
+    await next()
+  }
+  app.use('/v1/*', v1Auth)
   app.use('/mcp', authenticate(deps.keys, { viewerWrites: 'let-route-decide' }))
   // one limiter per budget for both APIs: a tenant has one write budget and one read budget
   for (const [budget, perMinute] of [
@@ -262,6 +275,7 @@ export function createApp(appDeps: AppDeps) {
   registerOtlpRoutes(app, deps, metrics)
   registerMcpRoutes(app, deps)
   registerWebhookRoutes(app, deps)
+  registerSlackRoutes(app, deps)
   app.get('/metrics', metrics.middleware.printMetrics)
   documentSharedResponses(app.openAPIRegistry)
 

@@ -27,6 +27,29 @@ export interface WebhookSettings {
   wake?: () => void
 }
 
+/** Answering agents from elsewhere (SPEC "Decisions"). */
+export interface DecisionSettings {
+  /** `DECISION_WAIT_SECONDS` in ms: the hold where the agent shows its own prompt meanwhile. */
+  waitMs: number
+  /** `DECISION_HOLD_SECONDS` in ms: the hold where it shows none until the hook returns. */
+  holdMs: number
+  /** `DECISIONS_OPEN`: open access may answer, from loopback. */
+  open: boolean
+  /** Slack interactivity; absent: no buttons, and the route answers 404. */
+  slack?: SlackSettings
+}
+
+/** `SLACK_SIGNING_SECRET`, `SLACK_BOT_TOKEN`, `SLACK_API_URL`. */
+export interface SlackSettings {
+  signingSecret: string
+  botToken?: string
+  /** Slack's Web API base URL (a local stand-in in tests). */
+  apiUrl?: string
+}
+
+/** The decision defaults: 300 s and 20 s holds, no open answers. */
+export const DEFAULT_DECISIONS: DecisionSettings = { waitMs: 300_000, holdMs: 20_000, open: false }
+
 export interface AppDeps {
   store: SessionStore
   logger: Logger
@@ -69,6 +92,8 @@ export interface AppDeps {
   allowedHosts?: string[]
   /** Webhook settings (SPEC §4 WEBHOOK_*); defaults when absent. */
   webhooks?: WebhookSettings
+  /** Decision points and answers (SPEC "Decisions"); defaults when absent. */
+  decisions?: DecisionSettings
   /** Set by createApp: whether the store's last write failed (readiness). */
   writeHealth?: WriteHealth
 }

@@ -26,6 +26,8 @@ export interface Metrics {
   sseRefused: Counter<'stream'>
   sseEvicted: Counter<'stream'>
   webhookDeliveries: Counter<'type' | 'result'>
+  decisions: Counter<'outcome' | 'channel'>
+  decisionSeconds: Histogram<'channel'>
 }
 
 /**
@@ -90,6 +92,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       'Webhook delivery attempts by event type and result (delivered, retry, failed; dropped: a wait that ended before its delay)',
       ['type', 'result']
     ),
+    decisions: counter(
+      'decisions_total',
+      "Requests answered by a person (allowed, denied, answered) by where the answer came from (api, dashboard, slack), and the ones that ended otherwise (answered_elsewhere: at the agent's own prompt; expired)",
+      ['outcome', 'channel']
+    ),
+    decisionSeconds: new Histogram({
+      name: 'agent_todos_decision_seconds',
+      help: 'Time from a request to its answer by a person, by where the answer came from',
+      labelNames: ['channel'],
+      buckets: [1, 5, 15, 30, 60, 120, 300, 600],
+      registers: [registry],
+    }),
   }
 }
 

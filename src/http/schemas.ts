@@ -16,7 +16,14 @@ import {
   ORIGIN_FIELDS,
   UNSAFE_LABEL_CHARACTER,
 } from '../core/origin.js'
-import { ENDED_OUTCOMES, SESSION_SOURCES, SESSION_STATES } from '../core/session.js'
+import {
+  DECISION_KINDS,
+  DECISION_OUTCOMES,
+  ENDED_OUTCOMES,
+  OPTION_KINDS,
+  SESSION_SOURCES,
+  SESSION_STATES,
+} from '../core/session.js'
 import { FLAVOURS } from '../dialects/flavour.js'
 import { DIALECT_NAMES } from '../dialects/registry.js'
 import { TOOL_FORMATS } from '../tools/formats.js'
@@ -38,7 +45,7 @@ export const DialectName = z.enum(DIALECT_NAMES).openapi('DialectName')
  * generator) or makes the component itself nullable.
  * @param schema - a schema registered with `.openapi(name)`
  */
-const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()])
+export const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()])
 // The caps the service configures (MAX_CONTENT_LENGTH, MAX_ITEMS, MAX_JSON_DEPTH,
 // MAX_SESSION_BYTES) are checked after the schema, with a 422 naming them; the schema only caps
 // at the largest value each may be configured to (LIMIT_CEILINGS), so it never refuses first.
@@ -230,6 +237,25 @@ export const SessionSourceName = z.enum(SESSION_SOURCES).openapi('SessionSource'
   description: 'What fed the session first: `rounds` (executed here) or the observed agent',
 })
 
+export const DecisionOptionView = z
+  .object({ id: z.string(), label: z.string(), kind: z.enum(OPTION_KINDS) })
+  .openapi('DecisionOption')
+
+export const DecisionRequestView = z
+  .object({
+    id: z.string(),
+    kind: z.enum(DECISION_KINDS),
+    tool: z.string().nullable(),
+    input: z.unknown().openapi({
+      description: "The tool's input; past 4 KB of JSON, its JSON text cut there (a string)",
+    }),
+    options: z.array(DecisionOptionView),
+    questions: z.unknown().optional(),
+    expires_at: z.string(),
+    channel: z.string().openapi({ description: 'The agent route that holds it open' }),
+  })
+  .openapi('DecisionRequest')
+
 export const Waiting = z
   .object({
     reason: z.string().openapi({
@@ -238,8 +264,27 @@ export const Waiting = z
     }),
     message: z.string().nullable(),
     at: z.string(),
+    request: DecisionRequestView.optional().openapi({
+      description:
+        'A request the agent holds open for an answer from elsewhere (a `?decide=1` hook): answer it with POST /v1/sessions/{id}/decisions (docs/decisions.md)',
+    }),
   })
   .openapi('Waiting', { description: 'The observed agent waits for a person (not stale)' })
+
+export const LastDecision = z
+  .object({
+    request_id: z.string(),
+    kind: z.enum(DECISION_KINDS),
+    tool: z.string().nullable(),
+    outcome: z.enum(DECISION_OUTCOMES),
+    by: z.string().nullable(),
+    channel: z.string(),
+    at: z.string(),
+  })
+  .openapi('LastDecision', {
+    description:
+      "How the last request was answered: allowed, denied or answered by a person (`by`, from `channel`: api, dashboard, slack), answered_elsewhere (at the agent's own prompt), expired",
+  })
 
 export const ObservedView = z
   .object({
@@ -256,6 +301,7 @@ export const ObservedView = z
       .number()
       .int()
       .openapi({ description: 'Calls seen whose result has not arrived yet' }),
+    last_decision: orNull(LastDecision),
   })
   .openapi('ObservedView')
 
@@ -286,6 +332,10 @@ export const SessionView = z
     items_known: z.boolean().openapi({
       description:
         "false while the list's item texts are unknown: Claude Code's TodoWrite seen only through its telemetry logs, which carry the item count (docs/otel.md)",
+    }),
+    background: z.number().int().openapi({
+      description:
+        'Background work the agent still runs (Claude Code Stop `background_tasks`): while above 0 the session is not done',
     }),
     observed: orNull(ObservedView).openapi({ description: 'null for sessions fed by rounds' }),
     origin: Origin,
@@ -357,6 +407,10 @@ export const SessionSummary = z
     source: SessionSourceName,
     parent: z.string().nullable().openapi({ description: "A subagent's list: the main session" }),
     waiting: orNull(Waiting),
+    background: z.number().int().openapi({
+      description:
+        'Background work the agent still runs (Claude Code Stop `background_tasks`): while above 0 the session is not done',
+    }),
     todo_tools: z.boolean().nullable().openapi({
       description: "The view's observed.todo_tools: false when the agent has no todo tools",
     }),
@@ -394,7 +448,7 @@ export const HistoryEntry = z
   .object({
     version: z.number().int(),
     at: z.string(),
-    source: z.enum(['round', 'put', 'end', 'delete', 'ingest']),
+    source: z.enum(['round', 'put', 'end', 'delete', 'ingest', 'decision']),
     items: z.array(Item),
   })
   .openapi('HistoryEntry')

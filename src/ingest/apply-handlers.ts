@@ -6,9 +6,17 @@
  * (`ApplyLedger`: the applied ids and the staged calls) is the one thing shared and changed in
  * place, as a long delivery looks up and adds hundreds of ids.
  */
+import { requestIdOf, withAnswer, withRequest } from '../core/decisions.js'
 import { isUnfinished, type Item } from '../core/items.js'
 import { checkStoredLimits, type LimitCache, type ListLimits } from '../core/limits.js'
-import type { Ended, EndedOutcome, Session, StagedCall, Waiting } from '../core/session.js'
+import type {
+  DecisionRecord,
+  Ended,
+  EndedOutcome,
+  Session,
+  StagedCall,
+  Waiting,
+} from '../core/session.js'
 import { observerOf, todoDialectOf, type AgentFamily } from '../dialects/observe/index.js'
 import type { AppliedIds } from './applied-ids.js'
 import type { ObservedEvent, ObservedKind, ResultEvent } from './events.js'
@@ -34,6 +42,10 @@ export interface ApplyState {
   alive: boolean
   /** A run-level end reached the session: its subagents' lists end too. */
   endAgents: boolean
+  /** The last requests a person could answer, with their answers (`core/decisions`). */
+  decisions: DecisionRecord[] | undefined
+  /** Background work the agent still runs (0: none). */
+  background: number
 }
 
 /** The calls a delivery has seen: changed in place by the handlers. */
@@ -51,6 +63,8 @@ export interface HandlerContext {
   /** The agent family: which tool names are todo tools. */
   family: AgentFamily
   now: number
+  /** The session's id (a new request's id is made from it). */
+  sessionId?: string
   limits: ListLimits
   /** Measures of the items already checked against the caps (shared by a delivery's updates). */
   limitCache: LimitCache
@@ -102,6 +116,8 @@ export function stateOf(session: Session): ApplyState {
     ignored: 0,
     alive: false,
     endAgents: false,
+    decisions: observed.decisions,
+    background: observed.background ?? 0,
   }
 }
 
@@ -109,8 +125,16 @@ const ignore = (state: ApplyState): ApplyState => ({ ...state, ignored: state.ig
 
 const applied = (state: ApplyState): ApplyState => ({ ...state, applied: state.applied + 1 })
 
-/** The agent did something: it is alive, and no longer waits for a person. */
-const stir = (state: ApplyState): ApplyState => ({ ...state, alive: true, waiting: null })
+/**
+ * The agent did something: it is alive, and no longer waits for a person, unless a request it
+ * holds open is still pending (parallel hooks arrive in any order: only an event that settles
+ * the request, `settle`, ends that wait).
+ */
+const stir = (state: ApplyState): ApplyState => ({
+  ...state,
+  alive: true,
+  waiting: state.waiting?.request ? state.waiting : null,
+})
 
 /**
  * Something the session already saw (a call or result again, a lifecycle event again): the agent
@@ -249,7 +273,7 @@ const onSessionStart: HandlerOf<'session_start'> = (state, event, ctx) => {
 
 /** The run ended: a less specific end than the one the session has does not replace it. */
 const onSessionEnd: HandlerOf<'session_end'> = (state, event, ctx) => {
-  let next: ApplyState = { ...state, waiting: null, alive: true }
+  let next: ApplyState = { ...state, waiting: null, alive: true, background: 0 }
   const unfinished = next.items.some(isUnfinished)
   const outcome: EndedOutcome =
     event.outcome === 'auto' ? (unfinished ? 'cancelled' : 'completed') : event.outcome
@@ -269,15 +293,67 @@ const onSessionEnd: HandlerOf<'session_end'> = (state, event, ctx) => {
   }
 }
 
-/** The agent waits for a person (not once the run ended); the same reason keeps its first mark. */
+/**
+ * The agent waits for a person (not once the run ended); the same reason keeps its first mark.
+ * A wait that carries a request (a `?decide=1` hook) records it, unless the same request is
+ * pending already (the hook posted again).
+ */
 const onWaiting: HandlerOf<'waiting'> = (state, event, ctx) => {
   const next = { ...state, alive: true }
   if (next.ended) return ignore(next)
+  const current = next.waiting
+  const draft = event.request
+  if (draft && !(current?.request?.match === draft.match && current.request.expires_at > ctx.now)) {
+    const { holdMs, ...fields } = draft
+    const request = {
+      ...fields,
+      id: requestIdOf({
+        session: ctx.sessionId ?? '',
+        match: draft.match,
+        at: ctx.now,
+        n: next.decisions?.length ?? 0,
+      }),
+      at: ctx.now,
+      expires_at: ctx.now + holdMs,
+    }
+    const waiting: Waiting = {
+      reason: event.reason,
+      message: event.message,
+      at: current?.reason === event.reason ? current.at : ctx.now,
+      request,
+    }
+    return {
+      ...next,
+      waiting,
+      decisions: withRequest(next.decisions, request),
+      applied: next.applied + 1,
+    }
+  }
   const waiting =
-    next.waiting?.reason === event.reason
-      ? next.waiting
+    current?.reason === event.reason
+      ? current
       : { reason: event.reason, message: event.message, at: ctx.now }
   return { ...next, waiting, applied: next.applied + 1 }
+}
+
+/**
+ * An event that shows the pending request was answered at the agent's own prompt (a tool's
+ * result for its call, the end of the turn): the request ends `answered_elsewhere`, and the wait
+ * that showed it with it. Other requests are left as they are.
+ */
+function settle(state: ApplyState, event: ObservedEvent, ctx: HandlerContext): ApplyState {
+  const request = state.waiting?.request
+  if (!event.settles || !request) return state
+  const { matches, message } = event.settles
+  if (matches && !matches.includes(request.match)) return state
+  const decisions = withAnswer(state.decisions, request.id, {
+    outcome: 'answered_elsewhere',
+    by: null,
+    channel: 'terminal',
+    at: ctx.now,
+    ...(message ? { message } : {}),
+  })
+  return { ...state, waiting: null, decisions }
 }
 
 /** The handler of each event kind. */
@@ -286,7 +362,10 @@ export const HANDLERS: { [K in ObservedKind]: HandlerOf<K> } = {
   activity: (state, event, ctx) => {
     // held by a body posted again before something the session knew: seen when first posted
     if (ctx.settled?.has(event)) return ignore(state)
-    return ignore(event.keepsWaiting ? { ...state, alive: true } : stir(state))
+    const next = event.keepsWaiting ? { ...state, alive: true } : stir(state)
+    if (event.background === undefined || event.background === next.background) return ignore(next)
+    // the agent's background work changed: a state change (done waits for it)
+    return applied({ ...next, background: event.background })
   },
   tool_call: onToolCall,
   tool_result: onToolResult,
@@ -311,5 +390,5 @@ export function applyEvent(
     if (known(ctx, event.id)) return seenAgain(state)
     ctx.ledger.appliedIds.add(event.id)
   }
-  return (HANDLERS[event.kind] as Handler<ObservedEvent>)(state, event, ctx)
+  return (HANDLERS[event.kind] as Handler<ObservedEvent>)(settle(state, event, ctx), event, ctx)
 }

@@ -88,6 +88,11 @@ export interface ApplyContext {
   /** Call and lifecycle ids of this delivery to take as applied (`replayedCalls`). */
   replayed?: ReadonlySet<string>
   /**
+   * The keys-file user of the delivery's key: when it is the one that fixes `origin.user`, the
+   * session's person is verified (`observed.verified_user`).
+   */
+  verifiedUser?: string
+  /**
    * Measures of the items already checked against the caps, shared by the segments of one update:
    * a long delivery checks each list it makes, and most items are the previous list's.
    */
@@ -153,6 +158,9 @@ function showsChange(before: Session, after: Session): boolean {
   return (
     before.ended !== after.ended ||
     (before.observed!.waiting?.reason ?? null) !== (after.observed!.waiting?.reason ?? null) ||
+    (before.observed!.waiting?.request?.id ?? null) !==
+      (after.observed!.waiting?.request?.id ?? null) ||
+    (before.observed!.background ?? 0) !== (after.observed!.background ?? 0) ||
     !sameJson(before.items, after.items)
   )
 }
@@ -168,6 +176,8 @@ function recordsChange(before: Session, after: Session): boolean {
     a.hooks !== b.hooks ||
     a.agents !== b.agents ||
     a.pending_edit !== b.pending_edit ||
+    a.decisions !== b.decisions ||
+    a.verified_user !== b.verified_user ||
     a.pending.length !== b.pending.length ||
     a.pending.some((call, i) => call.id !== b.pending[i].id)
   )
@@ -349,6 +359,7 @@ export function applyObserved(
   const handlerCtx: HandlerContext = {
     family: agent.family,
     now,
+    sessionId: ctx.key.sessionId,
     limits: ctx.limits,
     limitCache: ctx.limitCache ?? newLimitCache(),
     replayed: ctx.replayed,
@@ -370,6 +381,9 @@ export function applyObserved(
     dialect_fixed: state.dialectFixed,
     end_rank: state.endRank,
   }
+  if (state.decisions !== base.observed!.decisions) observed.decisions = state.decisions
+  if (state.background > 0) observed.background = state.background
+  else delete observed.background
 
   // a reply can hand a person's edit to the model from now on (agents: editRefusal)
   if (agent.edits === 'reply' && observed.source !== agent.source) observed.hooks = true
@@ -404,6 +418,10 @@ export function applyObserved(
     ...events.flatMap((event) => (event.origin ? [event.origin] : [])),
     { agent: observed.source }
   )
+  // the user a keys-file key fixed is the session's verified person
+  if (!base.origin?.user && ctx.verifiedUser && origin.user === ctx.verifiedUser) {
+    observed.verified_user = ctx.verifiedUser
+  }
   const next: Session = {
     ...base,
     origin: sameOrigin(base.origin, origin) ? base.origin : origin,

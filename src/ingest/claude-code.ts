@@ -26,7 +26,6 @@ const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
   'PreToolUse',
   'PostToolBatch',
   'UserPromptSubmit',
-  'Stop',
   'StopFailure',
   'SubagentStart',
   'PreCompact',
@@ -36,8 +35,91 @@ const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
   'Setup',
 ])
 
-/** Notification types that mean the agent waits for a person. */
-const WAITING_NOTIFICATIONS: ReadonlySet<string> = new Set(['idle_prompt', 'permission_prompt'])
+/**
+ * Notification types that mean the agent waits for a person: its own prompts, a background
+ * agent session that needs input (`agent_needs_input`), a team worker that needs a permission
+ * (`worker_permission_prompt`).
+ */
+const WAITING_NOTIFICATIONS: ReadonlySet<string> = new Set([
+  'idle_prompt',
+  'permission_prompt',
+  'agent_needs_input',
+  'worker_permission_prompt',
+])
+
+/** Hooks that end the turn: a pending request was answered at the terminal, or dropped. */
+const TURN_ENDS: ReadonlySet<string> = new Set(['Stop', 'StopFailure', 'UserPromptSubmit'])
+
+/**
+ * What ties a tool call's hooks to the request its `PermissionRequest` opened (PermissionRequest
+ * has no `tool_use_id`; PreToolUse, PermissionRequest and PostToolUse carry the same tool name and
+ * input). A question (AskUserQuestion) is matched by its tool: its answer is added to its input.
+ * @param toolName - the tool
+ * @param input - its input
+ */
+export function requestMatch(toolName: string | undefined, input: unknown): string {
+  if (toolName === 'AskUserQuestion') return 'tool:AskUserQuestion'
+  return `call:${digest([toolName ?? null, input ?? null])}`
+}
+
+/** The match of an MCP server's elicitation (its tool's result settles it). */
+export const elicitationMatch = (server: string | undefined) => `mcp:${server ?? ''}`
+
+/** The MCP server of a tool named `mcp__<server>__<tool>`. */
+const mcpServerOf = (toolName: string | undefined) =>
+  toolName?.startsWith('mcp__') ? toolName.slice(5).split('__')[0] : undefined
+
+/**
+ * The request matches a tool's hook settles: its call, the question it asked, the MCP server's
+ * elicitation.
+ */
+function toolMatches(toolName: string | undefined, input: unknown): string[] {
+  const matches = [
+    requestMatch(toolName, input),
+    `call:${digest([toolName ?? null, input ?? null])}`,
+  ]
+  const server = mcpServerOf(toolName)
+  if (server !== undefined) matches.push(elicitationMatch(server))
+  return matches
+}
+
+/**
+ * An `Interrupt` hook (Claude Code 2.1.335+): the turn ended by the person or the system; the
+ * session waits for its person (`interrupted`). `reason: permission_denied` is a prompt answered
+ * No.
+ * @param target - the session
+ * @param value - the hook input
+ */
+function interruptEvent(target: Target, value: Record<string, unknown>): ObservedEvent {
+  const reason = nonEmpty(value.reason)
+  const via = nonEmpty(value.via)
+  const denied = reason === 'permission_denied'
+  return {
+    kind: 'waiting',
+    target,
+    reason: 'interrupted',
+    message: denied
+      ? `Interrupted: permission denied${via ? ` at the ${via}` : ''}`
+      : `Interrupted${reason ? ` (${reason}${via ? `, via ${via}` : ''})` : ''}`,
+    settles: { message: denied ? 'denied at the terminal' : 'the turn was interrupted' },
+  }
+}
+
+/**
+ * An `Elicitation` hook: an MCP server asks the person a question (a form or a URL).
+ * @param target - the session
+ * @param value - the hook input
+ */
+function elicitationEvent(target: Target, value: Record<string, unknown>): ObservedEvent {
+  const server = nonEmpty(value.mcp_server_name)
+  const message = nonEmpty(value.message)
+  return {
+    kind: 'waiting',
+    target,
+    reason: 'question',
+    message: message ?? (server ? `${server} asks a question` : 'A question'),
+  }
+}
 
 /**
  * A `PermissionRequest` hook (Claude Code, Codex): the agent asks a person to allow a tool call
@@ -96,9 +178,12 @@ export function parseClaudeHook(value: unknown): ClaudeHook {
     `hook:${digest([toolName, value.tool_input, value.tool_response])}`
   const events: ObservedEvent[] = []
   let replyTarget: Target | null = null
+  let settles: ObservedEvent['settles']
   switch (event) {
     case 'PostToolUse':
     case 'PostToolUseFailure': {
+      // the call ran or failed: a prompt it opened was answered (here or at the terminal)
+      settles = { matches: toolMatches(toolName, value.tool_input) }
       if (!todo) {
         events.push({ kind: 'activity', target: main, what: `${event}:${toolName ?? ''}` })
       } else {
@@ -125,7 +210,21 @@ export function parseClaudeHook(value: unknown): ClaudeHook {
       events.push({ kind: 'session_start', target: main, run: value.source !== 'compact' })
       break
     case 'SessionEnd':
+      settles = {}
       events.push(exitEvent(main, value.reason))
+      break
+    case 'Stop': {
+      settles = {}
+      // work still running in the background will wake the session: not the end of the work
+      const background = Array.isArray(value.background_tasks) ? value.background_tasks.length : 0
+      events.push({ kind: 'activity', target: main, what: event, background })
+      break
+    }
+    case 'Interrupt':
+      events.push(interruptEvent(main, value))
+      break
+    case 'Elicitation':
+      events.push(elicitationEvent(main, value))
       break
     case 'SubagentStop':
       if (agent) {
@@ -159,8 +258,11 @@ export function parseClaudeHook(value: unknown): ClaudeHook {
       break
     }
     default:
+      if (TURN_ENDS.has(event)) settles = {}
       events.push(aliveOrIgnored(ACTIVITY_HOOKS, event, main))
   }
+  // the first event of the hook carries what it says of a pending request
+  if (settles && events.length > 0) events[0] = { ...events[0], settles }
   // every hook input says where the agent runs (`cwd`; `model` on SessionStart)
   const hints = originHintsOf(value, { cwd: 'cwd', model: 'model' })
   return { event, events: withOrigin(events, hints), replyTarget }

@@ -4,6 +4,7 @@
  * and lifecycle, and the error of a body that is not the agent's format. Pure data; the parsers in
  * this folder make it (with what they share, `ingest/parse-kit`), `ingest/apply` applies it.
  */
+import type { RequestDraft } from '../core/decisions.js'
 import type { OriginHints } from '../core/origin.js'
 import type { EndedOutcome } from '../core/session.js'
 
@@ -94,6 +95,8 @@ export interface WaitingEvent {
   id?: string
   reason: string
   message: string | null
+  /** A request a person may answer from elsewhere (a `?decide=1` hook holds it open). */
+  request?: RequestDraft
 }
 
 /** Anything else the agent did: it is alive. */
@@ -111,6 +114,8 @@ export interface ActivityEvent {
    * `session.status` stays busy while a permission is asked), so only its own answer clears it.
    */
   keepsWaiting?: boolean
+  /** Background work still running (Claude's Stop `background_tasks`); 0 when none is left. */
+  background?: number
 }
 
 /** Accepted, and ignored (an unknown event, a replay, a partial frame). */
@@ -128,10 +133,20 @@ export interface OriginHinted {
   origin?: OriginHints
 }
 
+/**
+ * What an event says of a pending request: the agent went on, so the prompt was answered at its
+ * own terminal (a tool's result, the end of the turn). `matches`: only a request with one of
+ * these matches (a tool's result settles the request for that call); absent: any.
+ */
+export interface Settling {
+  settles?: { matches?: readonly string[]; message?: string }
+}
+
 export type ObservedEvent = (
   CallEvent | ResultEvent | StartEvent | EndEvent | WaitingEvent | ActivityEvent | IgnoredEvent
 ) &
-  OriginHinted
+  OriginHinted &
+  Settling
 
 export type ObservedKind = ObservedEvent['kind']
 

@@ -28,6 +28,8 @@ import type {
 } from '../store/alerts/types.js'
 import type { SessionStore } from '../store/types.js'
 import { sessionSummary } from './views.js'
+import { lastAnswered } from '../core/decisions.js'
+import type { DecisionRequest, Session, SessionKey } from '../core/session.js'
 import { signingSecrets } from './webhooks.js'
 
 /** A session summary as an alert carries it (the listing's: origin, labels, state, progress…). */
@@ -48,6 +50,8 @@ export interface AlertWorkerOptions {
   allowPrivate: boolean
   /** `PUBLIC_URL`, for the dashboard link; null without one. */
   publicUrl: string | null
+  /** Slack interactivity is on (`SLACK_SIGNING_SECRET`): slack waiting alerts carry buttons. */
+  slackButtons?: boolean
   resolver?: Resolver
   /** How often the worker looks for work (default 500 ms; a wake runs a tick sooner). */
   pollMs?: number
@@ -146,6 +150,12 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
       ? null
       : `${options.publicUrl.replace(/\/+$/, '')}/${sessionId ? `#session=${encodeURIComponent(sessionId)}` : ''}`
 
+  /** Where a session's requests are answered (`PUBLIC_URL`), or null. */
+  const decideUrl = (sessionId: string) =>
+    options.publicUrl === null
+      ? null
+      : `${options.publicUrl.replace(/\/+$/, '')}/v1/sessions/${encodeURIComponent(sessionId)}/decisions`
+
   /** Turns one leased outbox event into its deliveries. */
   const dispatch = async (store: AlertStore, event: OutboxEvent) => {
     const type = `session.${event.kind}` as EventType
@@ -169,6 +179,8 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
       plan.dropWaiting = true
     }
     const now = options.now()
+    const decision = event.kind === 'decided' ? await decisionOf(options.store, key) : undefined
+    if (event.kind === 'decided' && !decision) targets = []
     plan.deliveries = targets
       .filter((w) => matchesFilter(w, summary))
       .map((w): DeliveryRecord => {
@@ -183,8 +195,20 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
                   reason: brief.waiting.reason,
                   message: brief.waiting.message,
                   since: new Date(brief.waiting.at).toISOString(),
+                  ...requestOf(brief.waiting.request, decideUrl(event.session_id)),
                 }
               : undefined,
+          decision,
+          ...(waiting && options.slackButtons && brief.waiting?.request
+            ? {
+                slackDecision: {
+                  tenant: event.tenant,
+                  session_id: event.session_id,
+                  request_id: brief.waiting.request.id,
+                  tool: brief.waiting.request.tool,
+                },
+              }
+            : {}),
           ended:
             event.kind === 'ended' && brief.ended
               ? {
@@ -374,5 +398,33 @@ export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
       await Promise.race([Promise.allSettled([...attempts]).then(() => undefined), grace])
       while (running) await new Promise((resolve) => setTimeout(resolve, 10))
     },
+  }
+}
+
+/**
+ * A `session.waiting` body's pending request (without what only the service reads) and where to
+ * answer it; nothing when the wait has none.
+ * @param request - the wait's request
+ * @param url - the decisions URL, or null
+ */
+function requestOf(request: DecisionRequest | undefined, url: string | null) {
+  if (!request) return {}
+  const { match: _match, at: _at, ...shown } = request
+  return {
+    request: { ...shown, expires_at: new Date(shown.expires_at).toISOString() },
+    decide_url: url,
+  }
+}
+
+/** The last person's answer of a session (`session.decided`), or undefined. */
+async function decisionOf(store: SessionStore, key: SessionKey) {
+  const record = lastAnswered((await store.get(key)) ?? ({} as Session))
+  const answer = record?.answer
+  if (!answer || !['allowed', 'denied', 'answered'].includes(answer.outcome)) return undefined
+  return {
+    request_id: record.request.id,
+    outcome: answer.outcome,
+    by: answer.by,
+    channel: answer.channel,
   }
 }

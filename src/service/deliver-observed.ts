@@ -77,6 +77,8 @@ export interface ObservedDelivery {
    * `X-Agent-User` / `-Host` / `-Repo` / `-Branch` headers (http/origin-headers).
    */
   origin?: readonly OriginHints[]
+  /** The key's own (keys-file) user: the session's person is verified when it fixes the user. */
+  verifiedUser?: string
   /** Told the parsed events before any is applied (metrics). */
   onParsed?: (events: readonly ObservedEvent[]) => void
 }
@@ -113,8 +115,9 @@ async function applyDelivery(
   override: string | undefined,
   fallbackId: string | undefined,
   budget: DeliveryBudget,
-  origin: readonly OriginHints[] | undefined
+  who: { origin?: readonly OriginHints[]; verifiedUser?: string }
 ): Promise<DeliveryOutcome> {
+  const { origin, verifiedUser } = who
   const groups = planDelivery(agent, delivery.events, override)
   if (groups.length > budget.paid) {
     await budget.charge(groups.length - budget.paid, true)
@@ -161,6 +164,7 @@ async function applyDelivery(
               agents,
               versionFloor,
               origin,
+              verifiedUser,
               replayed,
               limitCache,
             })
@@ -348,7 +352,7 @@ export async function deliverObserved(
       request.sessionId,
       request.fallbackId,
       { signal: request.signal, charge: request.charge, paid: 1, updates: 0 },
-      request.origin
+      { origin: request.origin, verifiedUser: request.verifiedUser }
     )
     // no session: nothing of the body applied, every value of it ignored (a parser drops what
     // names no session, such as opencode's `server.*` and ACP's `initialize`, without an event)

@@ -16,6 +16,7 @@ export const STATUS_TITLES = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   409: 'Conflict',
+  410: 'Gone',
   412: 'Precondition Failed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
@@ -83,6 +84,12 @@ export const ERROR_CATALOG = {
   'webhook-not-found': entry(404),
   'webhook-target-refused': entry(422),
   'webhooks-unsupported': entry(501),
+  // decisions
+  'decision-not-found': entry(404),
+  'decision-not-allowed': entry(403),
+  'decision-already-made': entry(409),
+  'decision-expired': entry(410),
+  'slack-signature': entry(401),
   // Idempotency-Key
   'idempotency-key-reused': entry(422),
   'idempotency-in-flight': entry(409),

@@ -14,8 +14,10 @@ import {
   type HistoryEntry,
   type Session,
   type SessionState,
+  type Waiting,
   itemsKnown,
 } from '../core/session.js'
+import { lastAnswered } from '../core/decisions.js'
 import { resolveDialect } from '../dialects/round.js'
 import { editRefusal } from '../agents/index.js'
 import { getDialect } from '../dialects/registry.js'
@@ -24,12 +26,39 @@ import type { HistoryText } from '../store/types.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/**
+ * A wait as views, summaries and alert bodies show it: its pending request without what only
+ * the service reads (`match`), times as ISO 8601.
+ * @param waiting - the stored wait
+ */
+export function waitingOf(waiting: Waiting | null) {
+  if (!waiting) return null
+  const { request, ...rest } = waiting
+  // `request: undefined` leaves the JSON as it was (no key) and gives both shapes one type
+  if (!request) return { ...rest, at: iso(rest.at), request: undefined }
+  const { match: _match, at: _at, expires_at, ...shown } = request
+  return { ...rest, at: iso(rest.at), request: { ...shown, expires_at: iso(expires_at) } }
+}
+
+/** The last answered request of a session, for its view. */
+function lastDecisionView(session: Session) {
+  const record = lastAnswered(session)
+  if (!record) return null
+  const { request, answer } = record
+  return {
+    request_id: request.id,
+    kind: request.kind,
+    tool: request.tool,
+    outcome: answer!.outcome,
+    by: answer!.by,
+    channel: answer!.channel,
+    at: iso(answer!.at),
+  }
+}
+
 const endedView = (ended: Ended | null) => (ended ? { ...ended, at: iso(ended.at) } : null)
 
-const waitingView = (session: Session) => {
-  const waiting = session.observed?.waiting
-  return waiting ? { ...waiting, at: iso(waiting.at) } : null
-}
+const waitingView = (session: Session) => waitingOf(session.observed?.waiting ?? null)
 
 /** What an observed session adds to its view; null for sessions fed by rounds. */
 function observedView(session: Session) {
@@ -41,6 +70,7 @@ function observedView(session: Session) {
     subagents: observed.agents,
     pending_edit: edit ? { items: edit.items, at: iso(edit.at) } : null,
     pending_calls: observed.pending.length,
+    last_decision: lastDecisionView(session),
   }
 }
 
@@ -84,6 +114,7 @@ export function sessionView(session: Session, staleBefore: number) {
     parent: session.observed?.parent ?? null,
     waiting: waitingView(session),
     items_known: itemsKnown(session),
+    background: session.observed?.background ?? 0,
     observed: observedView(session),
     origin: originOf(session),
     labels: labelsOf(session),
@@ -120,7 +151,8 @@ export function sessionSummary(brief: SessionBrief, staleBefore: number) {
     stale: state === 'stale',
     source: brief.source,
     parent: brief.parent,
-    waiting: brief.waiting ? { ...brief.waiting, at: iso(brief.waiting.at) } : null,
+    waiting: waitingOf(brief.waiting),
+    background: brief.background ?? 0,
     todo_tools: brief.todo_tools,
     items_known: brief.items_known ?? true,
     origin: originOf(brief),

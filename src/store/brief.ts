@@ -41,6 +41,8 @@ export interface SessionBrief {
   origin?: Origin
   /** The session's labels; absent in briefs written before labels were kept. */
   labels?: Labels
+  /** Background work the agent still runs (absent: none): the session is not done. */
+  background?: number
 }
 
 /**
@@ -67,6 +69,7 @@ export function briefOf(session: Session): SessionBrief {
     updated_at: session.updated_at,
     origin: originOf(session),
     labels: labelsOf(session),
+    ...(observed?.background ? { background: observed.background } : {}),
   }
 }
 
@@ -81,6 +84,7 @@ export function briefColumns(brief: SessionBrief): StateColumns {
     unfinished: total - completed - cancelled,
     ended: brief.ended !== null,
     waiting: brief.waiting !== null,
+    background: (brief.background ?? 0) > 0,
   }
 }
 

@@ -125,6 +125,61 @@ describe('The senders say who and where (X-Agent-User/Host/Repo/Branch), run', (
     assert.equal(down, 0)
   })
 
+  it('Should have forward-hook.sh codex --decide print the answer a person gave, and nothing without one', async () => {
+    const t = makeTestApp({ decisions: { waitMs: 30_000, holdMs: 30_000, open: false } })
+    const service = await bridge(t)
+    try {
+      const hook = fixtureJson('codex/real-decide-permission-request.json')
+      const session = `codex:${hook.session_id}`
+      const child = spawn('sh', [script, 'codex', '--decide'], {
+        cwd: tmpdir(),
+        env: { PATH: process.env.PATH ?? '', AGENT_TODOS_URL: service.url },
+        stdio: ['pipe', 'pipe', 'ignore'],
+      })
+      let out = ''
+      child.stdout.on('data', (chunk) => (out += chunk))
+      const exited = new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? -1)))
+      child.stdin.end(JSON.stringify(hook))
+      let request: any
+      for (const end = Date.now() + 10_000; !request && Date.now() < end;) {
+        const res = await t.call('GET', `/v1/sessions/${session}`)
+        request = res.status === 200 ? res.body.waiting?.request : undefined
+        if (!request) await new Promise((r) => setImmediate(r))
+      }
+      assert.ok(request, 'the request shows')
+      // open access answers only from loopback with DECISIONS_OPEN: the service's own store
+      const { decide } = await import('../../src/service/decisions.js')
+      await decide(
+        { store: t.store, now: () => t.clock.now, open: true },
+        {
+          key: { tenant: 'default', sessionId: session },
+          caller: { tenant: 'default', role: 'agent', via: 'open', loopback: true },
+          input: { request_id: request.id, decision: 'deny', message: 'not now' },
+          channel: 'api',
+        }
+      )
+      assert.equal(await exited, 0)
+      assert.deepEqual(JSON.parse(out), {
+        hookSpecificOutput: {
+          hookEventName: 'PermissionRequest',
+          decision: { behavior: 'deny', message: 'not now' },
+        },
+      })
+    } finally {
+      await service.close()
+    }
+    const down = spawn('sh', [script, 'codex', '--decide'], {
+      env: { PATH: process.env.PATH ?? '', AGENT_TODOS_URL: 'http://127.0.0.1:9' },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    })
+    let quiet = ''
+    down.stdout.on('data', (chunk) => (quiet += chunk))
+    const downExit = new Promise<number>((resolve) => down.on('exit', (c) => resolve(c ?? -1)))
+    down.stdin.end('{}')
+    assert.equal(await downExit, 0)
+    assert.equal(quiet, '')
+  })
+
   it('Should have observe find the git remote (without credentials) and branch of its directory', () => {
     const repo = gitRepo()
     assert.deepEqual(originHeaders(repo, { AGENT_TODOS_USER: 'ada', AGENT_TODOS_HOST: 'ci-3' }), {

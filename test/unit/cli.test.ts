@@ -59,6 +59,7 @@ const summary = (id: string, fields: Partial<SessionSummary> = {}): SessionSumma
   source: 'rounds',
   parent: null,
   waiting: null,
+  background: 0,
   todo_tools: null,
   items_known: true,
   origin: {

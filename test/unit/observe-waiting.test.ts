@@ -77,6 +77,10 @@ const kiloPermission = opencodeWait(
   'permission.replied'
 )
 
+/** A captured hook of another run, as a hook of the waiting fixture's session. */
+const asClaude = (hook: Record<string, unknown>) => ({ ...hook, session_id: claudeBase.session_id })
+const claudeNotification = fixtureJson('claude-code/real-notification-permission-prompt.json')[0]
+
 const without = (hook: Record<string, unknown>, ...keys: string[]) =>
   Object.fromEntries(Object.entries(hook).filter(([key]) => !keys.includes(key)))
 
@@ -120,6 +124,43 @@ const ROWS: Row[] = [
       tool_name: 'Bash',
       tool_input: claude[2].tool_input,
     },
+    clear: claude[2],
+    session: `claude:${claudeBase.session_id}`,
+  },
+  {
+    source: 'Claude Code',
+    marks: 'Interrupt',
+    reason: 'interrupted',
+    clears: 'UserPromptSubmit',
+    route: 'claude-code',
+    before: [claude[0]],
+    mark: asClaude(fixtureJson('claude-code/real-2.1.337-interrupt-esc.json')[0]),
+    clear: {
+      ...without(claudeBase, 'tool_name', 'tool_input', 'tool_response', 'tool_use_id'),
+      hook_event_name: 'UserPromptSubmit',
+      prompt: 'go on',
+    },
+    session: `claude:${claudeBase.session_id}`,
+  },
+  ...['agent_needs_input', 'worker_permission_prompt'].map((type): Row => ({
+    source: 'Claude Code',
+    marks: `Notification ${type}`,
+    reason: type,
+    clears: 'PostToolUse',
+    route: 'claude-code',
+    before: [claude[0]],
+    mark: asClaude({ ...claudeNotification, notification_type: type, message: 'needs you' }),
+    clear: claude[2],
+    session: `claude:${claudeBase.session_id}`,
+  })),
+  {
+    source: 'Claude Code',
+    marks: 'Elicitation',
+    reason: 'question',
+    clears: 'PostToolUse',
+    route: 'claude-code',
+    before: [claude[0]],
+    mark: asClaude(fixtureJson('claude-code/real-elicitation.json').elicitation_hook_input),
     clear: claude[2],
     session: `claude:${claudeBase.session_id}`,
   },

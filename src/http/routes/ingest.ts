@@ -11,12 +11,16 @@
  * onError answers) and its reply shaped by the descriptor. The write budget stays in HTTP: the
  * service is handed a `charge` that spends it.
  */
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { AGENT_LIST, AGENTS, type AgentDescriptor, type IngestRoute } from '../../agents/index.js'
 import { IngestQuery } from '../../agents/schemas.js'
+import type { DecisionPoint, HookDraft } from '../../agents/decide.js'
+import type { ParsedDelivery } from '../../ingest/agent.js'
+import type { WaitingEvent } from '../../ingest/events.js'
+import { holdForAnswer } from '../../service/decisions-hold.js'
 import { deliverObserved, type DeliverDeps } from '../../service/deliver-observed.js'
-import { limitsOf, type AppDeps } from '../deps.js'
+import { DEFAULT_DECISIONS, limitsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import type { Metrics } from '../metrics.js'
 import { originHintsOf } from '../origin-headers.js'
@@ -36,18 +40,35 @@ const ingestRoute = (agent: AgentDescriptor, route: IngestRoute) =>
     tags: ['ingest'],
     summary: route.summary,
     request: {
-      query: route.query ? IngestQuery.extend(route.query.shape) : IngestQuery,
+      query: withDecide(agent, route.query ? IngestQuery.extend(route.query.shape) : IngestQuery),
       ...(route.params ? { params: route.params } : {}),
       body: route.body,
     },
     responses: {
       200: {
         description: 'Accepted',
-        content: { 'application/json': { schema: agent.reply.schema } },
+        content: {
+          'application/json': {
+            schema: agent.decide
+              ? z.union([agent.reply.schema, agent.decide.schema])
+              : agent.reply.schema,
+          },
+        },
       },
       ...problemResponses(400, 401, 403, 409, 413, 429, 503),
     },
   })
+
+/** The query of an agent with a decision point documents `?decide=1`. */
+const withDecide = (agent: AgentDescriptor, query: z.ZodObject) =>
+  agent.decide
+    ? query.extend({
+        decide: z.enum(['1']).optional().openapi({
+          description:
+            "A decision point: the hook is held until a person answers its request or the hold ends, and the reply is the agent's own hook output (docs/decisions.md)",
+        }),
+      })
+    : query
 
 /** The tenant's write budget does not hold the sessions a delivery touches: its 429 answers. */
 class WritesRefused extends Error {
@@ -91,6 +112,29 @@ function deliveringAgent(
   return route.agentOf ? AGENTS[route.agentOf(query.data)] : agent
 }
 
+/**
+ * How long a decision point holds its hook: `DECISION_WAIT_SECONDS` where the agent shows its
+ * own prompt meanwhile, `DECISION_HOLD_SECONDS` where it shows none until the hook returns.
+ */
+const holdMsOf = (deps: AppDeps, point: DecisionPoint) =>
+  point.hold === 'wait'
+    ? (deps.decisions?.waitMs ?? DEFAULT_DECISIONS.waitMs)
+    : (deps.decisions?.holdMs ?? DEFAULT_DECISIONS.holdMs)
+
+/** A delivery whose wait carries the request its hook opens (the first wait of the hook). */
+function withRequest(
+  parsed: ParsedDelivery,
+  draft: HookDraft,
+  channel: string,
+  holdMs: number
+): ParsedDelivery {
+  const at = parsed.events.findIndex((event) => event.kind === 'waiting')
+  if (at === -1) return parsed
+  const events = [...parsed.events]
+  events[at] = { ...(events[at] as WaitingEvent), request: { ...draft, channel, holdMs } }
+  return { ...parsed, events }
+}
+
 /** Registers the ingest routes: every route of every agent (agents/). */
 export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
   // read per delivery, as the app's dependencies are (a test may set its clock or caps)
@@ -112,15 +156,24 @@ export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, me
         sessionId = query.data.session_id
       }
       const params = routeParams(c, route)
+      // a decision point (`?decide=1`): the hook is held for a person's answer
+      const point = c.req.query('decide') === '1' ? agent.decide : undefined
+      let draft: HookDraft | null = null
       try {
         const outcome = await deliverObserved(service(), {
           tenant: c.get('tenant'),
           agent,
           body: await c.req.text(),
-          parse: (body) => route.parse(body, params),
+          parse: (body) => {
+            const parsed = route.parse(body, params)
+            if (!point || body.kind !== 'json') return parsed
+            draft = point.draft(body.value)
+            return draft ? withRequest(parsed, draft, agent.source, holdMsOf(deps, point)) : parsed
+          },
           sessionId,
           fallbackId: route.session?.(params),
           origin: originHintsOf(c),
+          verifiedUser: c.get('keyUser'),
           signal: c.req.raw.signal,
           charge: async (units, refuse) => {
             const refused = await chargeWrites(c, units, refuse)
@@ -130,6 +183,15 @@ export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, me
             for (const event of events) metrics.ingestEvents.inc({ source, kind: event.kind })
           },
         })
+        // a decision point's hook names its session: a body without one held nothing to answer
+        if (point && draft && outcome.session_id !== null) {
+          const record = await holdForAnswer(service(), {
+            key: { tenant: c.get('tenant'), sessionId: outcome.session_id },
+            match: (draft as HookDraft).match,
+            signal: c.req.raw.signal,
+          })
+          return c.json(point.reply(record), 200)
+        }
         return c.json(agent.reply.of(outcome), 200)
       } catch (error) {
         // the write limiter's own 429 (its problem and RateLimit headers), passed on as it made it

@@ -224,7 +224,8 @@ function prepare(db: Database.Database) {
     countStates: db.prepare<{ now: number; staleBefore: number }, { state: string; n: number }>(
       `SELECT CASE
          WHEN ended = 1 THEN 'ended'
-         WHEN total > 0 AND unfinished = 0 THEN 'done'
+         WHEN total > 0 AND unfinished = 0
+           AND (brief = '' OR json_extract(brief, '$.background') IS NULL) THEN 'done'
          WHEN brief <> '' AND json_extract(brief, '$.waiting') IS NOT NULL THEN 'waiting'
          WHEN unfinished > 0 AND updated_at < @staleBefore THEN 'stale'
          ELSE 'active' END AS state, count(*) AS n

@@ -91,8 +91,10 @@ export const HISTORY_PAGE_SQL = `SELECT rowid AS row, version, at, source FROM h
 const STATE_SQL: Record<ListQuery['state'], string> = {
   all: '1',
   ended: 'ended = 1',
-  active: 'ended = 0 AND (unfinished > 0 OR total = 0)',
-  done: 'ended = 0 AND total > 0 AND unfinished = 0',
+  // background work still running keeps a finished list active (core sessionState)
+  active:
+    "ended = 0 AND (unfinished > 0 OR total = 0 OR json_extract(brief, '$.background') IS NOT NULL)",
+  done: "ended = 0 AND total > 0 AND unfinished = 0 AND json_extract(brief, '$.background') IS NULL",
   // an observed agent waiting for a person is waiting, not stale (read from the brief)
   waiting:
     "ended = 0 AND (unfinished > 0 OR total = 0) AND json_extract(brief, '$.waiting') IS NOT NULL",

@@ -7,6 +7,7 @@
  * and where (`user@host · repo (branch)`); the origin filters narrow it and the table alike. A
  * browser notification, once a person opts in, says when a session starts waiting.
  */
+import { decisionControls } from './decide.js'
 import { $, el, setText } from './dom.js'
 import { quote, relativeTime } from './format.js'
 import { OUTCOME_LABEL } from './labels.js'
@@ -153,6 +154,7 @@ function card(s, need) {
         sourceBadge(s),
       ]),
       el('div', { class: 'need-reason', text: need.text }),
+      need.kind === 'waiting' ? decisionControls(s) : null,
       line ? el('div', { class: 'origin', text: line, title: line }) : null,
       current ? el('div', { class: 'sub need-current', text: quote(current) }) : null,
     ]

@@ -6,6 +6,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../../context.js'
 import { serviceDepsOf, type AppDeps } from '../../deps.js'
+import { getDecisions, postDecision } from './decisions.js'
 import { deleteSession } from './delete.js'
 import { endSession } from './end.js'
 import { getSession } from './get.js'
@@ -23,8 +24,16 @@ import type { SessionRoutesDeps } from './shared.js'
 export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   const routes: SessionRoutesDeps = { app: deps, service: serviceDepsOf(deps) }
   app.openapiRoutes(
-    [getSession, renderSession, putTodos, deleteSession, endSession, listSessions, getHistory].map(
-      (op) => op(routes)
-    )
+    [
+      getSession,
+      renderSession,
+      putTodos,
+      deleteSession,
+      endSession,
+      listSessions,
+      getHistory,
+      getDecisions,
+      postDecision,
+    ].map((op) => op(routes))
   )
 }
