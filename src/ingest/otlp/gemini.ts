@@ -4,8 +4,9 @@
  * `gemini_cli.tool_call` log records of `write_todos` carry `function_args` (the call's input, as
  * indented JSON; only with `logPrompts: true`) and `success`, under `session.id`: session
  * `gemini:<session.id>`. The log has no call id: a record is the same call as another with the
- * same `event.timestamp` and arguments. The task tracker's tools (`tracker_*`, their ids only in
- * the `tool_call` spans' output) have no dialect here yet: they only say the agent is alive.
+ * same `event.timestamp` and arguments. The task tracker's tools (`tracker_*`, the
+ * `gemini-tracker` dialect) are read from the `tool_call` spans, the only records holding what
+ * they answered, their ids (`gemini-tracker.ts`); their logs only say the agent is alive.
  * Gemini's resource `service.version` is its Node.js version, so the agent's version stays unknown.
  */
 import type { OriginHints } from '../../core/origin.js'
@@ -22,6 +23,7 @@ import {
   withActivity,
   type OtlpReading,
 } from './kit.js'
+import { trackerEvent, trackerToolOf } from './gemini-tracker.js'
 import type { OtlpRecord } from './normalize.js'
 
 const TODO_TOOL = 'write_todos'
@@ -40,13 +42,20 @@ export function readGemini(records: OtlpRecord[]): OtlpReading {
       record.kind === 'log' &&
       text(record, 'event.name') === 'gemini_cli.tool_call' &&
       text(record, 'function_name') === TODO_TOOL
+    const tracker = trackerToolOf(record)
     if (!session) {
-      if (todo) reject(reading, 'gemini_cli.tool_call without session.id')
+      if (todo || tracker) reject(reading, 'gemini_cli.tool_call without session.id')
       continue
     }
     const origin = originOf(record, 'gemini-cli')
     if (!alive.has(session) || (origin.model && !alive.get(session)!.model))
       alive.set(session, origin)
+    if (tracker) {
+      const event = trackerEvent(record, session, origin)
+      if (typeof event === 'string') reject(reading, event)
+      else events.push(event)
+      continue
+    }
     if (!todo) continue
     const args = text(record, 'function_args')
     const input = json(args)
