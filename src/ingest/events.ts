@@ -4,7 +4,7 @@
  * and lifecycle, and the error of a body that is not the agent's format. Pure data; the parsers in
  * this folder make it (with what they share, `ingest/parse-kit`), `ingest/apply` applies it.
  */
-import type { OriginHints } from '../core/origin.js'
+import type { Labels, OriginHints } from '../core/origin.js'
 import type { EndedOutcome } from '../core/session.js'
 
 /**
@@ -126,6 +126,11 @@ export interface IgnoredEvent {
  */
 export interface OriginHinted {
   origin?: OriginHints
+  /**
+   * Labels the agent's own events name (telemetry's `terminal.type` as `terminal`): added to the
+   * session's once, as origin is filled, never changing a set one.
+   */
+  labels?: Labels
 }
 
 export type ObservedEvent = (

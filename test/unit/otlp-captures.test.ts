@@ -297,6 +297,36 @@ for (const encoding of ['json', 'protobuf'] as const) {
       assert.deepEqual(main.observed.subagents, [sub.session_id])
     })
 
+    it("terminal.type is the session's label `terminal`, filled once, filtered on", async () => {
+      const t = makeTestApp()
+      await replay(t, `${CODEX}/update-plan`, { encoding })
+      await replay(t, `${CLAUDE}/permission-interactive`, { encoding })
+      const all = [...(await sessions(t)).values()]
+      const codex = all.find((session) => session.origin.agent === 'codex')
+      const claude = all.find((session) => session.origin.agent === 'claude-code')
+      assert.deepEqual(codex.labels, { terminal: 'dumb' })
+      assert.deepEqual(claude.labels, { terminal: 'tmux' })
+      // `label.<name>` filters are open-ended query names the document does not list: t.call
+      const listing = await t.call('GET', '/v1/sessions?label.terminal=tmux')
+      assert.deepEqual(
+        listing.body.sessions.map((summary: any) => [summary.session_id, summary.labels]),
+        [[claude.session_id, { terminal: 'tmux' }]]
+      )
+      // a later record naming another terminal changes nothing (fill once, no flapping)
+      const version = codex.version
+      const moved = capture(`${CODEX}/update-plan`).map((request) =>
+        JSON.parse(
+          JSON.stringify(request.body).replaceAll('"stringValue":"dumb"', '"stringValue":"vscode"')
+        )
+      )
+      for (const [i, body] of moved.entries()) {
+        await postOtlp(t, capture(`${CODEX}/update-plan`)[i].signal, body, { encoding })
+      }
+      const after = await view(t, codex.session_id)
+      assert.deepEqual(after.labels, { terminal: 'dumb' })
+      assert.equal(after.version, version)
+    })
+
     it('Every capture posted twice ends at the same version', async () => {
       for (const name of [
         `${CODEX}/update-plan-binary`,

@@ -9,7 +9,6 @@
  * they answered, their ids (`gemini-tracker.ts`); their logs only say the agent is alive.
  * Gemini's resource `service.version` is its Node.js version, so the agent's version stays unknown.
  */
-import type { OriginHints } from '../../core/origin.js'
 import { digest } from '../body.js'
 import type { ObservedEvent } from '../events.js'
 import {
@@ -17,10 +16,12 @@ import {
   inOrder,
   json,
   newReading,
+  noteSession,
   originOf,
   reject,
   text,
   withActivity,
+  type AliveSessions,
   type OtlpReading,
 } from './kit.js'
 import { trackerEvent, trackerToolOf } from './gemini-tracker.js'
@@ -34,7 +35,7 @@ const TODO_TOOL = 'write_todos'
  */
 export function readGemini(records: OtlpRecord[]): OtlpReading {
   const reading = newReading()
-  const alive = new Map<string, OriginHints>()
+  const alive: AliveSessions = new Map()
   const events: ObservedEvent[] = []
   for (const record of inOrder(records)) {
     const session = text(record, 'session.id') ?? text(record, 'gen_ai.conversation.id')
@@ -48,8 +49,7 @@ export function readGemini(records: OtlpRecord[]): OtlpReading {
       continue
     }
     const origin = originOf(record, 'gemini-cli')
-    if (!alive.has(session) || (origin.model && !alive.get(session)!.model))
-      alive.set(session, origin)
+    noteSession(alive, session, record, origin)
     if (tracker) {
       const event = trackerEvent(record, session, origin)
       if (typeof event === 'string') reject(reading, event)
