@@ -587,7 +587,7 @@ export interface components {
             }[];
         };
         /** @enum {string} */
-        DialectName: "s03" | "claude-todowrite" | "claude-tasks" | "codex-plan" | "gemini-todos" | "langchain-todos" | "openhands-tracker" | "qwen-todos" | "opencode-todos" | "copilot-todos";
+        DialectName: "s03" | "claude-todowrite" | "claude-tasks" | "codex-plan" | "gemini-todos" | "langchain-todos" | "openhands-tracker" | "qwen-todos" | "opencode-todos" | "copilot-todos" | "gemini-tracker";
         ProblemDetails: {
             type: string;
             title: string;

@@ -7,6 +7,7 @@ import { claudeTodoWrite } from './claude-todowrite/index.js'
 import { codexPlan } from './codex-plan/index.js'
 import { copilotTodos } from './copilot-todos/index.js'
 import { geminiTodos } from './gemini-todos/index.js'
+import { geminiTracker } from './gemini-tracker/index.js'
 import { langchainTodos } from './langchain-todos/index.js'
 import { opencodeTodos } from './opencode-todos/index.js'
 import { openhandsTracker } from './openhands-tracker/index.js'
@@ -28,6 +29,7 @@ const ALL: readonly Dialect[] = [
   qwenTodos,
   opencodeTodos,
   copilotTodos,
+  geminiTracker,
 ]
 
 export const DIALECTS: ReadonlyMap<string, Dialect> = new Map(ALL.map((d) => [d.name, d]))

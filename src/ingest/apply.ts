@@ -28,7 +28,14 @@
  *   own.
  */
 import { isUnfinished } from '../core/items.js'
-import { mergeOrigin, sameOrigin, type OriginHints } from '../core/origin.js'
+import {
+  labelsProblem,
+  mergeLabels,
+  mergeOrigin,
+  sameOrigin,
+  type Labels,
+  type OriginHints,
+} from '../core/origin.js'
 import {
   checkSessionLimits,
   newLimitCache,
@@ -153,6 +160,23 @@ export function newObserved(source: ObservedSource, parent: string | null): Obse
   }
 }
 
+/**
+ * The session's labels after the events' (fill once: a set name keeps its value); a set the label
+ * rules refuse is left out, as a parser should never have made it.
+ */
+function labelsAfter(
+  current: Labels | undefined,
+  events: readonly ObservedEvent[]
+): { labels?: Labels } {
+  let labels = current
+  for (const event of events) {
+    if (!event.labels || labelsProblem(event.labels) !== null) continue
+    const merged = mergeLabels(labels, event.labels)
+    if (Object.keys(merged).length !== Object.keys(labels ?? {}).length) labels = merged
+  }
+  return labels === current ? {} : { labels }
+}
+
 /** Whether a delivery changed the list or the lifecycle: a new version (the list compared last). */
 function showsChange(before: Session, after: Session): boolean {
   return (
@@ -171,6 +195,8 @@ function recordsChange(before: Session, after: Session): boolean {
   const b = after.observed!
   return (
     !sameOrigin(before.origin, after.origin) ||
+    // labels are only ever added: a change is a new name
+    Object.keys(before.labels ?? {}).length !== Object.keys(after.labels ?? {}).length ||
     before.dialect !== after.dialect ||
     a.todo_tools !== b.todo_tools ||
     a.hooks !== b.hooks ||
@@ -425,6 +451,7 @@ export function applyObserved(
   const next: Session = {
     ...base,
     origin: sameOrigin(base.origin, origin) ? base.origin : origin,
+    ...labelsAfter(base.labels, events),
     dialect,
     items,
     dialect_state: state.data,

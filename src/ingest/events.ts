@@ -5,7 +5,7 @@
  * this folder make it (with what they share, `ingest/parse-kit`), `ingest/apply` applies it.
  */
 import type { RequestDraft } from '../core/decisions.js'
-import type { OriginHints } from '../core/origin.js'
+import type { Labels, OriginHints } from '../core/origin.js'
 import type { EndedOutcome } from '../core/session.js'
 
 /**
@@ -131,6 +131,11 @@ export interface IgnoredEvent {
  */
 export interface OriginHinted {
   origin?: OriginHints
+  /**
+   * Labels the agent's own events name (telemetry's `terminal.type` as `terminal`): added to the
+   * session's once, as origin is filled, never changing a set one.
+   */
+  labels?: Labels
 }
 
 /**

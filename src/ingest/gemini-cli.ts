@@ -6,7 +6,9 @@
  * carry no call id: a repeat of the same tool input at the same `timestamp` is the same call. A
  * stream-json `tool_result` of `write_todos` carries no output: the list is in its `tool_use`, so
  * that call waits for its result. Only `init` names the session: later parts of a stream need
- * `?session_id=`.
+ * `?session_id=`. The experimental task tracker's tools (`tracker_*`, dialect `gemini-tracker`)
+ * give their ids only in what they answer: an `AfterTool` hook carries it (`tool_response.
+ * llmContent`), a stream-json `tool_result` does not, so only hooks feed them.
  */
 import type { EndedOutcome } from '../core/session.js'
 import { isRecord } from '../dialects/json.js'
@@ -17,6 +19,24 @@ import { parseLines, runEnd, type StreamLine } from './stream-lines.js'
 
 /** Gemini CLI's todo tool (offered on Gemini 2.x non-preview models with the task tracker off). */
 const TODO_TOOL = 'write_todos'
+
+/** Its experimental task tracker's tools (`experimental.taskTracker`), in place of `write_todos`. */
+const TRACKER_TOOL = /^tracker_[a-z_]+$/
+
+/** Whether an `AfterTool` hook's tool is one whose result the service applies. */
+const isTodoTool = (name: unknown): name is string =>
+  typeof name === 'string' && (name === TODO_TOOL || TRACKER_TOOL.test(name))
+
+/** The text the model read of a tool's answer (`llmContent`: a string, or text parts). */
+function llmText(response: Record<string, unknown> | undefined): string | undefined {
+  const content = response?.llmContent
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return undefined
+  const texts = content.flatMap((part) =>
+    isRecord(part) && typeof part.text === 'string' ? [part.text] : []
+  )
+  return texts.length > 0 ? texts.join('') : undefined
+}
 
 const ACTIVITY_HOOKS: ReadonlySet<string> = new Set([
   'BeforeTool',
@@ -44,17 +64,20 @@ function geminiHookEvents(value: Record<string, unknown>): ObservedEvent[] {
   if (!session) throw new IngestFormatError('session_id is missing.', '/session_id')
   const event = nonEmpty(value.hook_event_name)!
   const main: Target = { session }
-  if (event === 'AfterTool' && value.tool_name === TODO_TOOL) {
+  if (event === 'AfterTool' && isTodoTool(value.tool_name)) {
     const response = isRecord(value.tool_response) ? value.tool_response : undefined
+    const name = value.tool_name
     return [
       {
         kind: 'tool_result',
         target: main,
-        call_id: `hook:${nonEmpty(value.timestamp) ?? ''}:${digest(value.tool_input)}`,
-        name: TODO_TOOL,
+        // write_todos' id stays what it was (hooks stored before keep recognising their replays)
+        call_id: `hook:${nonEmpty(value.timestamp) ?? ''}:${digest(name === TODO_TOOL ? value.tool_input : [name, value.tool_input])}`,
+        name,
         input: value.tool_input,
         is_error: response?.error !== undefined && response.error !== null,
         structured: response,
+        text: name === TODO_TOOL ? undefined : llmText(response),
       },
     ]
   }

@@ -39,6 +39,8 @@ const EXPECTED: Record<string, string | null> = {
   'opencode-todos': null,
   // observed only: Copilot CLI's sql tool guidance is not reproduced
   'copilot-todos': null,
+  // observed only: Gemini CLI's tracker guidance is not reproduced
+  'gemini-tracker': null,
 }
 
 describe('GET /v1/dialects/{name}', () => {

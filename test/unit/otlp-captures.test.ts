@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { makeTestApp, type TestApp } from '../helpers.js'
 import { fixtureJson, postHooks, view } from '../ingest-support.js'
-import { replay } from '../otlp-support.js'
+import { capture, postOtlp, replay, type PostOptions } from '../otlp-support.js'
 
 const CODEX = 'codex-0.171.0'
 const GEMINI = 'gemini-cli-0.61.0'
@@ -31,6 +31,44 @@ async function onlySession(t: TestApp) {
 }
 
 const list = (session: any) => session.items.map((item: any) => [item.status, item.content])
+
+/** The tracker capture's list: two tasks created, the first started then closed, a listing. */
+const TRACKER_LIST = [
+  ['02498b', 'completed', 'Write the /health handler', 'GET /health returns ok'],
+  ['564e1f', 'pending', 'Add a test for /health', 'one test'],
+]
+const trackerList = (session: any) =>
+  session.items.map((item: any) => [item.id, item.status, item.content, item.description])
+
+/**
+ * Posts the tracker capture with its `tool_call` spans changed (or left out: `undefined`).
+ * @param t - the app
+ * @param change - each span's attributes by key, its tool's name: what to post instead
+ * @param options - how to post
+ */
+async function postTracker(
+  t: TestApp,
+  change: (attrs: Map<string, any>, tool: string) => Map<string, any> | undefined,
+  options: PostOptions
+) {
+  for (const request of capture(`${GEMINI}/tracker`)) {
+    const body = structuredClone(request.body) as any
+    for (const resource of body.resourceSpans ?? []) {
+      for (const scope of resource.scopeSpans) {
+        scope.spans = scope.spans.flatMap((span: any) => {
+          const attrs = new Map<string, any>(span.attributes.map((a: any) => [a.key, a.value]))
+          const tool = attrs.get('gen_ai.tool.name')?.stringValue
+          if (span.name !== 'tool_call' || !tool) return [span]
+          const changed = change(attrs, tool)
+          if (!changed) return []
+          return [{ ...span, attributes: [...changed].map(([key, value]) => ({ key, value })) }]
+        })
+      }
+    }
+    const res = await postOtlp(t, request.signal, body, options)
+    assert.equal(res.status, 200)
+  }
+}
 
 /** The final list the hooks of a fixture give. */
 async function hooksList(source: string, fixture: string, prefix: string) {
@@ -96,6 +134,97 @@ for (const encoding of ['json', 'protobuf'] as const) {
         assert.equal(session.origin.agent, 'gemini-cli')
         assert.equal(session.origin.model, 'gemini-2.5-pro')
       }
+    })
+
+    it("Gemini's tracker spans rebuild its tasks, with the tracker's ids", async () => {
+      const t = makeTestApp()
+      const replies = await replay(t, `${GEMINI}/tracker`, { encoding })
+      assert.ok(replies.every((reply) => reply.partialSuccess == null))
+      const session = await onlySession(t)
+      assert.equal(session.session_id, 'gemini:985c9124-14f4-41c9-a578-aa14fc91f6b6')
+      assert.equal(session.source, 'otlp')
+      assert.equal(session.dialect, 'gemini-tracker')
+      assert.deepEqual(trackerList(session), TRACKER_LIST)
+      assert.deepEqual(session.items[0].metadata, { type: 'task' })
+      assert.equal(session.origin.agent, 'gemini-cli')
+      // five calls, each a version; the listing agrees with the list, so it adds none
+      const history = await t.call('GET', `/v1/sessions/${session.session_id}/history`)
+      assert.deepEqual(
+        history.body.entries.filter((entry: any) => entry.items.length > 0).map(list),
+        [
+          [['pending', 'Write the /health handler']],
+          [
+            ['pending', 'Write the /health handler'],
+            ['pending', 'Add a test for /health'],
+          ],
+          [
+            ['in_progress', 'Write the /health handler'],
+            ['pending', 'Add a test for /health'],
+          ],
+          [
+            ['completed', 'Write the /health handler'],
+            ['pending', 'Add a test for /health'],
+          ],
+        ]
+      )
+    })
+
+    it('A failed tracker call changes nothing; without the spans there are no tasks', async () => {
+      const failed = makeTestApp()
+      // the close refused (its span's status `error`), and no listing after it
+      await postTracker(
+        failed,
+        (attrs, tool) => {
+          const args = JSON.parse(attrs.get('gen_ai.input.messages').stringValue).args
+          if (tool === 'tracker_list_tasks') return undefined
+          if (args.status !== 'closed') return attrs
+          const output = JSON.parse(attrs.get('gen_ai.output.messages').stringValue)
+          output.status = 'error'
+          output.response.responseParts[0].functionResponse.response.output =
+            'Cannot close task 02498b because dependency 564e1f is still open.'
+          return new Map([
+            ...attrs,
+            ['gen_ai.output.messages', { stringValue: JSON.stringify(output) }],
+          ])
+        },
+        { encoding }
+      )
+      const without = makeTestApp()
+      await postTracker(
+        without,
+        (attrs, tool) =>
+          tool === 'tracker_list_tasks' ||
+          JSON.parse(attrs.get('gen_ai.input.messages').stringValue).args.status === 'closed'
+            ? undefined
+            : attrs,
+        { encoding }
+      )
+      const session = await onlySession(failed)
+      const expected = await onlySession(without)
+      assert.deepEqual(trackerList(session), [
+        ['02498b', 'in_progress', 'Write the /health handler', 'GET /health returns ok'],
+        ['564e1f', 'pending', 'Add a test for /health', 'one test'],
+      ])
+      assert.equal(session.version, expected.version)
+      // logs alone (no spans: `traces` off) carry no ids: the session has no tasks
+      const logsOnly = makeTestApp()
+      await postTracker(logsOnly, () => undefined, { encoding })
+      assert.deepEqual((await onlySession(logsOnly)).items, [])
+    })
+
+    it('A tracker span cut at 10,000 characters still gives its output', async () => {
+      const t = makeTestApp()
+      await postTracker(
+        t,
+        (attrs) => {
+          const raw: string = attrs.get('gen_ai.output.messages').stringValue
+          // Gemini cuts the message inside `resultDisplay`, after the output: no longer JSON
+          const cut = raw.slice(0, raw.indexOf('"resultDisplay"') + 30)
+          return new Map([...attrs, ['gen_ai.output.messages', { stringValue: cut }]])
+        },
+        { encoding }
+      )
+      assert.deepEqual(trackerList(await onlySession(t)), TRACKER_LIST)
     })
 
     it('Gemini without logPrompts has no list: its write_todos records are rejected, counted', async () => {
@@ -168,11 +297,42 @@ for (const encoding of ['json', 'protobuf'] as const) {
       assert.deepEqual(main.observed.subagents, [sub.session_id])
     })
 
+    it("terminal.type is the session's label `terminal`, filled once, filtered on", async () => {
+      const t = makeTestApp()
+      await replay(t, `${CODEX}/update-plan`, { encoding })
+      await replay(t, `${CLAUDE}/permission-interactive`, { encoding })
+      const all = [...(await sessions(t)).values()]
+      const codex = all.find((session) => session.origin.agent === 'codex')
+      const claude = all.find((session) => session.origin.agent === 'claude-code')
+      assert.deepEqual(codex.labels, { terminal: 'dumb' })
+      assert.deepEqual(claude.labels, { terminal: 'tmux' })
+      // `label.<name>` filters are open-ended query names the document does not list: t.call
+      const listing = await t.call('GET', '/v1/sessions?label.terminal=tmux')
+      assert.deepEqual(
+        listing.body.sessions.map((summary: any) => [summary.session_id, summary.labels]),
+        [[claude.session_id, { terminal: 'tmux' }]]
+      )
+      // a later record naming another terminal changes nothing (fill once, no flapping)
+      const version = codex.version
+      const moved = capture(`${CODEX}/update-plan`).map((request) =>
+        JSON.parse(
+          JSON.stringify(request.body).replaceAll('"stringValue":"dumb"', '"stringValue":"vscode"')
+        )
+      )
+      for (const [i, body] of moved.entries()) {
+        await postOtlp(t, capture(`${CODEX}/update-plan`)[i].signal, body, { encoding })
+      }
+      const after = await view(t, codex.session_id)
+      assert.deepEqual(after.labels, { terminal: 'dumb' })
+      assert.equal(after.version, version)
+    })
+
     it('Every capture posted twice ends at the same version', async () => {
       for (const name of [
         `${CODEX}/update-plan-binary`,
         `${CODEX}/invalid-plan`,
         `${GEMINI}/write-todos`,
+        `${GEMINI}/tracker`,
         `${CLAUDE}/tasks`,
         `${CLAUDE}/todowrite`,
         `${CLAUDE}/todowrite-beta`,

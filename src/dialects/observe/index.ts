@@ -8,6 +8,7 @@ import { claudeTodoWriteObserver } from '../claude-todowrite/observe.js'
 import { codexPlanObserver } from '../codex-plan/observe.js'
 import { copilotTodosObserver } from '../copilot-todos/observe.js'
 import { geminiTodosObserver } from '../gemini-todos/observe.js'
+import { geminiTrackerObserver } from '../gemini-tracker/observe.js'
 import { opencodeTodosObserver } from '../opencode-todos/observe.js'
 import { getDialect } from '../registry.js'
 import { guardObserved } from './guard.js'
@@ -33,6 +34,7 @@ const OBSERVERS: readonly Observer[] = [
   opencodeTodosObserver,
   acpPlanObserver,
   copilotTodosObserver,
+  geminiTrackerObserver,
 ]
 
 /**
@@ -73,7 +75,7 @@ const BY_DIALECT = new Map(
 const FAMILY_DIALECTS: Record<AgentFamily, readonly string[]> = {
   claude: ['claude-todowrite', 'claude-tasks'],
   codex: ['codex-plan'],
-  gemini: ['gemini-todos'],
+  gemini: ['gemini-todos', 'gemini-tracker'],
   openhands: ['openhands-tracker'],
   qwen: ['qwen-todos'],
   opencode: ['opencode-todos'],

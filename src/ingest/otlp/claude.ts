@@ -14,7 +14,6 @@
  * - `claude_code.tool.blocked_on_user` spans tell a wait for a person after it was answered: the
  *   agent is alive again, nothing waits any more.
  */
-import type { OriginHints } from '../../core/origin.js'
 import { CLAUDE_TODO_TOOLS, claudeTarget } from '../claude-code.js'
 import type { ObservedEvent, ResultEvent } from '../events.js'
 import {
@@ -22,10 +21,12 @@ import {
   inOrder,
   json,
   newReading,
+  noteSession,
   originOf,
   reject,
   text,
   withActivity,
+  type AliveSessions,
   type OtlpReading,
 } from './kit.js'
 import type { OtlpRecord } from './normalize.js'
@@ -125,7 +126,7 @@ function todoEvent(record: OtlpRecord, session: string): ResultEvent | string | 
  */
 export function readClaude(records: OtlpRecord[]): OtlpReading {
   const reading = newReading()
-  const alive = new Map<string, OriginHints>()
+  const alive: AliveSessions = new Map()
   const events: ObservedEvent[] = []
   for (const record of inOrder(records)) {
     const session = text(record, 'session.id')
@@ -134,8 +135,7 @@ export function readClaude(records: OtlpRecord[]): OtlpReading {
       continue
     }
     const origin = originOf(record, 'claude-code', 'service.version')
-    if (!alive.has(session) || (origin.model && !alive.get(session)!.model))
-      alive.set(session, origin)
+    noteSession(alive, session, record, origin)
     const event = todoEvent(record, session)
     if (typeof event === 'string') reject(reading, event)
     else if (event) events.push({ ...event, origin })

@@ -8,16 +8,17 @@
  */
 import { digest } from '../body.js'
 import type { ObservedEvent } from '../events.js'
-import type { OriginHints } from '../../core/origin.js'
 import {
   flag,
   inOrder,
   json,
   newReading,
+  noteSession,
   originOf,
   reject,
   text,
   withActivity,
+  type AliveSessions,
   type OtlpReading,
 } from './kit.js'
 import type { OtlpRecord } from './normalize.js'
@@ -28,7 +29,7 @@ import type { OtlpRecord } from './normalize.js'
  */
 export function readCodex(records: OtlpRecord[]): OtlpReading {
   const reading = newReading()
-  const alive = new Map<string, OriginHints>()
+  const alive: AliveSessions = new Map()
   const events: ObservedEvent[] = []
   for (const record of inOrder(records)) {
     const session = text(record, 'conversation.id')
@@ -41,7 +42,7 @@ export function readCodex(records: OtlpRecord[]): OtlpReading {
       continue
     }
     const origin = originOf(record, 'codex', 'service.version')
-    if (!alive.has(session)) alive.set(session, origin)
+    noteSession(alive, session, record, origin)
     if (!plan) continue
     const args = text(record, 'arguments')
     if (args === undefined) {

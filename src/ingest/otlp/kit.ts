@@ -4,7 +4,12 @@
  * and JSON, its origin hints, and what a reader makes of an export (events, and the records it
  * could not apply, with why).
  */
-import type { OriginHints } from '../../core/origin.js'
+import {
+  MAX_LABEL_VALUE,
+  UNSAFE_LABEL_CHARACTER,
+  type Labels,
+  type OriginHints,
+} from '../../core/origin.js'
 import type { ObservedEvent } from '../events.js'
 import type { AttrValue, OtlpRecord } from './normalize.js'
 
@@ -96,6 +101,46 @@ export function originOf(record: OtlpRecord, agent: string, version?: string): O
   }
 }
 
+/** Control and bidi characters, which no label value may hold. */
+const UNSAFE = new RegExp(UNSAFE_LABEL_CHARACTER.source, 'gu')
+
+/**
+ * The labels a record tells: `terminal` from `terminal.type` (Claude Code, Codex), the terminal
+ * the agent runs in (`vscode`, `tmux`, `dumb`…), which origin has no field for (SPEC "Who and
+ * where"), cleaned to what a label value may be.
+ * @param record - the record
+ */
+export function labelsOf(record: OtlpRecord): Labels | undefined {
+  const terminal = text(record, 'terminal.type')?.replace(UNSAFE, '').trim()
+  return terminal ? { terminal: terminal.slice(0, MAX_LABEL_VALUE) } : undefined
+}
+
+/** The sessions an export's records name, with the origin and labels their records tell. */
+export type AliveSessions = Map<string, { origin: OriginHints; labels?: Labels }>
+
+/**
+ * Notes a record of a session: the first record's origin, or the first that names the model
+ * (later records carry it: Gemini's `config`), and the first labels.
+ * @param alive - the sessions so far
+ * @param session - the record's session
+ * @param record - the record
+ * @param origin - the origin it tells (`originOf`)
+ */
+export function noteSession(
+  alive: AliveSessions,
+  session: string,
+  record: OtlpRecord,
+  origin: OriginHints
+): void {
+  const known = alive.get(session)
+  if (!known) {
+    alive.set(session, { origin, labels: labelsOf(record) })
+    return
+  }
+  if (origin.model && !known.origin.model) known.origin = origin
+  known.labels ??= labelsOf(record)
+}
+
 /**
  * Records in the order the agent made them: by `event.sequence` where both have one (Claude's
  * logs), else by time, else as they came.
@@ -114,16 +159,16 @@ export function inOrder(records: OtlpRecord[]): OtlpRecord[] {
  * The sessions' events: each session's activity once, before its todo events (an export holds
  * hundreds of records that only say the agent is alive).
  * @param reading - the reading to add to
- * @param alive - the sessions seen, with the origin their records tell
+ * @param alive - the sessions seen, with the origin and labels their records tell
  * @param events - the todo events, in order
  */
 export function withActivity(
   reading: OtlpReading,
-  alive: Map<string, OriginHints>,
+  alive: AliveSessions,
   events: ObservedEvent[]
 ): void {
-  for (const [session, origin] of alive) {
-    reading.events.push({ kind: 'activity', target: { session }, what: 'otlp', origin })
+  for (const [session, { origin, labels }] of alive) {
+    reading.events.push({ kind: 'activity', target: { session }, what: 'otlp', origin, labels })
   }
   reading.events.push(...events)
 }
