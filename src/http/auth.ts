@@ -128,6 +128,7 @@ export function authenticate(
     return async function openAccess(c, next) {
       c.set('tenant', DEFAULT_TENANT)
       c.set('role', 'agent')
+      c.set('via', 'open')
       await next()
     }
   }
@@ -138,6 +139,7 @@ export function authenticate(
       if (!key) return false
       c.set('tenant', key.tenant)
       c.set('role', key.role)
+      c.set('via', 'key')
       if (key.user) c.set('keyUser', key.user)
       return true
     },

@@ -69,6 +69,8 @@ export interface AppDeps {
   allowedHosts?: string[]
   /** Webhook settings (SPEC §4 WEBHOOK_*); defaults when absent. */
   webhooks?: WebhookSettings
+  /** How long audit entries are kept (`AUDIT_TTL_DAYS`, ms); 90 days when absent. */
+  auditTtlMs?: number
   /** Set by createApp: whether the store's last write failed (readiness). */
   writeHealth?: WriteHealth
 }
@@ -87,5 +89,8 @@ export function serviceDepsOf(deps: AppDeps): ServiceDeps {
     idempotencyTtlMs: deps.idempotencyTtlMs,
     onRound: metrics && ((outcome) => countRound(metrics, outcome)),
     onEdit: metrics && ((session) => metrics.operatorEdits.inc({ dialect: session.dialect })),
+    auditTtlMs: deps.auditTtlMs,
+    onAuditError: (err, entry) =>
+      deps.logger.error({ err, action: entry.action, tenant: entry.tenant }, 'audit entry lost'),
   }
 }
