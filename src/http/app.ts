@@ -40,6 +40,7 @@ import { registerRoundRoutes } from './routes/rounds.js'
 import { registerSessionRoutes } from './routes/sessions/index.js'
 import { registerToolRoutes } from './routes/tools/index.js'
 import { registerWhoamiRoute } from './routes/whoami.js'
+import { peopleAuth, registerPeopleRoutes } from './people/index.js'
 import { registerWebhookRoutes } from './routes/webhooks/index.js'
 
 export const OPENAPI_CONFIG = {
@@ -211,9 +212,10 @@ export function createApp(appDeps: AppDeps) {
     '/v1/ingest/*',
     contentTypeGuard((c, detail) => problem(c, 'unsupported-media-type', detail))
   )
-  // the same keys and tenants for the REST API and MCP
-  app.use('/v1/*', authenticate(deps.keys))
-  app.use('/mcp', authenticate(deps.keys, { viewerWrites: 'let-route-decide' }))
+  // the same keys, tokens, sign-ins and tenants for the REST API and MCP
+  const people = peopleAuth(deps)
+  app.use('/v1/*', authenticate(deps.keys, { people }))
+  app.use('/mcp', authenticate(deps.keys, { viewerWrites: 'let-route-decide', people }))
   // one limiter per budget for both APIs: a tenant has one write budget and one read budget
   for (const [budget, perMinute] of [
     ['write', deps.rateLimitPerMinute],
@@ -253,6 +255,7 @@ export function createApp(appDeps: AppDeps) {
   registerIngestRoutes(app, deps, metrics)
   registerMcpRoutes(app, deps)
   registerWebhookRoutes(app, deps)
+  registerPeopleRoutes(app, deps)
   app.get('/metrics', metrics.middleware.printMetrics)
   documentSharedResponses(app.openAPIRegistry)
 

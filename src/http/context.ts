@@ -28,6 +28,8 @@ export interface AppEnv {
     keyUser?: string
     /** How the caller was recognised: `key`, `token` (`atk_…`), `oidc` (a sign-in cookie), `open`. */
     via: Via
+    /** Signed in (via oidc): the X-CSRF-Token of this sign-in, for `GET /v1/whoami`. */
+    csrfToken?: string
     logger: Logger
   }
 }

@@ -33,8 +33,9 @@ const NOTIFY_STORAGE = 'agent-todos.notify'
  * @returns {string | null}
  */
 function originField(s, field) {
-  const origin = /** @type {Record<string, string | null> | undefined} */ (s.origin)
+  const origin = /** @type {Record<string, string | boolean | null> | undefined} */ (s.origin)
   const value = origin ? origin[field] : null
+  if (typeof value !== 'string' && value !== null) return null
   // a session fed by rounds with no agent named: the page calls it by its source
   if (field === 'agent' && !value) return isObserved(s) ? s.source : null
   return value || null
