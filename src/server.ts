@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { serve } from '@hono/node-server'
 import pino from 'pino'
-import { allowedHosts, loadConfig, serviceLimits } from './config.js'
+import { allowedHosts, loadConfig, serviceLimits, signInSettings } from './config.js'
+import { auditTtlMs } from './service/audit.js'
 import { loadKeysFile } from './http/auth.js'
 import { createApp } from './http/app.js'
 import { createMetrics } from './http/metrics.js'
@@ -43,7 +44,8 @@ async function main() {
     ...config.AUTH_KEYS,
     ...(config.AUTH_KEYS_FILE ? loadKeysFile(config.AUTH_KEYS_FILE) : []),
   ])
-  if (keys.size === 0) {
+  const signIn = signInSettings(config, (path) => readFileSync(path, 'utf8'))
+  if (keys.size === 0 && !signIn) {
     logger.warn('AUTH_KEYS is not set: open access, every request acts as tenant "default"')
   }
   const metrics = createMetrics({ defaultMetrics: true })
@@ -97,6 +99,8 @@ async function main() {
     now: Date.now,
     isDraining: () => draining,
     openapiDocument: committedOpenApi(),
+    signIn,
+    auditTtlMs: auditTtlMs(config.AUDIT_TTL_DAYS),
     webhooks: {
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
       maxPerTenant: config.MAX_WEBHOOKS_PER_TENANT,

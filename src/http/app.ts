@@ -40,7 +40,7 @@ import { registerRoundRoutes } from './routes/rounds.js'
 import { registerSessionRoutes } from './routes/sessions/index.js'
 import { registerToolRoutes } from './routes/tools/index.js'
 import { registerWhoamiRoute } from './routes/whoami.js'
-import { peopleAuth, registerPeopleRoutes } from './people/index.js'
+import { createPeople } from './people/index.js'
 import { registerWebhookRoutes } from './routes/webhooks/index.js'
 
 export const OPENAPI_CONFIG = {
@@ -213,9 +213,12 @@ export function createApp(appDeps: AppDeps) {
     contentTypeGuard((c, detail) => problem(c, 'unsupported-media-type', detail))
   )
   // the same keys, tokens, sign-ins and tenants for the REST API and MCP
-  const people = peopleAuth(deps)
-  app.use('/v1/*', authenticate(deps.keys, { people }))
-  app.use('/mcp', authenticate(deps.keys, { viewerWrites: 'let-route-decide', people }))
+  const people = createPeople(deps)
+  app.use('/v1/*', authenticate(deps.keys, { people: people.auth }))
+  app.use(
+    '/mcp',
+    authenticate(deps.keys, { viewerWrites: 'let-route-decide', people: people.auth })
+  )
   // one limiter per budget for both APIs: a tenant has one write budget and one read budget
   for (const [budget, perMinute] of [
     ['write', deps.rateLimitPerMinute],
@@ -255,7 +258,7 @@ export function createApp(appDeps: AppDeps) {
   registerIngestRoutes(app, deps, metrics)
   registerMcpRoutes(app, deps)
   registerWebhookRoutes(app, deps)
-  registerPeopleRoutes(app, deps)
+  people.register(app)
   app.get('/metrics', metrics.middleware.printMetrics)
   documentSharedResponses(app.openAPIRegistry)
 

@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import type { SessionStore } from '../store/types.js'
 import type { Resolver } from '../alerts/target.js'
 import type { KeyTable } from './auth.js'
+import type { SignInSettings } from './people/settings.js'
 import { countRound, type Metrics } from './metrics.js'
 import type { WriteHealth } from './store-health.js'
 import type { ServiceDeps } from '../service/deps.js'
@@ -71,6 +72,8 @@ export interface AppDeps {
   webhooks?: WebhookSettings
   /** How long audit entries are kept (`AUDIT_TTL_DAYS`, ms); 90 days when absent. */
   auditTtlMs?: number
+  /** Sign-in with OpenID Connect (SPEC §3 People); absent: keys and tokens only. */
+  signIn?: SignInSettings
   /** Set by createApp: whether the store's last write failed (readiness). */
   writeHealth?: WriteHealth
 }

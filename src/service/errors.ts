@@ -78,6 +78,7 @@ export const ERROR_CATALOG = {
   'sign-in-not-configured': entry(404),
   'token-not-found': entry(404),
   'token-quota-exceeded': entry(403),
+  'identity-provider-unavailable': entry(503),
   // the session
   'session-not-found': entry(404),
   'dialect-not-found': entry(404),

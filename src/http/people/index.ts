@@ -6,7 +6,13 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { tokenHash } from '../../service/people/tokens.js'
 import type { SessionStore } from '../../store/types.js'
+import type { Context } from 'hono'
 import type { PeopleAuth, Principal } from '../auth.js'
+import { createOidc } from '../../service/people/oidc.js'
+
+export type { SignInSettings } from './settings.js'
+import { registerSignInOff, registerSignInRoutes } from './oidc-routes.js'
+import { sessionCookies } from './session-cookie.js'
 import type { AppEnv } from '../context.js'
 import { serviceDepsOf, type AppDeps } from '../deps.js'
 import { listAuditTrail } from './audit-route.js'
@@ -28,20 +34,46 @@ export function tokenAuth(store: SessionStore) {
 }
 
 /**
- * How the app recognises people besides keys: personal tokens (when the store keeps them) and,
- * with OpenID Connect configured, the sign-in cookie.
+ * People for one app: how requests are recognised besides keys (personal tokens; with sign-in
+ * configured, the sign-in cookie and its CSRF rule), and the routes (tokens, audit, sign-in).
  * @param deps - the app's dependencies
  */
-export function peopleAuth(deps: AppDeps): PeopleAuth {
-  return { token: tokenAuth(deps.store) }
+export function createPeople(deps: AppDeps) {
+  const signIn = deps.signIn
+  const cookies = signIn && sessionCookies(signIn.cookies, deps.now)
+  const ownOrigin = ownOriginOf(signIn?.cookies.publicUrl)
+  const auth: PeopleAuth = {
+    token: tokenAuth(deps.store),
+    ...(cookies ? { session: (c) => cookies.read(c), ownOrigin } : {}),
+  }
+  return {
+    auth,
+    /** Registers the token and audit routes, and the sign-in's. */
+    register(app: OpenAPIHono<AppEnv>) {
+      const service = serviceDepsOf(deps)
+      app.openapiRoutes(
+        [createToken, listTokens, revokeToken, listAuditTrail].map((op) => op(service))
+      )
+      if (signIn && cookies) {
+        const oidc = createOidc(signIn.oidc, deps.now)
+        registerSignInRoutes(app, { oidc, cookies, audit: service, ownOrigin })
+      } else {
+        registerSignInOff(app)
+      }
+    },
+  }
 }
 
 /**
- * Registers the token and audit routes.
- * @param app - the app
- * @param deps - the app's dependencies
+ * Whether a request's Origin is the service's own: `PUBLIC_URL`'s origin, or (without one) the
+ * origin the request was sent to. A request without Origin (a same-origin GET, a script) passes
+ * here; a cookie write needs the CSRF token besides.
  */
-export function registerPeopleRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
-  const service = serviceDepsOf(deps)
-  app.openapiRoutes([createToken, listTokens, revokeToken, listAuditTrail].map((op) => op(service)))
+function ownOriginOf(publicUrl: string | undefined) {
+  const own = publicUrl ? new URL(publicUrl).origin : undefined
+  return (c: Context<AppEnv>) => {
+    const origin = c.req.header('origin')
+    if (origin === undefined) return true
+    return origin === (own ?? new URL(c.req.url).origin)
+  }
 }

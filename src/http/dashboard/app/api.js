@@ -4,6 +4,7 @@
  * Requests to the service's `/v1` API with the key.
  */
 import { needKey } from './key-dialog.js'
+import { signInOffered } from './people.js'
 import { app } from './state.js'
 
 /** @typedef {import('./types.js').ProblemDetails} ProblemDetails */
@@ -43,6 +44,8 @@ export function sessionPath(id, suffix) {
  */
 export async function api(method, path, body, extra) {
   const sent = headers(extra)
+  // signed in, a write carries the sign-in's CSRF token (the browser adds the Origin)
+  if (method !== 'GET' && app.person && !app.key) sent['X-CSRF-Token'] = app.person.csrf
   /** @type {RequestInit} */
   const init = { method, headers: sent, cache: 'no-store' }
   if (body !== undefined) {
@@ -63,7 +66,7 @@ export async function api(method, path, body, extra) {
       data = null
     }
   }
-  if (res.status === 401) needKey()
+  if (res.status === 401) needKey(signInOffered())
   return { status: res.status, ok: res.ok, data, headers: res.headers }
 }
 

@@ -11,6 +11,7 @@ import { $, el, setText } from './dom.js'
 import { quote, relativeTime } from './format.js'
 import { OUTCOME_LABEL } from './labels.js'
 import { agentLabel, isObserved, kindOf, sourceBadge } from './session.js'
+import { inView } from './people.js'
 import { app } from './state.js'
 
 /** @typedef {import('./types.js').Shown} Shown */
@@ -58,6 +59,7 @@ export function originLine(s) {
  * @param {Shown} s
  */
 export function matchesOriginFilters(s) {
+  if (!inView(s)) return false
   for (const [field] of ORIGIN_FILTERS) {
     const wanted = app.origin[field]
     if (wanted && originField(s, field) !== wanted) return false
