@@ -4,7 +4,6 @@
  * Requests to the service's `/v1` API with the key.
  */
 import { needKey } from './key-dialog.js'
-import { signInOffered } from './people.js'
 import { app } from './state.js'
 
 /** @typedef {import('./types.js').ProblemDetails} ProblemDetails */
@@ -66,7 +65,7 @@ export async function api(method, path, body, extra) {
       data = null
     }
   }
-  if (res.status === 401) needKey(signInOffered())
+  if (res.status === 401) needKey()
   return { status: res.status, ok: res.ok, data, headers: res.headers }
 }
 

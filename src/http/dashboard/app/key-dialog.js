@@ -7,7 +7,7 @@ import { $, dialogOf, inputOf, setConnection, setText, toast } from './dom.js'
 import { app } from './state.js'
 
 /** The service refused the request for want of a valid key: say so and ask for one. */
-export function needKey(signIn = false) {
+export function needKey(signIn = document.body.dataset.signIn === 'on') {
   // where the service offers sign-in, the page offers it instead of asking for a key
   if (signIn && !app.key) {
     setConnection('key', 'Sign in needed')
