@@ -4,7 +4,9 @@
  * against the ceilings the request schemas allow). Nothing else reads `process.env`.
  */
 import { z } from 'zod'
-import { KEY_PREFIX_PATTERN } from './core/ids.js'
+import { KEY_PREFIX_PATTERN, TENANT_PATTERN } from './core/ids.js'
+import { parseRoles } from './service/people/claims.js'
+import type { SignInSettings } from './http/people/settings.js'
 import { LIMIT_CEILINGS } from './core/limits.js'
 import { parseAuthKeys, type KeyTable } from './http/auth.js'
 import { DEFAULT_LIMITS, type DecisionSettings, type ServiceLimits } from './http/deps.js'
@@ -119,6 +121,38 @@ const EnvSchema = z
     SLACK_SIGNING_SECRET: z.string().min(8).optional(),
     SLACK_BOT_TOKEN: z.string().min(8).optional(),
     SLACK_API_URL: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
+    // people (SPEC §3 People): sign-in with OpenID Connect, the sign-in cookie, the audit trail
+    OIDC_ISSUER: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
+    OIDC_CLIENT_ID: z.string().optional(),
+    OIDC_CLIENT_SECRET: z.string().optional(),
+    OIDC_CLIENT_SECRET_FILE: z.string().optional(),
+    OIDC_SCOPES: z.string().default('openid email profile'),
+    OIDC_USER_CLAIM: z.string().min(1).default('email'),
+    OIDC_TENANT: z.string().regex(TENANT_PATTERN, 'a tenant name').optional(),
+    OIDC_TENANT_CLAIM: z.string().min(1).optional(),
+    OIDC_GROUPS_CLAIM: z.string().min(1).default('groups'),
+    OIDC_ROLES: z
+      .string()
+      .optional()
+      .transform((spec, ctx) => {
+        try {
+          return parseRoles(spec)
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message })
+          return z.NEVER
+        }
+      }),
+    OIDC_DEFAULT_ROLE: z.enum(['admin', 'agent', 'viewer']).default('viewer'),
+    AUTH_SESSION_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+    AUTH_SESSION_HOURS: decimalNumber()
+      .pipe(
+        z
+          .number()
+          .positive()
+          .max(24 * 90)
+      )
+      .default(12),
+    AUDIT_TTL_DAYS: positiveInt(90),
   })
   .transform((env) => ({
     ...env,
@@ -205,5 +239,50 @@ export function decisionSettings(config: Config): DecisionSettings {
           },
         }
       : {}),
+  }
+}
+
+/**
+ * Sign-in with OpenID Connect as the app takes it, or undefined when `OIDC_ISSUER` is not set.
+ * @param config - the parsed configuration
+ * @param readFile - reads `OIDC_CLIENT_SECRET_FILE` (tests pass their own)
+ * @throws Error naming what sign-in lacks (client id, session secret, PUBLIC_URL)
+ */
+export function signInSettings(
+  config: Config,
+  readFile: (path: string) => string
+): SignInSettings | undefined {
+  if (!config.OIDC_ISSUER) return undefined
+  const missing = [
+    !config.OIDC_CLIENT_ID && 'OIDC_CLIENT_ID',
+    !config.AUTH_SESSION_SECRET && 'AUTH_SESSION_SECRET (32+ characters)',
+    !config.PUBLIC_URL && 'PUBLIC_URL (the redirect URI is PUBLIC_URL/auth/callback)',
+  ].filter(Boolean)
+  if (missing.length > 0) {
+    throw new Error(`invalid configuration:\n  OIDC_ISSUER is set; set also ${missing.join(', ')}`)
+  }
+  const secret =
+    config.OIDC_CLIENT_SECRET ??
+    (config.OIDC_CLIENT_SECRET_FILE ? readFile(config.OIDC_CLIENT_SECRET_FILE).trim() : undefined)
+  const publicUrl = config.PUBLIC_URL!
+  return {
+    oidc: {
+      issuer: config.OIDC_ISSUER,
+      clientId: config.OIDC_CLIENT_ID!,
+      clientSecret: secret || undefined,
+      scopes: config.OIDC_SCOPES,
+      redirectUri: `${publicUrl.replace(/\/+$/, '')}/auth/callback`,
+      userClaim: config.OIDC_USER_CLAIM,
+      tenant: config.OIDC_TENANT,
+      tenantClaim: config.OIDC_TENANT_CLAIM,
+      groupsClaim: config.OIDC_GROUPS_CLAIM,
+      roles: config.OIDC_ROLES,
+      defaultRole: config.OIDC_DEFAULT_ROLE,
+    },
+    cookies: {
+      secret: config.AUTH_SESSION_SECRET!,
+      hours: config.AUTH_SESSION_HOURS,
+      publicUrl,
+    },
   }
 }

@@ -7,7 +7,15 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { serve } from '@hono/node-server'
 import pino from 'pino'
-import { allowedHosts, decisionSettings, listenHost, loadConfig, serviceLimits } from './config.js'
+import {
+  allowedHosts,
+  decisionSettings,
+  listenHost,
+  loadConfig,
+  serviceLimits,
+  signInSettings,
+} from './config.js'
+import { auditTtlMs } from './service/audit.js'
 import { loadKeysFile } from './http/auth.js'
 import { createApp } from './http/app.js'
 import { createMetrics } from './http/metrics.js'
@@ -55,7 +63,9 @@ async function main() {
     ...config.AUTH_KEYS,
     ...(config.AUTH_KEYS_FILE ? loadKeysFile(config.AUTH_KEYS_FILE) : []),
   ])
-  const openAccess = keys.size === 0
+  const signIn = signInSettings(config, (path) => readFileSync(path, 'utf8'))
+  // open access: no keys and no sign-in (with sign-in, a request without a credential is refused)
+  const openAccess = keys.size === 0 && !signIn
   const host = listenHost(config, { openAccess })
   if (openAccess) logger.warn({ host }, openAccessWarning(host))
   const metrics = createMetrics({ defaultMetrics: true })
@@ -112,6 +122,8 @@ async function main() {
     now: Date.now,
     isDraining: () => draining,
     openapiDocument: committedOpenApi(),
+    signIn,
+    auditTtlMs: auditTtlMs(config.AUDIT_TTL_DAYS),
     webhooks: {
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
       maxPerTenant: config.MAX_WEBHOOKS_PER_TENANT,

@@ -20,11 +20,20 @@ export const ORIGIN_FIELDS = [
 
 export type OriginField = (typeof ORIGIN_FIELDS)[number]
 
-/** Where a session runs; each field a string or null (unknown). */
-export type Origin = Record<OriginField, string | null>
+/**
+ * Where a session runs; each field a string or null (unknown). `user_verified`: the user came
+ * from a credential (a personal token, a keys-file key's user, a sign-in), not a header alone
+ * (absent in sessions stored before: false).
+ */
+export type Origin = Record<OriginField, string | null> & { user_verified?: boolean }
 
-/** What one delivery or request says of the origin (absent fields say nothing). */
-export type OriginHints = Partial<Record<OriginField, string | null | undefined>>
+/**
+ * What one delivery or request says of the origin (absent fields say nothing); `verified`: its
+ * `user` is the caller's credential's, not a claim.
+ */
+export type OriginHints = Partial<Record<OriginField, string | null | undefined>> & {
+  verified?: boolean
+}
 
 /** Free labels: name → value. */
 export type Labels = Record<string, string>
@@ -141,16 +150,26 @@ export function mergeOrigin(current: Origin | null | undefined, ...hints: Origin
       const value = cleanHint(field, hint[field])
       if (value !== null) {
         next[field] = value
+        // absent means false: only a credential's user is marked
+        if (field === 'user' && hint.verified === true) next.user_verified = true
         break
       }
     }
+  }
+  // a user a header named first is verified once a credential of that same user delivers
+  if (next.user !== null && next.user_verified !== true) {
+    const proof = hints.find((hint) => hint.verified && cleanHint('user', hint.user) === next.user)
+    if (proof) next.user_verified = true
   }
   return next
 }
 
 /** Whether two origins say the same (a merge that changed nothing needs no write). */
 export function sameOrigin(a: Origin | null | undefined, b: Origin | null | undefined): boolean {
-  return ORIGIN_FIELDS.every((field) => (a?.[field] ?? null) === (b?.[field] ?? null))
+  return (
+    ORIGIN_FIELDS.every((field) => (a?.[field] ?? null) === (b?.[field] ?? null)) &&
+    (a?.user_verified ?? false) === (b?.user_verified ?? false)
+  )
 }
 
 /**
@@ -208,9 +227,12 @@ export function originLine(origin: Origin | null | undefined): string {
  * A session's origin as views show it: all null when it was stored before origins were kept.
  * @param session - the session (or its brief)
  */
-export const originOf = (session: { origin?: Origin | null }): Origin => ({
+export const originOf = (session: {
+  origin?: Origin | null
+}): Origin & { user_verified: boolean } => ({
   ...EMPTY_ORIGIN,
   ...session.origin,
+  user_verified: session.origin?.user_verified === true,
 })
 
 /**

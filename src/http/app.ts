@@ -46,6 +46,7 @@ import { registerRoundRoutes } from './routes/rounds.js'
 import { registerSessionRoutes } from './routes/sessions/index.js'
 import { registerToolRoutes } from './routes/tools/index.js'
 import { registerWhoamiRoute } from './routes/whoami.js'
+import { createPeople } from './people/index.js'
 import { registerWebhookRoutes } from './routes/webhooks/index.js'
 
 export const OPENAPI_CONFIG = {
@@ -204,7 +205,8 @@ export function createApp(appDeps: AppDeps) {
       {
         corsOrigins: deps.corsOrigins ?? [],
         allowedHosts: deps.allowedHosts ?? [],
-        openAccess: deps.keys.size === 0,
+        // open access: no keys and no sign-in (SPEC config HOST)
+        openAccess: deps.keys.size === 0 && !deps.signIn,
       },
       (c, detail) =>
         c.req.path === '/mcp'
@@ -221,9 +223,10 @@ export function createApp(appDeps: AppDeps) {
     '/v1/ingest/*',
     contentTypeGuard((c, detail) => problem(c, 'unsupported-media-type', detail))
   )
-  // the same keys and tenants for the REST API and MCP
-  // Slack's interactions carry no key: they are verified by Slack's signature (routes/integrations)
-  const keyAuth = authenticate(deps.keys)
+  // the same keys, tokens, sign-ins and tenants for the REST API and MCP; Slack's interactions
+  // carry no key: they are verified by Slack's signature (routes/integrations)
+  const people = createPeople(deps)
+  const keyAuth = authenticate(deps.keys, { people: people.auth })
   const v1Auth: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (c.req.path !== SLACK_INTERACTIONS_PATH) return keyAuth(c, next)
     c.set('tenant', SLACK_TENANT)
@@ -231,7 +234,10 @@ export function createApp(appDeps: AppDeps) {
     await next()
   }
   app.use('/v1/*', v1Auth)
-  app.use('/mcp', authenticate(deps.keys, { viewerWrites: 'let-route-decide' }))
+  app.use(
+    '/mcp',
+    authenticate(deps.keys, { viewerWrites: 'let-route-decide', people: people.auth })
+  )
   // one limiter per budget for both APIs: a tenant has one write budget and one read budget
   for (const [budget, perMinute] of [
     ['write', deps.rateLimitPerMinute],
@@ -276,6 +282,7 @@ export function createApp(appDeps: AppDeps) {
   registerMcpRoutes(app, deps)
   registerWebhookRoutes(app, deps)
   registerSlackRoutes(app, deps)
+  people.register(app)
   app.get('/metrics', metrics.middleware.printMetrics)
   documentSharedResponses(app.openAPIRegistry)
 

@@ -8,7 +8,8 @@ import { z } from 'zod'
 import type { Context, MiddlewareHandler } from 'hono'
 import { bearerAuth } from 'hono/bearer-auth'
 import { HTTPException } from 'hono/http-exception'
-import { ROLES, type AppEnv, type Role } from './context.js'
+import { ROLES, type AppEnv, type Role, type Via } from './context.js'
+import { TOKEN_PREFIX } from '../core/people.js'
 import { problem, ServiceError } from './problem.js'
 import { TENANT_PATTERN } from '../core/ids.js'
 import { budgetOf } from './rate-limit.js'
@@ -114,20 +115,70 @@ interface KnownKey {
   key: ApiKey
 }
 
+/** Who a request is, once recognised (a key, a personal token, a sign-in). */
+export interface Principal {
+  tenant: string
+  role: Role
+  /** The verified person; absent for a key without a user. */
+  user?: string
+  via: Via
+}
+
+/** A signed-in person, as the sign-in cookie names them, with what a write must send. */
+export interface CookieSession extends Principal {
+  /** The X-CSRF-Token a write with this cookie must send. */
+  csrfToken: string
+}
+
+/** How people are recognised besides keys (SPEC §3 People); each part optional. */
+export interface PeopleAuth {
+  /**
+   * The owner of a personal token (`atk_…`, looked up in the store by its hash), or null when
+   * it is unknown, revoked or expired.
+   */
+  token?: (secret: string) => Promise<Principal | null>
+  /**
+   * The signed-in person of the request's sign-in cookie: null without one, `'invalid'` for a
+   * cookie that does not unseal or has expired.
+   */
+  session?: (c: Context<AppEnv>) => CookieSession | 'invalid' | null
+  /** Whether a cookie write's Origin is the service's own. */
+  ownOrigin?: (c: Context<AppEnv>) => boolean
+}
+
+/** The header a write with the sign-in cookie carries (the value `GET /v1/whoami` gives). */
+export const CSRF_HEADER = 'x-csrf-token'
+
+/** Routes where a viewer may write: its own personal tokens (their route checks the role). */
+const VIEWER_WRITABLE = /^\/v1\/tokens(?:\/|$)/
+
+/** Sets what the rest of the request reads of its caller. */
+function setPrincipal(c: Context<AppEnv>, who: Principal) {
+  c.set('tenant', who.tenant)
+  c.set('role', who.role)
+  c.set('via', who.via)
+  if (who.user) c.set('keyUser', who.user)
+}
+
 /**
- * Authenticates `/v1` requests and sets `tenant` and `role`. Keys are compared by their sha256,
- * so the comparison's timing says nothing about a key's characters.
- * @param keys - the key table; empty for open access
- * @param options - `viewerWrites: 'let-route-decide'` for a route whose POSTs may be reads (MCP)
+ * Authenticates `/v1` requests and sets `tenant`, `role`, `via` and (for a person) `keyUser`.
+ * Keys are compared by their sha256, so the comparison's timing says nothing about a key's
+ * characters. Only a bearer that starts `atk_` is looked up in the store (a personal token), so a
+ * key's request costs what it did; without an Authorization header, the sign-in cookie is read.
+ * @param keys - the key table; empty (and no sign-in) for open access
+ * @param options - `viewerWrites: 'let-route-decide'` for a route whose POSTs may be reads (MCP);
+ *   `people`: tokens and sign-in cookies
  */
 export function authenticate(
   keys: KeyTable,
-  options: { viewerWrites?: 'refuse' | 'let-route-decide' } = {}
+  options: { viewerWrites?: 'refuse' | 'let-route-decide'; people?: PeopleAuth } = {}
 ): MiddlewareHandler<AppEnv> {
-  if (keys.size === 0) {
+  const people = options.people
+  if (keys.size === 0 && !people?.session) {
     return async function openAccess(c, next) {
       c.set('tenant', DEFAULT_TENANT)
       c.set('role', 'agent')
+      c.set('via', 'open')
       await next()
     }
   }
@@ -138,20 +189,48 @@ export function authenticate(
       if (!key) return false
       c.set('tenant', key.tenant)
       c.set('role', key.role)
+      c.set('via', 'key')
       if (key.user) c.set('keyUser', key.user)
       return true
     },
   })
+  /** The role rule every way in shares: a viewer reads only. */
+  const guarded = async (c: Context<AppEnv>, next: () => Promise<void>) => {
+    const write = budgetOf(c.req.method) === 'write'
+    if (
+      c.get('role') === 'viewer' &&
+      write &&
+      options.viewerWrites !== 'let-route-decide' &&
+      !VIEWER_WRITABLE.test(c.req.path)
+    ) {
+      const what = c.get('via') === 'key' ? 'This key' : 'This token or sign-in'
+      throw new ServiceError('forbidden', `${what} is read-only (role viewer).`)
+    }
+    await next()
+  }
   return async function authenticate(c, next) {
+    const header = c.req.header('authorization')
+    if (people?.token && header?.startsWith(TOKEN_BEARER)) {
+      const who = await people.token(header.slice('Bearer '.length))
+      if (!who) return tokenRefusal(c)
+      setPrincipal(c, who)
+      return guarded(c, next)
+    }
+    if (header === undefined && people?.session) {
+      const session = people.session(c)
+      if (session === 'invalid') return sessionRefusal(c)
+      if (session) {
+        checkCookieWrite(c, session, people)
+        setPrincipal(c, session)
+        c.set('csrfToken', session.csrfToken)
+        return guarded(c, next)
+      }
+    }
     let passed = false
     try {
       return await bearer(c, async () => {
         passed = true
-        const write = budgetOf(c.req.method) === 'write'
-        if (c.get('role') === 'viewer' && write && options.viewerWrites !== 'let-route-decide') {
-          throw new ServiceError('forbidden', 'This key is read-only (role viewer).')
-        }
-        await next()
+        await guarded(c, next)
       })
     } catch (error) {
       // hono's bearerAuth refuses with an HTTPException carrying its WWW-Authenticate header
@@ -160,6 +239,50 @@ export function authenticate(
     }
   }
 }
+
+/** What starts the Authorization header of a personal token. */
+const TOKEN_BEARER = `Bearer ${TOKEN_PREFIX}`
+
+/**
+ * A write with the sign-in cookie must come from the service's own page: its Origin, and the
+ * X-CSRF-Token of its session (a cross-site form or fetch can send the cookie, never the token).
+ * @throws ServiceError `csrf-refused`
+ */
+function checkCookieWrite(c: Context<AppEnv>, session: CookieSession, people: PeopleAuth) {
+  if (budgetOf(c.req.method) !== 'write') return
+  if (people.ownOrigin && !people.ownOrigin(c)) {
+    throw new ServiceError(
+      'csrf-refused',
+      "A write with the sign-in cookie needs the service's own Origin header."
+    )
+  }
+  const sent = c.req.header(CSRF_HEADER)
+  if (!sent || !sameSecret(sent, session.csrfToken)) {
+    throw new ServiceError(
+      'csrf-refused',
+      'A write with the sign-in cookie needs the X-CSRF-Token that GET /v1/whoami gives.'
+    )
+  }
+}
+
+/** Whether two secrets are equal, compared in constant time. */
+function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  return left.length === right.length && timingSafeEqual(left, right)
+}
+
+/** The 401 of a personal token that is unknown, revoked or expired. */
+const tokenRefusal = (c: Context<AppEnv>) =>
+  problem(c, 'unauthorized', 'This personal token is unknown, revoked or expired.', {
+    headers: { 'www-authenticate': 'Bearer realm="agent-todos", error="invalid_token"' },
+  })
+
+/** The 401 of a sign-in cookie that does not unseal or has expired. */
+const sessionRefusal = (c: Context<AppEnv>) =>
+  problem(c, 'unauthorized', 'The sign-in has expired or is not valid: sign in again.', {
+    headers: { 'www-authenticate': 'Bearer realm="agent-todos"' },
+  })
 
 /**
  * The problem answer of a refusal of hono's bearerAuth: 401 without a valid key, 400 for an

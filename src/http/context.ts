@@ -5,6 +5,9 @@
  */
 import type { Logger } from 'pino'
 import type { RequestIdVariables } from 'hono/request-id'
+import type { Via } from '../core/people.js'
+
+export type { Via } from '../core/people.js'
 
 /** What a key may do: `admin` all an agent may and the tenant's webhooks, `agent` reads and
  * writes, `viewer` only reads. */
@@ -17,8 +20,16 @@ export interface AppEnv {
   Variables: RequestIdVariables & {
     tenant: string
     role: Role
-    /** The user an `AUTH_KEYS_FILE` key belongs to, when it names one: it wins over headers. */
+    /**
+     * The *verified* person of the request, when there is one: an `AUTH_KEYS_FILE` key's user, a
+     * personal token's user, or the signed-in person (OIDC). It wins over the `X-Agent-User`
+     * header; whatever a header says is never here.
+     */
     keyUser?: string
+    /** How the caller was recognised: `key`, `token` (`atk_…`), `oidc` (a sign-in cookie), `open`. */
+    via: Via
+    /** Signed in (via oidc): the X-CSRF-Token of this sign-in, for `GET /v1/whoami`. */
+    csrfToken?: string
     logger: Logger
   }
 }

@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import type { SessionStore } from '../store/types.js'
 import type { Resolver } from '../alerts/target.js'
 import type { KeyTable } from './auth.js'
+import type { SignInSettings } from './people/settings.js'
 import { countRound, type Metrics } from './metrics.js'
 import type { WriteHealth } from './store-health.js'
 import type { ServiceDeps } from '../service/deps.js'
@@ -94,6 +95,10 @@ export interface AppDeps {
   webhooks?: WebhookSettings
   /** Decision points and answers (SPEC "Decisions"); defaults when absent. */
   decisions?: DecisionSettings
+  /** How long audit entries are kept (`AUDIT_TTL_DAYS`, ms); 90 days when absent. */
+  auditTtlMs?: number
+  /** Sign-in with OpenID Connect (SPEC §3 People); absent: keys and tokens only. */
+  signIn?: SignInSettings
   /** Set by createApp: whether the store's last write failed (readiness). */
   writeHealth?: WriteHealth
 }
@@ -112,5 +117,8 @@ export function serviceDepsOf(deps: AppDeps): ServiceDeps {
     idempotencyTtlMs: deps.idempotencyTtlMs,
     onRound: metrics && ((outcome) => countRound(metrics, outcome)),
     onEdit: metrics && ((session) => metrics.operatorEdits.inc({ dialect: session.dialect })),
+    auditTtlMs: deps.auditTtlMs,
+    onAuditError: (err, entry) =>
+      deps.logger.error({ err, action: entry.action, tenant: entry.tenant }, 'audit entry lost'),
   }
 }

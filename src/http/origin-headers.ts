@@ -2,8 +2,8 @@
  * @module http/origin-headers
  * What a delivery's headers say of its origin: `X-Agent-User`, `X-Agent-Host`, `X-Agent-Repo`,
  * `X-Agent-Branch` (the hook forwarder, the settings snippet and `agent-todos observe` send
- * them). A key that carries a user of its own (`AUTH_KEYS_FILE` entries' `user`) fixes the user:
- * it goes first, so a personal key cannot post as someone else.
+ * them). A caller that is a verified person (`AUTH_KEYS_FILE` entries' `user`, a personal token, a
+ * sign-in) fixes the user, marked verified: it goes first, so no one posts as someone else.
  */
 import type { Context } from 'hono'
 import type { OriginHints } from '../core/origin.js'
@@ -28,6 +28,7 @@ export function originHintsOf(c: Context<AppEnv>): OriginHints[] {
     const value = requestHeader(c, name)
     if (value !== undefined) headers[field] = value
   }
+  // keyUser is verified (a keys-file user, a token's, a sign-in's): never a header
   const keyUser = c.get('keyUser')
-  return keyUser ? [{ user: keyUser }, headers] : [headers]
+  return keyUser ? [{ user: keyUser, verified: true }, headers] : [headers]
 }

@@ -4,6 +4,7 @@
  * OpenAPI document.
  */
 import { z } from '@hono/zod-openapi'
+import { VIAS } from '../core/people.js'
 import { STATUSES } from '../core/items.js'
 import { SESSION_ID_PATTERN } from '../core/ids.js'
 import type { Progress as CoreProgress } from '../core/progress.js'
@@ -138,6 +139,10 @@ export const Origin = z
     agent: originField('The agent (an observed session: its source, e.g. claude-code)'),
     agent_version: originField("The agent's version"),
     model: originField('The model'),
+    user_verified: z.boolean().openapi({
+      description:
+        'true when `user` came from a credential (a personal token, a keys-file key with a user, a sign-in); false when only a header or a body named it',
+    }),
   })
   .openapi('Origin', {
     description:
@@ -375,7 +380,7 @@ export const ListQuery = z.object({
   source: SessionSourceName.optional(),
   user: z.string().max(MAX_ORIGIN_FIELD).optional().openapi({
     description:
-      'Only sessions of this origin user (exact). Labels filter as `label.<name>=<value>` (exact; several combine, with every other filter)',
+      "Only sessions of this origin user (exact); `me`: the caller's own (signed in, a personal token or a key with a user; else 400). Labels filter as `label.<name>=<value>` (exact; several combine, with every other filter)",
   }),
   host: z.string().max(MAX_ORIGIN_FIELD).optional().openapi({ description: 'Only this host' }),
   repo: z.string().max(MAX_ORIGIN_FIELD).optional().openapi({
@@ -569,7 +574,19 @@ export const Whoami = z
     tenant: z.string(),
     role: z.enum(['admin', 'agent', 'viewer']).openapi({
       description:
-        'admin: all an agent may, and the webhooks; agent reads and writes; viewer reads. Open access (no keys configured): agent',
+        'admin: all an agent may, and the webhooks and the audit trail; agent reads and writes; viewer reads. Open access (no keys configured): agent',
+    }),
+    user: z.string().nullable().openapi({
+      description:
+        "The verified person: a signed-in user, a personal token's or a keys-file key's user; null for a key without one and in open access",
+    }),
+    via: z.enum(VIAS).openapi({
+      description:
+        'How the caller was recognised: key (AUTH_KEYS, AUTH_KEYS_FILE), token (a personal token), oidc (the sign-in cookie), open (no keys configured)',
+    }),
+    csrf_token: z.string().optional().openapi({
+      description:
+        'Signed in (via oidc) only: the X-CSRF-Token a write with the sign-in cookie must send',
     }),
   })
   .openapi('Whoami')

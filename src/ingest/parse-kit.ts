@@ -4,7 +4,7 @@
  * events that every agent's hooks make alike (an exit, an event that only says the agent is
  * alive). `ingest/stream-lines` holds what their streams share, `ingest/events` the model.
  */
-import type { OriginHints } from '../core/origin.js'
+import type { OriginField, OriginHints } from '../core/origin.js'
 import type { ActivityEvent, EndEvent, IgnoredEvent, ObservedEvent, Target } from './events.js'
 
 /**
@@ -56,10 +56,10 @@ export function aliveOrIgnored(
  */
 export function originHintsOf(
   value: Record<string, unknown>,
-  fields: Partial<Record<keyof OriginHints, string>>
+  fields: Partial<Record<OriginField, string>>
 ): OriginHints | undefined {
   let hints: OriginHints | undefined
-  for (const [field, name] of Object.entries(fields) as [keyof OriginHints, string][]) {
+  for (const [field, name] of Object.entries(fields) as [OriginField, string][]) {
     const text = nonEmpty(value[name])
     if (text !== undefined) (hints ??= {})[field] = text
   }

@@ -2,6 +2,7 @@
  * @module service/deps
  * What a use case runs on, passed explicitly: no HTTP context, no framework.
  */
+import type { AuditEntry } from '../core/people.js'
 import type { Session } from '../core/session.js'
 import type { RoundOutcome } from '../dialects/round.js'
 import type { SessionStore } from '../store/types.js'
@@ -19,4 +20,8 @@ export interface ServiceDeps {
   onRound?: (outcome: RoundOutcome) => void
   /** Called with every list a person edited (metrics). */
   onEdit?: (session: Session) => void
+  /** How long audit entries are kept (`AUDIT_TTL_DAYS`, ms); 90 days when absent (service/audit). */
+  auditTtlMs?: number
+  /** Told when an audit entry could not be stored (the log). */
+  onAuditError?: (error: unknown, entry: AuditEntry) => void
 }

@@ -71,6 +71,15 @@ export const ERROR_CATALOG = {
   'too-many-streams': entry(429),
   'session-quota-exceeded': entry(403),
   'webhook-quota-exceeded': entry(403),
+  // people: sign-in, personal tokens, the audit
+  'no-user': entry(400),
+  'csrf-refused': entry(403),
+  'sign-in-refused': entry(401),
+  'sign-in-no-tenant': entry(403),
+  'sign-in-not-configured': entry(404),
+  'token-not-found': entry(404),
+  'token-quota-exceeded': entry(403),
+  'identity-provider-unavailable': entry(503),
   // the session
   'session-not-found': entry(404),
   'dialect-not-found': entry(404),

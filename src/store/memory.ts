@@ -30,6 +30,7 @@ import { cursorAfter, isBeforeCursor } from './cursor.js'
 import { briefOf, type SessionBrief } from './brief.js'
 import { alertTransitions } from '../core/transitions.js'
 import { createMemoryAlerts } from './alerts/memory.js'
+import { createMemoryPeople } from './people/memory.js'
 
 interface Entry {
   tenant: string
@@ -138,6 +139,7 @@ export function createMemoryStore(options: StoreOptions): SessionStore {
   return {
     kind: 'memory',
     alerts: alerts.store,
+    people: createMemoryPeople(options.now),
     async get(key) {
       const entry = live(keyOf(key))
       return entry ? entry.session : null

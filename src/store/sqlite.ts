@@ -42,6 +42,7 @@ import {
 import { createGroupCommit, type OpResult } from './sqlite/group-commit.js'
 import { fitHistoryLimit, migrate } from './sqlite/migrations.js'
 import { createSqliteAlerts } from './sqlite/alerts.js'
+import { createSqlitePeople } from './sqlite/people.js'
 import { alertTransitions, type Transition } from '../core/transitions.js'
 import {
   expiryBucket,
@@ -523,6 +524,7 @@ export function createSqliteStore(options: SqliteOptions): SessionStore {
   return {
     kind: 'sqlite',
     alerts: alerts.store,
+    people: createSqlitePeople(db, commits, options.now),
     async get(key) {
       const row = reading(() => sql.selectSession.get(key))
       return row && row.expires_at > options.now() ? (JSON.parse(row.data) as Session) : null

@@ -5,6 +5,7 @@
 import type { OriginFilter } from '../core/origin.js'
 import type { SessionBrief } from './brief.js'
 import type { AlertStore } from './alerts/types.js'
+import type { PeopleStore } from './people/types.js'
 import type { ChangeSource, HistoryEntry, ListState, Session, SessionKey } from '../core/session.js'
 
 /** What an updater decides: a value for the caller and, optionally, a new version to store. */
@@ -154,6 +155,12 @@ export interface SessionStore {
   readonly counters?: SharedCounters
   /** Webhooks, the outbox of alert transitions and their deliveries (SPEC §3 Alerts). */
   readonly alerts?: AlertStore
+  /**
+   * Personal tokens and the audit trail (SPEC §3 People): `createToken`, `findToken`, …,
+   * `appendAudit`, `listAudit`. Every store of this release has them; optional so that a store
+   * without them still serves sessions (tokens and the audit are then off).
+   */
+  readonly people?: PeopleStore
   /** The session, or null when absent or expired. */
   get(key: SessionKey): Promise<Session | null>
   /**

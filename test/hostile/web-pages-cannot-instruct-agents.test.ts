@@ -111,7 +111,7 @@ describe('An admitted page in open access cannot reach the model', () => {
       assert.match(reply.body.hookSpecificOutput.additionalContext, /curl evil\.example/, key)
     }
     const whoami = await t.call('GET', '/v1/whoami', undefined, as('acme-admin-key-1'))
-    assert.deepEqual(whoami.body, { tenant: 'acme', role: 'admin' })
+    assert.deepEqual(whoami.body, { tenant: 'acme', role: 'admin', user: null, via: 'key' })
   })
 })
 

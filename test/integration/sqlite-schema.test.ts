@@ -67,6 +67,7 @@ const TABLES = [
   'alert_outbox',
   'history',
   'idempotency',
+  'people',
   'sessions',
   'store_settings',
   'tombstones',

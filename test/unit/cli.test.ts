@@ -71,6 +71,7 @@ const summary = (id: string, fields: Partial<SessionSummary> = {}): SessionSumma
     agent: null,
     agent_version: null,
     model: null,
+    user_verified: false,
   },
   labels: {},
   updated_at: new Date(NOW - 5000).toISOString(),
@@ -329,6 +330,7 @@ describe('cli watch: who and where, and --needs-you', () => {
     agent: null,
     agent_version: null,
     model: null,
+    user_verified: false,
   })
   const ago = (seconds: number) => new Date(NOW - seconds * 1000).toISOString()
   const viewOf = (id: string): SessionView => ({

@@ -224,16 +224,18 @@ describe('GET /v1/whoami', () => {
     const agent = await t.call('GET', '/v1/whoami', undefined, {
       Authorization: 'Bearer agent-key-1',
     })
-    assert.deepEqual(agent.body, { tenant: 'acme', role: 'agent' })
+    assert.deepEqual(agent.body, { tenant: 'acme', role: 'agent', user: null, via: 'key' })
     const viewer = await t.call('GET', '/v1/whoami', undefined, {
       Authorization: 'Bearer viewer-key-1',
     })
-    assert.deepEqual(viewer.body, { tenant: 'acme', role: 'viewer' })
+    assert.deepEqual(viewer.body, { tenant: 'acme', role: 'viewer', user: null, via: 'key' })
     assert.equal((await t.call('GET', '/v1/whoami')).status, 401)
     const open = makeTestApp()
     assert.deepEqual((await open.call('GET', '/v1/whoami')).body, {
       tenant: 'default',
       role: 'agent',
+      user: null,
+      via: 'open',
     })
   })
 })

@@ -26,6 +26,8 @@ const EMPTY = {
   agent: null,
   agent_version: null,
   model: null,
+  // a header alone never verifies the user (SPEC People)
+  user_verified: false,
 }
 
 describe('Origin of observed sessions', () => {

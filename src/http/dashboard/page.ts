@@ -100,6 +100,8 @@ export interface DashboardOptions {
   staleAfterMs: number
   /** The server's clock, epoch ms. */
   serverNow: number
+  /** Sign-in is configured: the page offers "Sign in" (SPEC People). */
+  signIn?: boolean
 }
 
 /** The import map, a preload of each module the entry imports, and the entry module. */
@@ -129,7 +131,7 @@ function assembled(html: string): string {
 }
 
 // split where the per-request values go
-const PARTS = assembled(read('index.html')).split(/\{\{(staleAfterMs|serverNow)\}\}/)
+const PARTS = assembled(read('index.html')).split(/\{\{(staleAfterMs|serverNow|signIn)\}\}/)
 
 /**
  * The dashboard page.
@@ -139,6 +141,7 @@ export function dashboardHtml(options: DashboardOptions): string {
   const values: Record<string, string> = {
     staleAfterMs: String(Math.round(options.staleAfterMs)),
     serverNow: String(Math.round(options.serverNow)),
+    signIn: options.signIn ? 'on' : 'off',
   }
   // odd parts are the placeholder names split() captured
   return PARTS.map((part, i) => (i % 2 ? values[part] : part)).join('')

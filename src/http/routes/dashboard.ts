@@ -24,7 +24,14 @@ import { requestHeader } from '../route-input.js'
  */
 export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   app.get('/', (c) =>
-    c.html(dashboardHtml({ staleAfterMs: deps.staleAfterMs, serverNow: deps.now() }), 200, {
+    c.html(
+      dashboardHtml({
+        staleAfterMs: deps.staleAfterMs,
+        serverNow: deps.now(),
+        signIn: deps.signIn !== undefined,
+      }),
+      200,
+      {
       'Content-Security-Policy': DASHBOARD_CSP,
       // the page carries the server's clock
       'Cache-Control': 'no-store',

@@ -38,6 +38,7 @@ import { createSeats } from './seats.js'
 import { createTurnQueue } from './turn-queue.js'
 import { createUpdate } from './update.js'
 import { createRedisAlerts } from './alerts.js'
+import { createRedisPeople } from './people.js'
 
 export { isUnavailableError } from './errors.js'
 
@@ -139,6 +140,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Redi
     client,
     counters: createCounters(client, keys),
     alerts: createRedisAlerts(client, keys, options.now),
+    people: createRedisPeople(client, options.keyPrefix ?? 'at', options.now),
     get: reads.get,
     update,
     history: reads.history,

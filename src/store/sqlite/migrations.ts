@@ -265,6 +265,16 @@ export const MIGRATIONS: readonly Migration[] = [
       )
     },
   },
+  {
+    version: 11,
+    name: 'personal tokens and the audit trail',
+    // one table of keys and values (store/sqlite/people.ts: `t/<hash>` a token,
+    // `a/<tenant>/<at>/<id>` an audit entry; a rowid table, as the others): the file's first
+    // page had room for one short CREATE only when it was written (see step 8)
+    up(db) {
+      db.exec('CREATE TABLE people(k TEXT PRIMARY KEY,v TEXT)STRICT')
+    },
+  },
 ]
 
 /**

@@ -43,6 +43,8 @@ export function sessionPath(id, suffix) {
  */
 export async function api(method, path, body, extra) {
   const sent = headers(extra)
+  // signed in, a write carries the sign-in's CSRF token (the browser adds the Origin)
+  if (method !== 'GET' && app.person && !app.key) sent['X-CSRF-Token'] = app.person.csrf
   /** @type {RequestInit} */
   const init = { method, headers: sent, cache: 'no-store' }
   if (body !== undefined) {

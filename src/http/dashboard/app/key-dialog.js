@@ -7,7 +7,13 @@ import { $, dialogOf, inputOf, setConnection, setText, toast } from './dom.js'
 import { app } from './state.js'
 
 /** The service refused the request for want of a valid key: say so and ask for one. */
-export function needKey() {
+export function needKey(signIn = document.body.dataset.signIn === 'on') {
+  // where the service offers sign-in, the page offers it instead of asking for a key
+  if (signIn && !app.key) {
+    setConnection('key', 'Sign in needed')
+    $('signin-link').hidden = false
+    return
+  }
   setConnection('key', app.key ? 'Key refused' : 'Key needed')
   openKeyDialog(
     app.key

@@ -7,6 +7,7 @@ import { renderDetail, tickDetail } from './detail.js'
 import { $, dialogOf, inputOf } from './dom.js'
 import { addItem, cancelEdit, saveEdit, startEdit } from './edit.js'
 import { wireKeyDialog } from './key-dialog.js'
+import { renderPerson, wirePeople } from './people.js'
 import { ORIGIN_FILTERS, wireNotifications } from './needs.js'
 import { detectRole, renderRole } from './role.js'
 import { closeDetail, openDetail, selectFromHash } from './selection.js'
@@ -37,6 +38,7 @@ function useKey(key) {
   storeKey(key)
   app.role = null
   renderRole()
+  renderPerson()
   renderWebhooks()
   restartStreams()
 }
@@ -109,6 +111,7 @@ wireEdit()
 wireKeyDialog(useKey)
 wireNotifications()
 wireWebhooks()
+wirePeople(() => markDirty(null))
 
 startTenantStream()
 refreshRole()

@@ -12,6 +12,7 @@ import { $, el, setText } from './dom.js'
 import { quote, relativeTime } from './format.js'
 import { OUTCOME_LABEL } from './labels.js'
 import { agentLabel, isObserved, kindOf, sourceBadge } from './session.js'
+import { inView } from './people.js'
 import { app } from './state.js'
 
 /** @typedef {import('./types.js').Shown} Shown */
@@ -34,8 +35,9 @@ const NOTIFY_STORAGE = 'agent-todos.notify'
  * @returns {string | null}
  */
 function originField(s, field) {
-  const origin = /** @type {Record<string, string | null> | undefined} */ (s.origin)
+  const origin = /** @type {Record<string, string | boolean | null> | undefined} */ (s.origin)
   const value = origin ? origin[field] : null
+  if (typeof value !== 'string' && value !== null) return null
   // a session fed by rounds with no agent named: the page calls it by its source
   if (field === 'agent' && !value) return isObserved(s) ? s.source : null
   return value || null
@@ -58,6 +60,7 @@ export function originLine(s) {
  * @param {Shown} s
  */
 export function matchesOriginFilters(s) {
+  if (!inView(s)) return false
   for (const [field] of ORIGIN_FILTERS) {
     const wanted = app.origin[field]
     if (wanted && originField(s, field) !== wanted) return false

@@ -6,6 +6,7 @@
 import { api } from './api.js'
 import { $, setText } from './dom.js'
 import { app } from './state.js'
+import { setPerson } from './people.js'
 
 /** @typedef {import('./types.js').Role} Role */
 /** @typedef {import('./types.js').Whoami} Whoami */
@@ -26,8 +27,9 @@ const ROLE_LABEL = {
 export async function detectRole() {
   /** @type {ApiResult<Whoami>} */
   const res = await api('GET', '/v1/whoami')
+  setPerson(res.ok ? res.data : null)
   if (res.ok && res.data && ['admin', 'agent', 'viewer'].indexOf(res.data.role) >= 0) {
-    app.role = res.data.role === 'agent' && !app.key ? 'open' : res.data.role
+    app.role = res.data.via === 'open' ? 'open' : res.data.role
   } else {
     app.role = null
   }
@@ -47,7 +49,9 @@ export function canManageWebhooks() {
 /** The header's badge naming the key's role. */
 export function renderRole() {
   const node = $('role')
-  const label = app.role ? ROLE_LABEL[app.role] : ''
+  // signed in, the role is the person's, not a key's
+  const role = app.role ? ROLE_LABEL[app.role] : ''
+  const label = app.person ? role.replace(' key', '') : role
   node.hidden = !label
   node.dataset.role = app.role || ''
   if (label) setText(node, label)

@@ -60,6 +60,10 @@ export const app = {
   frame: 0,
   /** @type {string | null} */
   selected: null,
+  /** @type {{ user: string, csrf: string } | null} the signed-in person (SPEC People) */
+  person: null,
+  /** @type {'mine' | 'everyone'} whose sessions the listing shows */
+  view: 'everyone',
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { deleteSession as deleteStored } from '../../../service/sessions.js'
 import { operation } from '../../operation.js'
+import { audit } from '../../people/actor.js'
 import { problemResponses } from '../../problem.js'
 import { emptyResponse } from '../../typed-response.js'
 import { keyOf, sessionRoute, type SessionRoutesDeps } from './shared.js'
@@ -17,6 +18,8 @@ export const deleteSessionRoute = sessionRoute({
 
 /** The operation `DELETE /v1/sessions/{session_id}`: its route and its handler. */
 export const deleteSession = operation(deleteSessionRoute, async (c, deps: SessionRoutesDeps) => {
-  await deleteStored(deps.service, keyOf(c, c.req.valid('param').session_id))
+  const key = keyOf(c, c.req.valid('param').session_id)
+  await deleteStored(deps.service, key)
+  await audit(c, deps.service, 'session.delete', key.sessionId)
   return emptyResponse(c, 204)
 })

@@ -4,6 +4,7 @@
  */
 import { endSession as endStored } from '../../../service/sessions.js'
 import { operation } from '../../operation.js'
+import { audit } from '../../people/actor.js'
 import { problemResponses } from '../../problem.js'
 import { EndRequest } from '../../schemas.js'
 import { keyOf, sessionRoute, viewContent, viewResponse, type SessionRoutesDeps } from './shared.js'
@@ -24,6 +25,8 @@ export const endSessionRoute = sessionRoute({
 /** The operation `POST /v1/sessions/{session_id}/end`: its route and its handler. */
 export const endSession = operation(endSessionRoute, async (c, deps: SessionRoutesDeps) => {
   const key = keyOf(c, c.req.valid('param').session_id)
-  const session = await endStored(deps.service, key, c.req.valid('json'))
+  const end = c.req.valid('json')
+  const session = await endStored(deps.service, key, end)
+  await audit(c, deps.service, 'session.end', key.sessionId, { outcome: end.outcome })
   return viewResponse(c, deps.app, session)
 })

@@ -20,6 +20,7 @@ import { ListQuery, SessionList } from '../../schemas.js'
 import { jsonResponse, serialised } from '../../typed-response.js'
 import { sessionSummary } from '../../../service/views.js'
 import { invalidCursor, staleBefore, type SessionRoutesDeps } from './shared.js'
+import { userFilter } from '../../people/actor.js'
 
 export const listSessionsRoute = createRoute({
   method: 'get',
@@ -27,7 +28,7 @@ export const listSessionsRoute = createRoute({
   tags: ['sessions'],
   summary: "The tenant's sessions, newest change first",
   description:
-    'Pages of at most `limit` sessions and 2 MiB, ordered by last change (newest first), then by id. A session that changes while you page moves to the front, so a later page does not hold it: to see every session once, page to the end, then list again with `updated_since` = the time you began. Filters combine (all must hold, exact match): `state`, `dialect`, `source`, `updated_since`, the origin (`user`, `host`, `repo`, `agent`) and labels, each as `label.<name>=<value>` (a name must match ^[a-z][a-z0-9_.-]{0,62}$; at most 16; else 400).',
+    'Pages of at most `limit` sessions and 2 MiB, ordered by last change (newest first), then by id. A session that changes while you page moves to the front, so a later page does not hold it: to see every session once, page to the end, then list again with `updated_since` = the time you began. Filters combine (all must hold, exact match): `state`, `dialect`, `source`, `updated_since`, the origin (`user`, where `me` is the caller’s own person, `host`, `repo`, `agent`) and labels, each as `label.<name>=<value>` (a name must match ^[a-z][a-z0-9_.-]{0,62}$; at most 16; else 400).',
   request: { query: ListQuery },
   responses: {
     200: jsonReply('A page of sessions', SessionList),
@@ -87,7 +88,7 @@ export const listSessions = operation(listSessionsRoute, async (c, deps: Session
     staleBefore: before,
     dialect: query.dialect,
     source: query.source,
-    user: query.user,
+    user: userFilter(c, query.user),
     host: query.host,
     repo: query.repo === undefined ? undefined : withoutCredentials(query.repo),
     agent: query.agent,

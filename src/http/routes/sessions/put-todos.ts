@@ -9,6 +9,7 @@ import { conditionMatches } from '../../etag.js'
 import { originHintsOf } from '../../origin-headers.js'
 import { isCrossOrigin } from '../../origin-guard.js'
 import { operation } from '../../operation.js'
+import { audit } from '../../people/actor.js'
 import { problemResponses } from '../../problem.js'
 import { PutTodosRequest } from '../../schemas.js'
 import {
@@ -57,11 +58,15 @@ export const putTodos = operation(putTodosRoute, async (c, deps: SessionRoutesDe
     ifMatch: ifMatch === undefined ? undefined : ifMatchOf(ifMatch),
     // in open access any page that CORS_ORIGINS admits could write here: its edit may change
     // the list a person sees, never the text a running agent is handed
-    untrusted: deps.app.keys.size === 0 && isCrossOrigin(c),
+    untrusted: c.get('via') === 'open' && isCrossOrigin(c),
     who: {
       hints: [...originHintsOf(c), ...(body.origin ? [body.origin] : [])],
       labels: body.labels,
     },
+  })
+  await audit(c, deps.service, 'session.edit', session.session_id, {
+    version: session.version,
+    items: session.items.length,
   })
   return viewResponse(c, deps.app, session)
 })

@@ -5,6 +5,7 @@
 import { createRoute } from '@hono/zod-openapi'
 import { createWebhook as create } from '../../../service/webhooks.js'
 import { operation } from '../../operation.js'
+import { audit } from '../../people/actor.js'
 import { problemResponses } from '../../problem.js'
 import { jsonReply } from '../../route-config.js'
 import { jsonText, jsonResponse } from '../../typed-response.js'
@@ -26,5 +27,9 @@ export const createWebhookRoute = createRoute({
 /** The operation `POST /v1/webhooks`: its route and its handler. */
 export const createWebhook = operation(createWebhookRoute, async (c, deps: WebhookRoutesDeps) => {
   const created = await create(deps.service, c.get('tenant'), c.req.valid('json'))
+  await audit(c, deps.app, 'webhook.create', created.id, {
+    events: created.events,
+    format: created.format,
+  })
   return jsonResponse(c, jsonText(created), 201)
 })

@@ -4,6 +4,7 @@
  */
 import { deleteWebhook as remove } from '../../../service/webhooks.js'
 import { operation } from '../../operation.js'
+import { audit } from '../../people/actor.js'
 import { emptyResponse } from '../../typed-response.js'
 import { webhookRoute, type WebhookRoutesDeps } from './shared.js'
 
@@ -17,5 +18,6 @@ export const deleteWebhookRoute = webhookRoute({
 /** The operation `DELETE /v1/webhooks/{id}`: its route and its handler. */
 export const deleteWebhook = operation(deleteWebhookRoute, async (c, deps: WebhookRoutesDeps) => {
   await remove(deps.service, c.get('tenant'), c.req.valid('param').id)
+  await audit(c, deps.app, 'webhook.delete', c.req.valid('param').id)
   return emptyResponse(c, 204)
 })

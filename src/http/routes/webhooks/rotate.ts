@@ -4,6 +4,7 @@
  */
 import { rotateWebhook as rotate } from '../../../service/webhooks.js'
 import { operation } from '../../operation.js'
+import { audit } from '../../people/actor.js'
 import { jsonReply } from '../../route-config.js'
 import { jsonText, jsonResponse } from '../../typed-response.js'
 import { WebhookSecretReply } from './schemas.js'
@@ -22,5 +23,6 @@ export const rotateWebhookRoute = webhookRoute({
 /** The operation `POST /v1/webhooks/{id}/rotate`: its route and its handler. */
 export const rotateWebhook = operation(rotateWebhookRoute, async (c, deps: WebhookRoutesDeps) => {
   const reply = await rotate(deps.service, c.get('tenant'), c.req.valid('param').id)
+  await audit(c, deps.app, 'webhook.rotate', c.req.valid('param').id)
   return jsonResponse(c, jsonText(reply), 200)
 })

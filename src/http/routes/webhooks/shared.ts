@@ -27,14 +27,14 @@ export const webhookRoute = resourceRoute(
 )
 
 /**
- * Managing webhooks takes the `admin` role; `agent` and `viewer` keys are refused (open access,
- * without keys, may).
- * @param deps - the app's dependencies (its key table)
+ * Managing webhooks takes the `admin` role; `agent` and `viewer` keys, tokens and sign-ins are
+ * refused (open access, without keys or sign-in, may).
+ * @param _deps - the app's dependencies (the caller's `via` says whether access is open)
  */
 export const adminOnly =
-  (deps: AppDeps): MiddlewareHandler<AppEnv> =>
+  (_deps: AppDeps): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    if (deps.keys.size > 0 && c.get('role') !== 'admin') {
+    if (c.get('via') !== 'open' && c.get('role') !== 'admin') {
       throw new ServiceError(
         'forbidden',
         `Managing webhooks takes a key of role admin (this key's role is ${c.get('role')}).`
