@@ -23,14 +23,19 @@
  *   longest value in the tables or literal in the query (`longest`);
  * - so each statement executes O(its length) opcodes per row of the one table it loops over,
  *   each on a value of at most `longest` bytes, plus per changed `todos` row a foreign-key scan
- *   of `todo_deps` (`depends_on` has no index), plus a sort for `ORDER BY … LIMIT`. The rows
+ *   of `todo_deps` (`depends_on` has no index: each statement at most todos × deps row
+ *   visits), plus a sort for `ORDER BY … LIMIT`. The rows
  *   are at most those held plus one per `(` of the query (a tuple needs one) and one per
  *   statement (`DEFAULT VALUES`).
- * `inlineWork` is that bound, `length × (rows + 1) × (1 + longest / 64) + rows²` (a byte of a
- * value costs a small fraction of an opcode: memcpy and memcmp), and the call goes inline only
- * under `MAX_INLINE_WORK` (about 1 ms of SQLite at worst), at most `MAX_INLINE_STATEMENTS`
- * statements of at most `MAX_INLINE_QUERY` characters in all, and `MAX_INLINE_ROWS` rows.
- * Preparing a statement (and its `EXPLAIN`) is linear in its text, bounded by the same length.
+ * `inlineWork` is that bound, `length × (rows + 1) × (1 + longest / 64)` (a byte of a value
+ * costs a small fraction of an opcode: memcpy and memcmp) plus `FK_VISIT` per foreign-key row
+ * visit, `statements × todos × deps` at most, and the call goes inline only under
+ * `MAX_INLINE_WORK`, at most `MAX_INLINE_STATEMENTS` statements of at most `MAX_INLINE_QUERY`
+ * characters in all, and `MAX_INLINE_ROWS` rows. Measured (bench/copilot-inline-worst.mjs, CPU
+ * time): a unit of work is about 1.3 ns, a foreign-key row visit 50–100 ns, so a call at the
+ * bound costs about a millisecond of SQLite beyond filling and reading back the copy (O(rows +
+ * bytes), as the rest of the update is). Preparing a statement (and its `EXPLAIN`) is linear in
+ * its text, bounded by the same length.
  */
 import { REPLAYED_FUNCTIONS } from './bytecode.js'
 import { splitStatements, type Token } from './lexer.js'
@@ -44,6 +49,8 @@ export const MAX_INLINE_STATEMENTS = 8
 export const MAX_INLINE_ROWS = 200
 /** The most work (`inlineWork`) replayed on the event loop: about 1 ms of SQLite at worst. */
 export const MAX_INLINE_WORK = 1 << 19
+/** The work of one foreign-key row visit (`todo_deps.depends_on` has no index: a scan per row). */
+const FK_VISIT = 64
 
 /** Words that make a loop nest or a comparison super-linear: such a query goes to the thread. */
 const LOOPING: ReadonlySet<string> = new Set([
@@ -114,11 +121,16 @@ export function inlineWork(tables: TodoTables, query: string): number | null {
     }
   }
   // a tuple of VALUES needs a `(`; `DEFAULT VALUES` adds one row per statement
-  const rows = tables.todos.length + tables.deps.length + tuples + statements.length
+  const added = tuples + statements.length
+  const todos = tables.todos.length + added
+  const deps = tables.deps.length + added
+  const rows = tables.todos.length + tables.deps.length + added
   if (rows > MAX_INLINE_ROWS) return null
   // datetime('now') and a number's text are a few dozen bytes: 32 covers them
   const longest = 3 * Math.max(longestValue(tables), literal, 32)
-  return query.length * (rows + 1) * (1 + longest / 64) + rows * rows
+  // a changed todo's key is looked up in todo_deps by a scan (depends_on has no index)
+  const visits = statements.length * todos * deps
+  return query.length * (rows + 1) * (1 + longest / 64) + FK_VISIT * visits
 }
 
 /**
