@@ -31,7 +31,9 @@ const three: TodoTables = {
   deps: [['b', 'a']],
 }
 const state: DialectState = {
-  items: ['a', 'b', 'c'].map((id) => makeItem({ id, content: id.toUpperCase() })),
+  items: ['a', 'b', 'c'].map((id) =>
+    makeItem({ id, content: id.toUpperCase(), status: 'pending' })
+  ),
   data: {},
 }
 
