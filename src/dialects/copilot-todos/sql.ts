@@ -4,8 +4,9 @@
  * on a PRIVATE copy: an in-memory SQLite database (better-sqlite3, the service's own SQLite)
  * holding only those two tables, with Copilot 1.0.102's schema byte for byte, filled from the
  * session's current list. The agent's statements run there, never against the service's store,
- * and the rows are read back. This module is synchronous and runs in the replay's worker thread
- * (`replayer.ts`), never on the service's event loop.
+ * and the rows are read back. This module is synchronous: it runs in the replay's worker thread
+ * (`replayer.ts`), and on the service's event loop only for a call whose work is provably small
+ * (`inline.ts`); each thread has its own copy.
  *
  * Why SQLite itself on a private copy and not a SQL parser package: the statements are Copilot's
  * SQLite dialect (upserts, `RETURNING`, `UPDATE … LIMIT`, SQLite functions and defaults), and
@@ -382,7 +383,7 @@ function runWrite(
 
 /**
  * Replays one `sql` tool query on a private in-memory copy of the two todo tables. Synchronous:
- * it runs in the replay's worker thread (`replayer.ts`).
+ * it runs in the replay's worker thread (`replayer.ts`), or in place when `inline.ts` allows.
  * @param tables - the tables as the session's list holds them
  * @param query - the agent's query (one or more statements)
  * @param statementLimit - replay only the first statements (those a failed query completed)
