@@ -49,7 +49,15 @@ function keep(key: string, outcome: ReplayOutcome): void {
  * thread, or `ObservePending` thrown to have it computed there.
  */
 function replayed(tables: TodoTables, query: string, limit: number | undefined): ReplayOutcome {
-  if (replaysInline(tables, query)) return replayTodoQuery(tables, query, limit)
+  if (replaysInline(tables, query)) {
+    try {
+      return replayTodoQuery(tables, query, limit)
+    } catch (error) {
+      // as the thread answers a job that throws (it should not): a refused call, never a 5xx
+      const reason = `the replay failed: ${(error as Error).message}`
+      return { tables, ran: 0, skipped: [{ statement: 0, reason }], refused: reason }
+    }
+  }
   const key = keyOf(tables, query, limit)
   const outcome = outcomes.get(key)
   if (outcome) return outcome
