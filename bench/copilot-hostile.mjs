@@ -9,6 +9,8 @@
 //   slow-like    a LIKE of 1,000 wildcards over 140 rows of 1,000 characters, correlated: within
 //                every bound of the replay, ~0.6–1.3 s of SQLite; refused at the 1 s deadline or
 //                applied, in the worker thread either way
+//   inline-max   the costliest call replayed on the event loop (bench/copilot-inline-worst.mjs):
+//                DELETE of every todo of 93, each a scan of 83 todo_deps rows (foreign keys)
 // Prints each body's reply times and statuses, and the probe's { n, p50, p99, max } (ms).
 // Usage: node bench/copilot-hostile.mjs [repeat=3] [burst=4] [dist=dist]
 // (BENCH_BODIES=cross-join,pragma posts only those; BENCH_BODIES=none probes an idle server)
@@ -62,6 +64,27 @@ for (let at = 0; at < 140; at += 40) {
     throw new Error(`seeding failed at row ${at}: ${JSON.stringify(seeded)}`)
 }
 
+// 93 todos and 83 dependencies (a chain): the largest the inline bound takes one DELETE of all on
+for (let at = 0; at < 93; at += 40) {
+  const rows = Array.from(
+    { length: Math.min(40, 93 - at) },
+    (_, i) => `('t${at + i}', '${`T${at + i}`.padEnd(8, 'x')}')`
+  )
+  await post('fk', `INSERT INTO todos (id, title) VALUES ${rows.join(', ')}`)
+}
+for (let at = 0; at < 83; at += 40) {
+  const pairs = Array.from(
+    { length: Math.min(40, 83 - at) },
+    (_, i) => `('t${at + i + 1}', 't${at + i}')`
+  )
+  const seeded = await post(
+    'fk',
+    `INSERT INTO todo_deps (todo_id, depends_on) VALUES ${pairs.join(', ')}`
+  )
+  if (seeded.applied !== 1)
+    throw new Error(`seeding failed at pair ${at}: ${JSON.stringify(seeded)}`)
+}
+
 const BODIES = {
   'cross-join': [
     'small',
@@ -78,6 +101,8 @@ const BODIES = {
     'long',
     `UPDATE todos AS o SET status = 'done' WHERE EXISTS (SELECT 1 FROM todos b WHERE b.title LIKE '${'%x'.repeat(1000)}%y' || o.id)`,
   ],
+  // fails on the foreign keys after visiting them all: applies nothing
+  'inline-max': ['fk', "DELETE FROM todos WHERE status = 'pending'"],
 }
 
 // the probe: GET /livez every 10 ms on its own connection, until the bodies are done

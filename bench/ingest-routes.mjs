@@ -17,7 +17,9 @@
 // thread included) per delivery is taken per batch; the median per route and the ratio to the
 // Claude Code batch of the same round (paired median) are printed.
 // Usage: node --expose-gc bench/ingest-routes.mjs [batches=30] [per-batch=200] [store=both|memory|sqlite]
-// (BENCH_ROUTES=claude-code,copilot runs only those routes, e.g. under --cpu-prof)
+// (BENCH_ROUTES=claude-code,copilot runs only those routes, e.g. under --cpu-prof;
+// BENCH_COPILOT_IDS=session gives each Copilot session row ids of its own, so no two sessions
+// send the same statement text and the replay's kept verdicts (sql.ts, by exact text) miss)
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -29,6 +31,8 @@ const STORES = (process.argv[4] ?? 'both') === 'both' ? ['memory', 'sqlite'] : [
 const SESSIONS = 64
 /** BENCH_ROUTES=claude-code,copilot: only these routes (to profile one). */
 const ONLY = process.env.BENCH_ROUTES?.split(',')
+/** BENCH_COPILOT_IDS=session: Copilot row ids of each session's own (`t1-<session>`). */
+const OWN_IDS = process.env.BENCH_COPILOT_IDS === 'session'
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const dist = path.join(ROOT, 'dist')
 const load = (file) => loadBuilt(dist, file)
@@ -52,6 +56,8 @@ const statusesOf = (k) => {
   const n = (k % 5) + 1
   return CONTENTS.map((_, i) => (i < n - 1 ? 'completed' : i === n - 1 ? 'in_progress' : 'pending'))
 }
+/** A Copilot row id: `t1`…`t5`, or with BENCH_COPILOT_IDS=session `t1-<session>`…. */
+const rowId = (session, i) => (OWN_IDS ? `t${i + 1}-${session}` : `t${i + 1}`)
 const HEADERS = { 'X-Agent-User': 'ada', 'X-Agent-Host': 'laptop-1' }
 const iso = (ms) => new Date(ms).toISOString()
 let clock = Date.parse('2026-12-02T09:26:22.883Z')
@@ -159,7 +165,7 @@ const ROUTES = {
         // titles of the session's own: no two sessions replay the same tables (the replay's
         // outcomes are kept by what they are computed from, so equal lists would share one)
         const rows = CONTENTS.map(
-          (title, i) => `('t${i + 1}', '${title} (${session})', NULL, 'pending')`
+          (title, i) => `('${rowId(session, i)}', '${title} (${session})', NULL, 'pending')`
         )
         return hook(
           `INSERT INTO todos (id, title, description, status) VALUES ${rows.join(', ')};`,
@@ -172,7 +178,7 @@ const ROUTES = {
       const item = Math.floor(step / 2) % 5
       const status = step % 2 ? 'done' : 'in_progress'
       return hook(
-        `UPDATE todos SET status = '${status}' WHERE id = 't${item + 1}';`,
+        `UPDATE todos SET status = '${status}' WHERE id = '${rowId(session, item)}';`,
         status === 'done' ? 'Finish the step' : 'Start the step',
         '1 row(s) updated.'
       )

@@ -9,8 +9,9 @@
  * after completing its first statements (Copilot keeps those) comes as a result with
  * `structured.completed_statements`: only those are replayed.
  *
- * The replay runs in a worker thread (`replayer.ts`), never on the event loop, and an observer is
- * synchronous: the first time a call is observed on a state, the observer throws
+ * A replay that is provably cheap (`inline.ts`: Copilot's usual short single-table writes) runs
+ * here, synchronously. Any other runs in a worker thread (`replayer.ts`), never on the event
+ * loop, and an observer is synchronous: the first time a call is observed on a state, the observer throws
  * `ObservePending`, whose `settle()` replays it in the thread and keeps the outcome here, keyed by
  * what it was computed from (the tables, the query, the limit); the caller then runs its update
  * again and the observer answers from that. A state changed meanwhile is another key: replayed
@@ -20,8 +21,9 @@
 import { createHash } from 'node:crypto'
 import { isRecord } from '../json.js'
 import { notApplied, ObservePending, type Observer } from '../observe/types.js'
+import { replaysInline } from './inline.js'
 import { replayer } from './replayer.js'
-import { mayWriteTodos, type ReplayOutcome, type TodoTables } from './sql.js'
+import { mayWriteTodos, replayTodoQuery, type ReplayOutcome, type TodoTables } from './sql.js'
 import { stateOf, tablesOf } from './rows.js'
 
 /** Outcomes kept for the updates that asked for them (the oldest dropped first). */
@@ -42,8 +44,20 @@ function keep(key: string, outcome: ReplayOutcome): void {
   if (outcomes.size > KEPT_OUTCOMES) outcomes.delete(outcomes.keys().next().value!)
 }
 
-/** The replay's outcome, or `ObservePending` thrown to have it computed in the thread. */
+/**
+ * The replay's outcome: computed here when provably cheap (`inline.ts`), else kept from the
+ * thread, or `ObservePending` thrown to have it computed there.
+ */
 function replayed(tables: TodoTables, query: string, limit: number | undefined): ReplayOutcome {
+  if (replaysInline(tables, query)) {
+    try {
+      return replayTodoQuery(tables, query, limit)
+    } catch (error) {
+      // as the thread answers a job that throws (it should not): a refused call, never a 5xx
+      const reason = `the replay failed: ${(error as Error).message}`
+      return { tables, ran: 0, skipped: [{ statement: 0, reason }], refused: reason }
+    }
+  }
   const key = keyOf(tables, query, limit)
   const outcome = outcomes.get(key)
   if (outcome) return outcome

@@ -17,7 +17,8 @@
  * deadline is what keeps a statement that is not from holding the service.
  *
  * Cost: a round trip to the thread per replayed call (the tables and the query cloned there,
- * the tables cloned back), paid only by a `sql` call that may write the todo tables.
+ * the tables cloned back), paid only by a `sql` call that may write the todo tables and is not
+ * provably cheap (`inline.ts` replays those in place: Copilot's usual calls).
  */
 import { Worker } from 'node:worker_threads'
 import type { ReplayOutcome, TodoTables } from './sql.js'

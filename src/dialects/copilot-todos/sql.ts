@@ -4,8 +4,9 @@
  * on a PRIVATE copy: an in-memory SQLite database (better-sqlite3, the service's own SQLite)
  * holding only those two tables, with Copilot 1.0.102's schema byte for byte, filled from the
  * session's current list. The agent's statements run there, never against the service's store,
- * and the rows are read back. This module is synchronous and runs in the replay's worker thread
- * (`replayer.ts`), never on the service's event loop.
+ * and the rows are read back. This module is synchronous: it runs in the replay's worker thread
+ * (`replayer.ts`), and on the service's event loop only for a call whose work is provably small
+ * (`inline.ts`); each thread has its own copy.
  *
  * Why SQLite itself on a private copy and not a SQL parser package: the statements are Copilot's
  * SQLite dialect (upserts, `RETURNING`, `UPDATE … LIMIT`, SQLite functions and defaults), and
@@ -46,7 +47,13 @@
  * rows within the product) is bounded in time by the worker's deadline.
  */
 import Database from 'better-sqlite3'
-import { allowedTrees, checkBytecode, REPLAYED_FUNCTIONS, type AllowedTrees } from './bytecode.js'
+import {
+  allowedTrees,
+  checkBytecode,
+  REPLAYED_FUNCTIONS,
+  type AllowedTrees,
+  type BytecodeVerdict,
+} from './bytecode.js'
 import { splitStatements, type Statement, type Token } from './lexer.js'
 
 /** Copilot CLI 1.0.102's tables, as its `session.db` holds them (real-session-db-todos.json). */
@@ -232,6 +239,8 @@ interface Copy {
   bytes: Database.Statement
   /** The b-trees of the two tables: all a replayed statement may open (`bytecode.ts`). */
   allowed: AllowedTrees
+  /** Statements already checked on this copy, by their exact text (`planOf`). */
+  plans: Map<string, Plan>
   fill: (tables: TodoTables) => void
   empty: () => void
 }
@@ -257,6 +266,7 @@ function copyOf(): Copy {
   shared = {
     db,
     allowed: allowedTrees(db, [...TABLES]),
+    plans: new Map(),
     insertTodo,
     insertDep,
     countTodos: db.prepare('SELECT count(*) AS n FROM todos'),
@@ -299,6 +309,50 @@ const refusedCall = (tables: TodoTables, reason: string, statement = 0): ReplayO
 
 const TOO_LARGE = 'the tables grew too large'
 
+/** A statement's bytecode verdict, and the statement prepared when it may run. */
+interface Plan {
+  verdict: BytecodeVerdict
+  prepared?: Database.Statement
+}
+
+/** Statements whose plan is kept per copy (the oldest dropped first). */
+export const KEPT_PLANS = 256
+/** The longest statement whose plan is kept (so the kept texts stay under a megabyte). */
+const KEPT_PLAN_LENGTH = 4096
+
+/**
+ * A statement's verdict (`checkBytecode`) and its prepared statement, kept by its exact text:
+ * Copilot repeats statements (`UPDATE todos SET status = 'done' WHERE id = …`), and the check
+ * and the prepare were a third of a replay's CPU. Sound because what SQLite compiles depends only
+ * on the text and the schema: the copy's schema never changes (no statement that would change it
+ * runs, and a copy that fails is replaced with its plans), it holds no `sqlite_stat*` tables (no
+ * `ANALYZE` runs), so the planner never looks at the rows. Not kept by a shape with the literals
+ * taken out: a literal changes what SQLite compiles, so two statements of one shape can differ in
+ * what they reach. SQLite reads a single-quoted string as a table name where one is expected
+ * (`DELETE FROM 'todos'`, `id IN 'sqlite_master'`), and constant folding drops what a false
+ * literal guards: `UPDATE todos … WHERE 0 AND (SELECT count(*) FROM sqlite_master) > 0` opens
+ * only `todos`, the same with `WHERE 1` opens `sqlite_master` (checked on SQLite 3 of
+ * better-sqlite3): a verdict kept for the first shape would pass the second.
+ */
+function planOf(copy: Copy, sql: string): Plan {
+  const kept = copy.plans.get(sql)
+  if (kept) return kept
+  const verdict = checkBytecode(copy.db, sql, copy.allowed)
+  const plan: Plan = { verdict }
+  if (verdict.ok) {
+    try {
+      plan.prepared = copy.db.prepare(sql)
+    } catch (error) {
+      plan.verdict = { ok: false, unsafe: false, reason: (error as Error).message }
+    }
+  }
+  if (sql.length <= KEPT_PLAN_LENGTH) {
+    copy.plans.set(sql, plan)
+    if (copy.plans.size > KEPT_PLANS) copy.plans.delete(copy.plans.keys().next().value!)
+  }
+  return plan
+}
+
 /** Runs one write on the copy; the reason it was skipped or refused, or null when it ran. */
 function runWrite(
   copy: Copy,
@@ -315,10 +369,10 @@ function runWrite(
   )
   const why = tokenRefusal(statement, rows)
   if (why) return { refused: why }
-  const verdict = checkBytecode(copy.db, statement.sql, copy.allowed)
+  const { verdict, prepared } = planOf(copy, statement.sql)
   if (!verdict.ok) return verdict.unsafe ? { refused: verdict.reason } : { skipped: verdict.reason }
   try {
-    const prepared = copy.db.prepare(statement.sql)
+    if (!prepared) return { skipped: 'not prepared' }
     if (prepared.reader) prepared.all()
     else prepared.run()
     return null
@@ -329,7 +383,7 @@ function runWrite(
 
 /**
  * Replays one `sql` tool query on a private in-memory copy of the two todo tables. Synchronous:
- * it runs in the replay's worker thread (`replayer.ts`).
+ * it runs in the replay's worker thread (`replayer.ts`), or in place when `inline.ts` allows.
  * @param tables - the tables as the session's list holds them
  * @param query - the agent's query (one or more statements)
  * @param statementLimit - replay only the first statements (those a failed query completed)
