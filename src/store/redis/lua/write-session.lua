@@ -47,7 +47,7 @@
                with the token of the write that stored it, so a record rewritten without one
                (by an older release) shows its brief as missing
       ARGV[24] the reply to store, when the write answers an Idempotency-Key ('' otherwise)
-      ARGV[25…] the alert transitions of the write (JSON texts), when any: appended to the
+      ARGV[25..] the alert transitions of the write (JSON texts), when any: appended to the
                outbox (the last key), so an event is stored with the change that caused it
 
   Output:
