@@ -159,7 +159,12 @@ if (process.argv[2] === '--child') {
   console.log(`\nmedians over ${rounds} rounds (${WRITES} writes each, ${IN_FLIGHT} in flight):`)
   for (const v of variants) {
     const m = (k) => median(v.results.map((r) => r[k]))
-    const row = { rate: m('rate'), cpuUs: m('cpuUs'), redisUs: m('redisUs'), evalshaUs: m('evalshaUs') }
+    const row = {
+      rate: m('rate'),
+      cpuUs: m('cpuUs'),
+      redisUs: m('redisUs'),
+      evalshaUs: m('evalshaUs'),
+    }
     console.log(`${v.name.padEnd(12)} ${fmt(row)}`)
   }
 }
