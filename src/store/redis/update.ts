@@ -156,39 +156,35 @@ export function createUpdate(deps: UpdateDeps) {
             client.zadd(keys.alertsDirty, now, JSON.stringify([key.tenant, key.sessionId]))
           )
         }
-        const write = JSON.stringify({
-          create,
-          expectedVersion: base.session?.version ?? versionFloor,
-          expectedToken: base.token ?? '',
-          now,
-          version: session.version,
-          token,
-          expiresAt: now + store.ttlMs,
-          ttlMs: store.ttlMs,
-          historyLimit: store.historyLimit,
-          channel: keys.channel,
-          idempotent: claim !== undefined,
-          claimToken: claim?.token,
-          replyExpiresAt: claim && now + claim.ttlMs,
-          replyTtlMs: claim?.ttlMs,
-          indexed: !hasCluster,
-          score: session.updated_at,
-          member: key.sessionId,
-          cap: hasCluster ? 0 : cap,
-          seatDeadline: create ? seat?.deadline : undefined,
-          quiet: quiet === true,
-          outbox: events.length > 0,
-          events,
-        })
+        // positional, as write-session.lua reads them: no JSON for the script to decode
         const args = [
-          write,
+          create ? '1' : '0',
+          String(base.session?.version ?? versionFloor),
+          base.token ?? '',
+          String(now),
+          String(session.version),
+          token,
+          String(now + store.ttlMs),
+          String(store.ttlMs),
+          String(store.historyLimit),
+          keys.channel,
+          claim?.token ?? '',
+          claim ? String(now + claim.ttlMs) : '',
+          claim ? String(claim.ttlMs) : '',
+          hasCluster ? '0' : '1',
+          String(session.updated_at),
+          key.sessionId,
+          String(hasCluster ? 0 : cap),
+          create && seat ? String(seat.deadline) : '',
+          quiet === true ? '1' : '0',
           JSON.stringify(session),
           // a quiet write adds no history entry (write-session.lua): no list to serialise twice
           quiet ? '' : JSON.stringify(historyEntryOf(session, source)),
           JSON.stringify(changeEvent(key, session.version, source, quiet)),
           JSON.stringify(briefOf(session)),
+          claim ? claim.reply(decision.value) : '',
+          ...events,
         ]
-        if (claim) args.push(claim.reply(decision.value))
         const scriptKeys = [sessionKey, historyKey]
         if (idempotencyKey) scriptKeys.push(idempotencyKey)
         if (!hasCluster) scriptKeys.push(keys.index(key.tenant))
