@@ -15,6 +15,7 @@ import type { TokenRecord } from '../../src/store/people/types.js'
 import type { SessionStore, StoreOptions } from '../../src/store/types.js'
 import { dropKeys, openTestRedisStore, TEST_REDIS_URL, uniquePrefix } from '../redis-support.js'
 import { storeKinds, type StoreKind } from '../store-kinds.js'
+import { openTestPostgresStore } from '../postgres-support.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-todos-people-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -34,6 +35,7 @@ async function open(kind: StoreKind, clock: { now: number }): Promise<SessionSto
       synchronous: 'normal',
     })
   }
+  if (kind === 'postgres') return openTestPostgresStore('people', options)
   const keyPrefix = uniquePrefix('people')
   prefixes.push(keyPrefix)
   return openTestRedisStore({ ...options, url: TEST_REDIS_URL, keyPrefix })

@@ -42,6 +42,7 @@ import { listenForChanges } from './listen.js'
 import { migratePostgres } from './migrations.js'
 import { createPgCounters } from './counters.js'
 import { createPostgresAlerts } from './alerts.js'
+import { createPostgresPeople } from './people.js'
 import {
   CLAIM_IDEMPOTENCY,
   DELETE_SESSION,
@@ -393,6 +394,7 @@ function buildStore(pool: pg.Pool, options: PostgresOptions): SessionStore {
       )
       .then(() => pool.query('DELETE FROM idempotency WHERE expires_at <= $1', [now]))
       .then(() => pool.query('DELETE FROM tombstones WHERE expires_at <= $1', [now]))
+      .then(() => pool.query('DELETE FROM people_audit WHERE expires_at <= $1', [now]))
       .catch(() => undefined) // an unreachable server skips one sweep; the next catches up
   }, 60_000)
   sweep.unref()
@@ -402,6 +404,7 @@ function buildStore(pool: pg.Pool, options: PostgresOptions): SessionStore {
     kind: 'postgres',
     counters: createPgCounters(query, options.now),
     alerts: alerts.store,
+    people: createPostgresPeople(pool, options.now),
     async get(key) {
       const { rows } = await query<{ data: string; expires_at: string }>(
         {

@@ -125,6 +125,35 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         mark bigint NOT NULL
       );`,
   },
+  {
+    version: 3,
+    name: 'personal tokens and the audit trail',
+    sql: `
+      CREATE TABLE people_tokens (
+        hash text PRIMARY KEY,
+        id text NOT NULL,
+        tenant text NOT NULL,
+        person text NOT NULL,
+        name text NOT NULL,
+        role text NOT NULL,
+        created_at bigint NOT NULL,
+        expires_at bigint
+      );
+      CREATE UNIQUE INDEX people_tokens_by_id ON people_tokens (tenant, id);
+      CREATE INDEX people_tokens_by_person ON people_tokens (tenant, person, created_at DESC);
+      CREATE TABLE people_audit (
+        tenant text NOT NULL,
+        id text NOT NULL,
+        at bigint NOT NULL,
+        person text,
+        action text NOT NULL,
+        entry text NOT NULL,
+        expires_at bigint NOT NULL,
+        PRIMARY KEY (tenant, id)
+      );
+      CREATE INDEX people_audit_newest ON people_audit (tenant, at DESC, id DESC);
+      CREATE INDEX people_audit_expiry ON people_audit (expires_at);`,
+  },
 ]
 
 /** The advisory lock key of the migration step (any constant, the same for every instance). */
