@@ -1,7 +1,7 @@
 /**
  * @module http/openapi-docs
  * What every documented route shares, added to its OpenAPI entry in one place so the document
- * says what the middleware does: a unique `operationId`, and the problems any `/v1` route can
+ * says what the middleware does: an `operationId` where a route declares none, and the problems any `/v1` route can
  * answer before or around its handler (400 for a malformed Authorization header, 401, 405 with
  * `Allow`, 429 from the tenant rate limit with its headers, 503 when the store is unreachable or
  * the instance drains, 413 for a body over the limit; 415 where a JSON body is read), and the
@@ -12,54 +12,13 @@ import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi'
 type OpenAPIRegistry = OpenAPIHono['openAPIRegistry']
 import { problemResponses } from './problem.js'
 
-/** Clean operation ids, by `METHOD path`: generators name their functions after them. */
-const OPERATION_IDS: Record<string, string> = {
-  'GET /v1/dialects': 'listDialects',
-  'GET /v1/tools': 'listTools',
-  'POST /v1/sessions/{session_id}/rounds': 'postRound',
-  'GET /v1/sessions': 'listSessions',
-  'GET /v1/sessions/{session_id}': 'getSession',
-  'DELETE /v1/sessions/{session_id}': 'deleteSession',
-  'GET /v1/sessions/{session_id}/render': 'renderSession',
-  'PUT /v1/sessions/{session_id}/todos': 'putTodos',
-  'POST /v1/sessions/{session_id}/end': 'endSession',
-  'GET /v1/sessions/{session_id}/history': 'getHistory',
-  'GET /v1/sessions/{session_id}/decisions': 'getDecisions',
-  'POST /v1/sessions/{session_id}/decisions': 'decide',
-  'POST /v1/integrations/slack/interactions': 'slackInteraction',
-  'GET /v1/sessions/{session_id}/events': 'streamSessionEvents',
-  'GET /v1/events': 'streamTenantEvents',
-  'GET /v1/whoami': 'whoami',
-  'POST /v1/ingest/claude-code': 'ingestClaudeCode',
-  'POST /v1/ingest/claude-agent-sdk': 'ingestClaudeAgentSdk',
-  'POST /v1/ingest/codex': 'ingestCodex',
-  'POST /v1/ingest/gemini-cli': 'ingestGeminiCli',
-  'POST /v1/ingest/openhands/events/{conversation_id}': 'ingestOpenhandsEvents',
-  'POST /v1/ingest/openhands/conversations': 'ingestOpenhandsConversations',
-  'POST /v1/ingest/qwen-code': 'ingestQwenCode',
-  'POST /v1/ingest/opencode': 'ingestOpencode',
-  'POST /v1/ingest/acp': 'ingestAcp',
-  'POST /v1/ingest/copilot': 'ingestCopilot',
-  'POST /v1/webhooks': 'createWebhook',
-  'GET /v1/webhooks': 'listWebhooks',
-  'GET /v1/webhooks/{id}': 'getWebhook',
-  'DELETE /v1/webhooks/{id}': 'deleteWebhook',
-  'POST /v1/webhooks/{id}/test': 'testWebhook',
-  'POST /v1/webhooks/{id}/rotate': 'rotateWebhookSecret',
-  'GET /v1/webhooks/{id}/deliveries': 'listWebhookDeliveries',
-  'POST /v1/otlp/v1/logs': 'exportOtlpLogs',
-  'POST /v1/otlp/v1/traces': 'exportOtlpTraces',
-  'POST /v1/otlp/v1/metrics': 'exportOtlpMetrics',
-}
-
 /**
- * A route's operation id: the table's, else one made of its method and path
- * (`GET /v1/things/{id}` → `getV1ThingsById`), so a new route is never left without one.
+ * The operation id of a route that declares none (each route names its own, beside its
+ * `createRoute`): one made of its method and path (`GET /v1/things/{id}` → `getV1ThingsById`), so
+ * a new route is never left without one.
  * @param route - the route
  */
 export function operationIdOf(route: Pick<RouteConfig, 'method' | 'path'>): string {
-  const known = OPERATION_IDS[`${route.method.toUpperCase()} ${route.path}`]
-  if (known) return known
   const words = route.path
     .split('/')
     .filter(Boolean)

@@ -7,24 +7,26 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../context.js'
 import { problemResponses } from '../problem.js'
 import { Whoami } from '../schemas.js'
-import type { AppRouteHandler } from '../typed-response.js'
+import { operation, registerOperations } from '../operation.js'
 
-const whoami = createRoute({
+export const whoamiRoute = createRoute({
   method: 'get',
   path: '/v1/whoami',
   tags: ['auth'],
   summary: "The caller's tenant and role",
+  operationId: 'whoami',
   responses: {
     200: { description: 'Who the key is', content: { 'application/json': { schema: Whoami } } },
     ...problemResponses(401),
   },
 })
 
-/** The handler of `GET /v1/whoami`. */
-const whoamiHandler: AppRouteHandler<typeof whoami> = (c) =>
+/** The operation `GET /v1/whoami`: its route and its handler. */
+export const whoami = operation(whoamiRoute, (c) =>
   c.json({ tenant: c.get('tenant'), role: c.get('role') }, 200, { 'Cache-Control': 'no-store' })
+)
 
 /** Registers `GET /v1/whoami`. */
 export function registerWhoamiRoute(app: OpenAPIHono<AppEnv>) {
-  app.openapi(whoami, whoamiHandler)
+  registerOperations(app, undefined, [whoami])
 }

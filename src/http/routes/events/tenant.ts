@@ -4,7 +4,7 @@
  */
 import { createRoute } from '@hono/zod-openapi'
 import { problemResponses } from '../../problem.js'
-import type { AppRouteHandler } from '../../typed-response.js'
+import { operation } from '../../operation.js'
 import { dropper, eventStream, sseResponse, type EventRoutesDeps } from './shared.js'
 
 export const tenantEventsRoute = createRoute({
@@ -12,6 +12,7 @@ export const tenantEventsRoute = createRoute({
   path: '/v1/events',
   tags: ['events'],
   summary: "Every session of the caller's tenant as Server-Sent Events",
+  operationId: 'streamTenantEvents',
   responses: {
     200: {
       description: 'snapshot (the newest sessions), then an update per change',
@@ -23,13 +24,11 @@ export const tenantEventsRoute = createRoute({
   },
 })
 
-/** The handler of `GET /v1/events`. */
-export const tenantEvents =
-  (deps: EventRoutesDeps): AppRouteHandler<typeof tenantEventsRoute> =>
-  (c) => {
-    deps.refuseWhileDraining()
-    return sseResponse(
-      c,
-      deps.open(() => deps.hub.openTenant(c.get('tenant'), dropper(c)))
-    )
-  }
+/** The operation `GET /v1/events`: its route and its handler. */
+export const tenantEvents = operation(tenantEventsRoute, (c, deps: EventRoutesDeps) => {
+  deps.refuseWhileDraining()
+  return sseResponse(
+    c,
+    deps.open(() => deps.hub.openTenant(c.get('tenant'), dropper(c)))
+  )
+})

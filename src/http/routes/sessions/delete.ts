@@ -12,6 +12,7 @@ export const deleteSessionRoute = sessionRoute({
   method: 'delete',
   path: '/v1/sessions/{session_id}',
   summary: 'Delete a session and its history',
+  operationId: 'deleteSession',
   responses: { 204: { description: 'Deleted' }, ...problemResponses(400, 401, 403, 404) },
 })
 

@@ -12,6 +12,7 @@ export const endSessionRoute = sessionRoute({
   method: 'post',
   path: '/v1/sessions/{session_id}/end',
   summary: "Record how the agent's run ended, and what it left unfinished",
+  operationId: 'endSession',
   request: {
     body: { required: true, content: { 'application/json': { schema: EndRequest } } },
   },

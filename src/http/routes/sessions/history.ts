@@ -27,6 +27,7 @@ export const getHistoryRoute = sessionRoute({
   summary: 'The last versions of the list, in pages',
   description:
     'The newest page first: at most `limit` entries (default and cap HISTORY_LIMIT) and 2 MiB, oldest first within the page. `next_cursor` names the page of older entries, null when none remain.',
+  operationId: 'getHistory',
   request: { query: HistoryQuery },
   responses: {
     200: { ...jsonReply('History', History), headers: etagHeader },

@@ -28,6 +28,7 @@ export const listSessionsRoute = createRoute({
   summary: "The tenant's sessions, newest change first",
   description:
     'Pages of at most `limit` sessions and 2 MiB, ordered by last change (newest first), then by id. A session that changes while you page moves to the front, so a later page does not hold it: to see every session once, page to the end, then list again with `updated_since` = the time you began. Filters combine (all must hold, exact match): `state`, `dialect`, `source`, `updated_since`, the origin (`user`, `host`, `repo`, `agent`) and labels, each as `label.<name>=<value>` (a name must match ^[a-z][a-z0-9_.-]{0,62}$; at most 16; else 400).',
+  operationId: 'listSessions',
   request: { query: ListQuery },
   responses: {
     200: jsonReply('A page of sessions', SessionList),

@@ -24,6 +24,7 @@ export const putTodosRoute = sessionRoute({
   method: 'put',
   path: '/v1/sessions/{session_id}/todos',
   summary: "An operator's edit of the list (the next round reply carries a notice)",
+  operationId: 'putTodos',
   request: {
     headers: z.object({
       'if-match': z.string().max(200).optional().openapi({ description: '"<version>" or *' }),

@@ -21,6 +21,7 @@ export const renderSessionRoute = sessionRoute({
   method: 'get',
   path: '/v1/sessions/{session_id}/render',
   summary: "The list as the session's dialect renders it",
+  operationId: 'renderSession',
   responses: {
     200: {
       description: 'Rendered list',

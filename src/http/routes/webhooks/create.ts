@@ -16,6 +16,7 @@ export const createWebhookRoute = createRoute({
   path: '/v1/webhooks',
   tags: ['webhooks'],
   summary: 'Create a webhook (admin): alerts of sessions that wait, stall, finish or end',
+  operationId: 'createWebhook',
   request: { body: { required: true, content: { 'application/json': { schema: WebhookCreate } } } },
   responses: {
     201: jsonReply('Created; `secret` is shown only here', WebhookCreated),
