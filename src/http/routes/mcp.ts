@@ -51,6 +51,7 @@ import { batchRefusal, mcpBody, type RpcRefusal } from '../mcp-guards.js'
 import { originHintsOf } from '../origin-headers.js'
 import { ServiceError } from '../problem.js'
 import type { ServiceDeps } from '../../service/deps.js'
+import { findSession } from '../../service/reads.js'
 import { runRound } from '../../service/rounds.js'
 import { SESSION_ID_PATTERN } from '../schemas.js'
 import { renderedList } from '../../service/views.js'
@@ -143,7 +144,7 @@ function requireSession(scope: McpScope): SessionKey {
 
 /** The dialect of the scope's session, else the requested one, else the default. */
 async function dialectOf(deps: Pick<ServiceDeps, 'store'>, scope: McpScope): Promise<Dialect> {
-  const current = scope.sessionId === null ? null : await deps.store.get(requireSession(scope))
+  const current = scope.sessionId === null ? null : await findSession(deps, requireSession(scope))
   try {
     return resolveDialect(current, scope.requested, settingsOf(scope))
   } catch (error) {
@@ -272,19 +273,16 @@ function createMcpServer(deps: ServiceDeps, scope: McpScope): Server {
       const { key, input, minted } = target
       const call = { id: String(ctx.mcpReq.id), name, input }
       const round = { dialect: scope.requested, settings: settingsOf(scope), tool_calls: [call] }
-      const outcome = await runRound(
-        deps,
-        key,
-        round,
-        (current) => {
+      const outcome = await runRound(deps, key, round, {
+        // the protocol's check: the called tool is one of the session's dialect
+        check: (current) => {
           const dialect = resolveDialect(current, scope.requested, settingsOf(scope))
           if (!dialect.tools.some((tool) => tool.name === name)) {
             throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`)
           }
         },
-        undefined,
-        scope.origin ? { hints: scope.origin } : undefined
-      ).catch(protocolError)
+        who: scope.origin ? { hints: scope.origin } : undefined,
+      }).catch(protocolError)
       const [result] = outcome.results
       const content: CallToolResult['content'] = [{ type: 'text', text: result.content }]
       if (outcome.notice) content.push({ type: 'text', text: outcome.notice.text })
@@ -331,7 +329,7 @@ function createMcpServer(deps: ServiceDeps, scope: McpScope): Server {
         uri,
       })
     }
-    const session = await deps.store.get({ tenant: scope.tenant, sessionId })
+    const session = await findSession(deps, { tenant: scope.tenant, sessionId })
     // An unknown session reads as the empty list it would start as (in this tenant).
     const text = session
       ? renderedList(session)

@@ -5,6 +5,7 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { SessionKey } from '../../../core/session.js'
+import { findSession } from '../../../service/reads.js'
 import type { AppEnv } from '../../context.js'
 import { problemResponses, sessionNotFound } from '../../problem.js'
 import { SessionIdParam } from '../../schemas.js'
@@ -56,7 +57,7 @@ export const sessionEvents = operation(sessionEventsRoute, async (c, deps: Event
   const header = c.req.valid('header')['last-event-id']
   const lastEventId = header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined
   deps.refuseWhileDraining()
-  if (!(await deps.app.store.get(key))) {
+  if (!(await findSession(deps.app, key))) {
     // an EventSource gives up for good on a 404: it is told to come back instead, since a
     // monitor is often opened before the agent's first round
     if (acceptsEventStream(c)) return notYet(c, key.sessionId)

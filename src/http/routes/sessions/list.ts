@@ -11,7 +11,8 @@ import {
   type Labels,
 } from '../../../core/origin.js'
 import { ServiceError } from '../../../service/errors.js'
-import { cursorAfter, decodeCursor, encodeCursor } from '../../../store/cursor.js'
+import { listCursor, listSessions as listStored } from '../../../service/reads.js'
+import { cursorAfter, encodeCursor } from '../../../store/cursor.js'
 import { jsonArrayWithin, PAGE_BYTES } from '../../json-parts.js'
 import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
@@ -19,7 +20,7 @@ import { jsonReply, notModifiedResponse } from '../../route-config.js'
 import { ListQuery, SessionList } from '../../schemas.js'
 import { jsonResponse, serialised } from '../../typed-response.js'
 import { sessionSummary } from '../../../service/views.js'
-import { invalidCursor, staleBefore, type SessionRoutesDeps } from './shared.js'
+import { staleBefore, type SessionRoutesDeps } from './shared.js'
 
 export const listSessionsRoute = createRoute({
   method: 'get',
@@ -78,10 +79,9 @@ export function labelFilters(url: string): Labels | undefined {
 /** The operation `GET /v1/sessions`: its route and its handler. */
 export const listSessions = operation(listSessionsRoute, async (c, deps: SessionRoutesDeps) => {
   const query = c.req.valid('query')
-  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
-  if (query.cursor !== undefined && !cursor) throw invalidCursor()
+  const cursor = listCursor(query.cursor)
   const before = staleBefore(deps.app)
-  const page = await deps.app.store.list(c.get('tenant'), {
+  const page = await listStored(deps.service, c.get('tenant'), {
     state: query.state,
     limit: query.limit,
     cursor,
