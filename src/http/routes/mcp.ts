@@ -42,15 +42,15 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { OriginHints } from '../../core/origin.js'
 import { FLAVOURS, type Flavour, type SessionKey } from '../../core/session.js'
 import { getDialect } from '../../dialects/registry.js'
-import { DialectConflictError, resolveDialect } from '../../dialects/round.js'
+import { resolveDialect } from '../../dialects/round.js'
 import type { Dialect } from '../../dialects/types.js'
 import { formatTool } from '../../tools/formats.js'
 import { limitsOf, serviceDepsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import { batchRefusal, mcpBody, type RpcRefusal } from '../mcp-guards.js'
 import { originHintsOf } from '../origin-headers.js'
-import { ServiceError } from '../problem.js'
 import type { ServiceDeps } from '../../service/deps.js'
+import { toServiceError } from '../../service/error-map.js'
 import { findSession } from '../../service/reads.js'
 import { runRound } from '../../service/rounds.js'
 import { SESSION_ID_PATTERN } from '../schemas.js'
@@ -124,9 +124,15 @@ function rpcError(
 const refuse = (c: Context, refusal: RpcRefusal, id: string | number | null = null) =>
   rpcError(c, refusal.status, refusal.code, refusal.message, id)
 
+/**
+ * A use case's refusal of the request (a 4xx code of the catalog, service/error-map) as Invalid
+ * Request with its detail; a failure of the service (5xx: the store unreachable, contention)
+ * thrown on as it came, which the SDK answers as an internal error.
+ */
 const protocolError = (error: unknown): never => {
-  if (error instanceof DialectConflictError || error instanceof ServiceError) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message)
+  const known = toServiceError(error)
+  if (known && known.status < 500) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, known.message)
   }
   throw error
 }
