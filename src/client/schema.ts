@@ -1483,7 +1483,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request (the request, or its Authorization header) */
+            /** @description Bad Request: the request, or its Authorization header (`unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1492,7 +1492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1501,7 +1501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -1512,7 +1512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1521,7 +1521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -1536,7 +1536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -1584,7 +1584,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `invalid-request`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1593,7 +1593,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1602,7 +1602,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`dialect-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1611,7 +1611,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -1622,7 +1622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1631,7 +1631,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -1646,7 +1646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -1696,7 +1696,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1705,7 +1705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1714,7 +1714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -1725,7 +1725,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1734,7 +1734,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -1749,7 +1749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -1780,7 +1780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Whoami"];
                 };
             };
-            /** @description Bad Request (the request, or its Authorization header) */
+            /** @description Bad Request: the request, or its Authorization header (`unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1789,7 +1789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1798,7 +1798,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -1809,7 +1809,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1818,7 +1818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -1833,7 +1833,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -1875,7 +1875,7 @@ export interface operations {
                     "application/json": components["schemas"]["RoundReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `invalid-request`, `malformed-json`, `body-too-deep`, `too-many-tool-calls`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1884,7 +1884,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1893,7 +1893,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1902,7 +1902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -1913,7 +1913,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`agent-owns-list`, `dialect-conflict`, `idempotency-in-flight`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1922,7 +1922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1931,7 +1931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1940,7 +1940,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unprocessable Content */
+            /** @description Unprocessable Content (`limit-exceeded`, `idempotency-key-reused`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1949,7 +1949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -1964,7 +1964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`idempotency-claim-lost`, `store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2009,7 +2009,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2018,7 +2018,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2027,7 +2027,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`session-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2036,7 +2036,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2047,7 +2047,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2056,7 +2056,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2071,7 +2071,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2102,7 +2102,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2111,7 +2111,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2120,7 +2120,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2129,7 +2129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`session-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2138,7 +2138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2149,7 +2149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2158,7 +2158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2173,7 +2173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2218,7 +2218,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2227,7 +2227,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2236,7 +2236,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`session-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2245,7 +2245,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2256,7 +2256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2265,7 +2265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2280,7 +2280,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2322,7 +2322,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionView"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `invalid-request`, `malformed-json`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2331,7 +2331,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2340,7 +2340,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `untrusted-edit`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2349,7 +2349,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2360,7 +2360,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`agent-owns-list`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2369,7 +2369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Precondition Failed */
+            /** @description Precondition Failed (`version-mismatch`) */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -2378,7 +2378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2387,7 +2387,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2396,7 +2396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unprocessable Content */
+            /** @description Unprocessable Content (`dialect-rule`, `limit-exceeded`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2405,7 +2405,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2420,7 +2420,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2459,7 +2459,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionView"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `invalid-request`, `malformed-json`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2468,7 +2468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2477,7 +2477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2486,7 +2486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`session-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2495,7 +2495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2506,7 +2506,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2515,7 +2515,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2524,7 +2524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2539,7 +2539,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2597,7 +2597,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-cursor`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2606,7 +2606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2615,7 +2615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2626,7 +2626,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2635,7 +2635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2650,7 +2650,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2700,7 +2700,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `invalid-request`, `invalid-cursor`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2709,7 +2709,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2718,7 +2718,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`session-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2727,7 +2727,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2738,7 +2738,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2747,7 +2747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2762,7 +2762,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3027,7 +3027,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `invalid-request`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3036,7 +3036,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3045,7 +3045,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`session-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3054,7 +3054,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3065,7 +3065,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3074,7 +3074,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`too-many-streams`, `rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3089,7 +3089,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`draining`, `store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3120,7 +3120,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Bad Request (the request, or its Authorization header) */
+            /** @description Bad Request: the request, or its Authorization header (`unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3129,7 +3129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3138,7 +3138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3149,7 +3149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3158,7 +3158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`too-many-streams`, `rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3173,7 +3173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`draining`, `store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3214,7 +3214,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClaudeHookReply"] | components["schemas"]["PermissionRequestHookOutput"] | components["schemas"]["ElicitationHookOutput"] | components["schemas"]["NoDecision"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3223,7 +3223,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3232,7 +3232,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3241,7 +3241,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3252,7 +3252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3261,7 +3261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3270,7 +3270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3279,7 +3279,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3294,7 +3294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3334,7 +3334,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3343,7 +3343,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3352,7 +3352,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3361,7 +3361,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3372,7 +3372,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3381,7 +3381,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3390,7 +3390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3399,7 +3399,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3414,7 +3414,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3456,7 +3456,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"] | components["schemas"]["PermissionRequestHookOutput"] | components["schemas"]["NoDecision"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3465,7 +3465,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3474,7 +3474,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3483,7 +3483,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3494,7 +3494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3503,7 +3503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3512,7 +3512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3521,7 +3521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3536,7 +3536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3576,7 +3576,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3585,7 +3585,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3594,7 +3594,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3603,7 +3603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3614,7 +3614,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3623,7 +3623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3632,7 +3632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3641,7 +3641,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3656,7 +3656,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3697,7 +3697,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3706,7 +3706,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3715,7 +3715,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3724,7 +3724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3735,7 +3735,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3744,7 +3744,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3753,7 +3753,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3762,7 +3762,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3777,7 +3777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3815,7 +3815,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3824,7 +3824,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3833,7 +3833,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3842,7 +3842,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3853,7 +3853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3862,7 +3862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3871,7 +3871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3880,7 +3880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3895,7 +3895,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3937,7 +3937,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"] | components["schemas"]["PermissionRequestHookOutput"] | components["schemas"]["NoDecision"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3946,7 +3946,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3955,7 +3955,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3964,7 +3964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3975,7 +3975,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3984,7 +3984,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3993,7 +3993,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4002,7 +4002,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4017,7 +4017,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4059,7 +4059,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4068,7 +4068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4077,7 +4077,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4086,7 +4086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4097,7 +4097,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4106,7 +4106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4115,7 +4115,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4124,7 +4124,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4139,7 +4139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4179,7 +4179,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4188,7 +4188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4197,7 +4197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4206,7 +4206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4217,7 +4217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4226,7 +4226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4235,7 +4235,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4244,7 +4244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4259,7 +4259,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4301,7 +4301,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"] | components["schemas"]["CopilotPermissionOutput"] | components["schemas"]["NoDecision"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4310,7 +4310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4319,7 +4319,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4328,7 +4328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4339,7 +4339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4348,7 +4348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4357,7 +4357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4366,7 +4366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4381,7 +4381,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4421,7 +4421,7 @@ export interface operations {
                     "application/x-protobuf": string;
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-ingest-body`, `body-too-deep`, `delivery-aborted`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4430,7 +4430,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4439,7 +4439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4448,7 +4448,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4459,7 +4459,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4468,7 +4468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4477,7 +4477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4492,7 +4492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4532,7 +4532,7 @@ export interface operations {
                     "application/x-protobuf": string;
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-ingest-body`, `body-too-deep`, `delivery-aborted`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4541,7 +4541,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4550,7 +4550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4559,7 +4559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4570,7 +4570,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4579,7 +4579,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4588,7 +4588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4603,7 +4603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4643,7 +4643,7 @@ export interface operations {
                     "application/x-protobuf": string;
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-ingest-body`, `body-too-deep`, `delivery-aborted`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4652,7 +4652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4661,7 +4661,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4670,7 +4670,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4681,7 +4681,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4690,7 +4690,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4699,7 +4699,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4714,7 +4714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4745,7 +4745,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description Bad Request (the request, or its Authorization header) */
+            /** @description Bad Request: the request, or its Authorization header (`unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4754,7 +4754,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4763,7 +4763,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4772,7 +4772,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4783,7 +4783,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4792,7 +4792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4807,7 +4807,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4842,7 +4842,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-webhook`, `invalid-request`, `malformed-json`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4851,7 +4851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4860,7 +4860,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `webhook-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4869,7 +4869,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4880,7 +4880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4889,7 +4889,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4898,7 +4898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unprocessable Content */
+            /** @description Unprocessable Content (`webhook-target-refused`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4907,7 +4907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4922,7 +4922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4955,7 +4955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4964,7 +4964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4973,7 +4973,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4982,7 +4982,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`webhook-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4991,7 +4991,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5002,7 +5002,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5011,7 +5011,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5026,7 +5026,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5057,7 +5057,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5066,7 +5066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5075,7 +5075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5084,7 +5084,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`webhook-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5093,7 +5093,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5104,7 +5104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5113,7 +5113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5128,7 +5128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5161,7 +5161,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestDelivery"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5170,7 +5170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5179,7 +5179,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5188,7 +5188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`webhook-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5197,7 +5197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5208,7 +5208,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5217,7 +5217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5232,7 +5232,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5265,7 +5265,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5274,7 +5274,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5283,7 +5283,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5292,7 +5292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`webhook-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5301,7 +5301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5312,7 +5312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5321,7 +5321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5336,7 +5336,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5371,7 +5371,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveries"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5380,7 +5380,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5389,7 +5389,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5398,7 +5398,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`webhook-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5407,7 +5407,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5418,7 +5418,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5427,7 +5427,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5442,7 +5442,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */

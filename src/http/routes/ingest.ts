@@ -71,7 +71,25 @@ const ingestRoute = (agent: AgentDescriptor, route: IngestRoute) =>
           },
         },
       },
-      ...problemResponses(400, 401, 403, 409, 413, 429, 503),
+      ...problemResponses(
+        'invalid-request',
+        'invalid-session-id',
+        'invalid-ingest-body',
+        'ingest-wrong-agent',
+        'session-unknown',
+        'too-many-sessions',
+        'delivery-aborted',
+        'body-too-deep',
+        'unauthorized',
+        'forbidden',
+        'session-quota-exceeded',
+        'not-observed',
+        'dialect-conflict',
+        'body-too-large',
+        'rate-limited',
+        'store-unavailable',
+        'contention'
+      ),
     },
   })
 

@@ -88,7 +88,19 @@ const otlpRoute = (signal: OtlpSignal) =>
           [PROTOBUF]: { schema: z.string().openapi({ format: 'binary' }) },
         },
       },
-      ...problemResponses(400, 401, 403, 413, 415, 429, 503),
+      ...problemResponses(
+        'invalid-ingest-body',
+        'body-too-deep',
+        'delivery-aborted',
+        'unauthorized',
+        'forbidden',
+        'session-quota-exceeded',
+        'body-too-large',
+        'unsupported-media-type',
+        'rate-limited',
+        'store-unavailable',
+        'contention'
+      ),
     },
   })
 

@@ -40,7 +40,25 @@ export const postRoundRoute = createRoute({
       },
       content: { 'application/json': { schema: RoundReply } },
     },
-    ...problemResponses(400, 401, 403, 409, 413, 422, 503),
+    ...problemResponses(
+      'invalid-session-id',
+      'invalid-request',
+      'malformed-json',
+      'body-too-deep',
+      'too-many-tool-calls',
+      'unauthorized',
+      'forbidden',
+      'session-quota-exceeded',
+      'agent-owns-list',
+      'dialect-conflict',
+      'idempotency-in-flight',
+      'body-too-large',
+      'limit-exceeded',
+      'idempotency-key-reused',
+      'idempotency-claim-lost',
+      'store-unavailable',
+      'contention'
+    ),
   },
 })
 

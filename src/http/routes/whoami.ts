@@ -17,7 +17,7 @@ export const whoamiRoute = createRoute({
   operationId: 'whoami',
   responses: {
     200: { description: 'Who the key is', content: { 'application/json': { schema: Whoami } } },
-    ...problemResponses(401),
+    ...problemResponses('unauthorized'),
   },
 })
 

@@ -29,7 +29,16 @@ export const sessionEventsRoute = createRoute({
         'event: snapshot | update | delete; id: the version; data: the SessionView as JSON (a replayed version carries source and replayed: true; an update with the same id re-sends a view whose state changed without a write, e.g. to stale). Heartbeat comments keep the stream open. A client that leaves more than MAX_STREAM_BACKLOG_BYTES unread is disconnected: reconnect with Last-Event-ID. For a session that does not exist yet, a request with Accept: text/event-stream (an EventSource) gets a stream that ends at once with retry: 3000, so it reconnects until the session exists; other requests get 404.'
       ),
     },
-    ...problemResponses(400, 401, 404, 429, 503),
+    ...problemResponses(
+      'invalid-session-id',
+      'invalid-request',
+      'unauthorized',
+      'session-not-found',
+      'too-many-streams',
+      'rate-limited',
+      'draining',
+      'store-unavailable'
+    ),
   },
 })
 

@@ -20,7 +20,13 @@ export const tenantEventsRoute = createRoute({
         'event: snapshot, data {"sessions": [SessionSummary]} (the newest 200 sessions, at most 2 MiB of them); event: update, id: the version, data: a SessionSummary (also sent, with the same id, when a session turns stale without a write); event: delete, data {"session_id"}. Heartbeat comments keep the stream open. A client that leaves more than MAX_STREAM_BACKLOG_BYTES unread is disconnected: reconnect (a fresh snapshot).'
       ),
     },
-    ...problemResponses(401, 429, 503),
+    ...problemResponses(
+      'unauthorized',
+      'too-many-streams',
+      'rate-limited',
+      'draining',
+      'store-unavailable'
+    ),
   },
 })
 

@@ -18,7 +18,16 @@ export const endSessionRoute = sessionRoute({
   },
   responses: {
     200: viewContent('The ended session'),
-    ...problemResponses(400, 401, 403, 404, 413),
+    ...problemResponses(
+      'invalid-session-id',
+      'invalid-request',
+      'malformed-json',
+      'body-too-deep',
+      'unauthorized',
+      'forbidden',
+      'session-not-found',
+      'body-too-large'
+    ),
   },
 })
 

@@ -24,7 +24,7 @@ export const getSessionRoute = sessionRoute({
   responses: {
     200: viewContent('The session'),
     304: notModifiedResponse,
-    ...problemResponses(400, 401, 404),
+    ...problemResponses('invalid-session-id', 'unauthorized', 'session-not-found'),
   },
 })
 

@@ -25,7 +25,13 @@ export const getHistoryRoute = sessionRoute({
   responses: {
     200: { ...jsonReply('History', History), headers: etagHeader },
     304: notModifiedResponse,
-    ...problemResponses(400, 401, 404),
+    ...problemResponses(
+      'invalid-session-id',
+      'invalid-request',
+      'invalid-cursor',
+      'unauthorized',
+      'session-not-found'
+    ),
   },
 })
 

@@ -34,7 +34,7 @@ export const listSessionsRoute = createRoute({
   responses: {
     200: jsonReply('A page of sessions', SessionList),
     304: notModifiedResponse,
-    ...problemResponses(400, 401),
+    ...problemResponses('invalid-request', 'invalid-cursor', 'unauthorized'),
   },
 })
 

@@ -33,7 +33,22 @@ export const putTodosRoute = sessionRoute({
   },
   responses: {
     200: viewContent('The session after the edit'),
-    ...problemResponses(400, 401, 403, 409, 412, 413, 422),
+    ...problemResponses(
+      'invalid-session-id',
+      'invalid-request',
+      'malformed-json',
+      'body-too-deep',
+      'unauthorized',
+      'forbidden',
+      'untrusted-edit',
+      'session-quota-exceeded',
+      'agent-owns-list',
+      'dialect-conflict',
+      'version-mismatch',
+      'body-too-large',
+      'dialect-rule',
+      'limit-exceeded'
+    ),
   },
 })
 

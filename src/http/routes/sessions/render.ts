@@ -29,7 +29,7 @@ export const renderSessionRoute = sessionRoute({
       content: { 'text/plain': { schema: z.string() } },
     },
     304: notModifiedResponse,
-    ...problemResponses(400, 401, 404),
+    ...problemResponses('invalid-session-id', 'unauthorized', 'session-not-found'),
   },
 })
 

@@ -17,7 +17,12 @@ export const getDialectRoute = toolsRoute({
   request: { params: DialectParams, query: DialectQuery },
   description: 'The dialect, in the flavour asked for (default: its first)',
   schema: DialectReply,
-  problems: problemResponses(400, 401, 404),
+  problems: problemResponses(
+    'invalid-session-id',
+    'invalid-request',
+    'unauthorized',
+    'dialect-not-found'
+  ),
 })
 
 /** The operation `GET /v1/dialects/{name}`: its route and its handler. */

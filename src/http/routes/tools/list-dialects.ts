@@ -14,7 +14,7 @@ export const listDialectsRoute = toolsRoute({
   summary: 'The dialects this service speaks',
   description: 'Dialects',
   schema: DialectsReply,
-  problems: problemResponses(401),
+  problems: problemResponses('unauthorized'),
 })
 
 const dialectsReply = {

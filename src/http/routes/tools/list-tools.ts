@@ -18,7 +18,7 @@ export const listToolsRoute = toolsRoute({
   request: { query: ToolsQuery },
   description: 'Tool definitions, shaped as the `format` provider takes them',
   schema: ToolsReply,
-  problems: problemResponses(400, 401),
+  problems: problemResponses('invalid-request', 'unauthorized'),
 })
 
 /** The operation `GET /v1/tools`: its route and its handler. */

@@ -19,7 +19,7 @@ export const listWebhooksRoute = createRoute({
   operationId: 'listWebhooks',
   responses: {
     200: jsonReply('The webhooks', WebhookList),
-    ...problemResponses(401, 403),
+    ...problemResponses('unauthorized', 'forbidden'),
   },
 })
 
