@@ -2822,7 +2822,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2833,7 +2833,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2842,7 +2842,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2857,7 +2857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2930,7 +2930,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2968,7 +2968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2977,7 +2977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2992,7 +2992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5502,7 +5502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5513,7 +5513,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5522,7 +5522,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5531,7 +5531,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5546,7 +5546,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
