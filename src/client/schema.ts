@@ -1610,7 +1610,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request (the request, or its Authorization header) */
+            /** @description Bad Request: the request, or its Authorization header (`unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1619,7 +1619,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1628,7 +1628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -1639,7 +1639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1648,7 +1648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -1663,7 +1663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -1711,7 +1711,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `invalid-request`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1720,7 +1720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1729,7 +1729,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`dialect-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1738,7 +1738,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -1749,7 +1749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1758,7 +1758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -1773,7 +1773,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -1823,7 +1823,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1832,7 +1832,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1841,7 +1841,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -1852,7 +1852,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1861,7 +1861,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -1876,7 +1876,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -1907,7 +1907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Whoami"];
                 };
             };
-            /** @description Bad Request (the request, or its Authorization header) */
+            /** @description Bad Request: the request, or its Authorization header (`unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1916,7 +1916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1925,7 +1925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -1936,7 +1936,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1945,7 +1945,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -1960,7 +1960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2002,7 +2002,7 @@ export interface operations {
                     "application/json": components["schemas"]["RoundReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `invalid-request`, `malformed-json`, `body-too-deep`, `too-many-tool-calls`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2011,7 +2011,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2020,7 +2020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2029,7 +2029,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2040,7 +2040,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`agent-owns-list`, `dialect-conflict`, `idempotency-in-flight`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2049,7 +2049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2058,7 +2058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2067,7 +2067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unprocessable Content */
+            /** @description Unprocessable Content (`limit-exceeded`, `idempotency-key-reused`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2076,7 +2076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2091,7 +2091,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`idempotency-claim-lost`, `store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2136,7 +2136,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2145,7 +2145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2154,7 +2154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`session-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2163,7 +2163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2174,7 +2174,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2183,7 +2183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2198,7 +2198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2229,7 +2229,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2238,7 +2238,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2247,7 +2247,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2256,7 +2256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`session-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2265,7 +2265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2276,7 +2276,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2285,7 +2285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2300,7 +2300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2345,7 +2345,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2354,7 +2354,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2363,7 +2363,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`session-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2372,7 +2372,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2383,7 +2383,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2392,7 +2392,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2407,7 +2407,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2449,7 +2449,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionView"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `invalid-request`, `malformed-json`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2458,7 +2458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2467,7 +2467,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `untrusted-edit`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2476,7 +2476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2487,7 +2487,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`agent-owns-list`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2496,7 +2496,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Precondition Failed */
+            /** @description Precondition Failed (`version-mismatch`) */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -2505,7 +2505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2514,7 +2514,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2523,7 +2523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unprocessable Content */
+            /** @description Unprocessable Content (`dialect-rule`, `limit-exceeded`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2532,7 +2532,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2547,7 +2547,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2586,7 +2586,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionView"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `invalid-request`, `malformed-json`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2595,7 +2595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2604,7 +2604,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2613,7 +2613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`session-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2622,7 +2622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2633,7 +2633,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2642,7 +2642,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2651,7 +2651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2666,7 +2666,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2724,7 +2724,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-cursor`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2733,7 +2733,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2742,7 +2742,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2753,7 +2753,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2762,7 +2762,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2777,7 +2777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2827,7 +2827,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `invalid-request`, `invalid-cursor`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2836,7 +2836,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2845,7 +2845,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`session-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2854,7 +2854,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2865,7 +2865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2874,7 +2874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2889,7 +2889,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -2949,7 +2949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -2960,7 +2960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2969,7 +2969,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -2984,7 +2984,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3057,7 +3057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3095,7 +3095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3104,7 +3104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3119,7 +3119,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3154,7 +3154,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `invalid-request`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3163,7 +3163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3172,7 +3172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`session-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3181,7 +3181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3192,7 +3192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3201,7 +3201,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`too-many-streams`, `rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3216,7 +3216,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`draining`, `store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3247,7 +3247,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Bad Request (the request, or its Authorization header) */
+            /** @description Bad Request: the request, or its Authorization header (`unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3256,7 +3256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3265,7 +3265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3276,7 +3276,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3285,7 +3285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`too-many-streams`, `rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3300,7 +3300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`draining`, `store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3341,7 +3341,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClaudeHookReply"] | components["schemas"]["PermissionRequestHookOutput"] | components["schemas"]["ElicitationHookOutput"] | components["schemas"]["NoDecision"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3350,7 +3350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3359,7 +3359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3368,7 +3368,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3379,7 +3379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3388,7 +3388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3397,7 +3397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3406,7 +3406,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3421,7 +3421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3461,7 +3461,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3470,7 +3470,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3479,7 +3479,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3488,7 +3488,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3499,7 +3499,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3508,7 +3508,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3517,7 +3517,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3526,7 +3526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3541,7 +3541,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3583,7 +3583,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"] | components["schemas"]["PermissionRequestHookOutput"] | components["schemas"]["NoDecision"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3592,7 +3592,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3601,7 +3601,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3610,7 +3610,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3621,7 +3621,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3630,7 +3630,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3639,7 +3639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3648,7 +3648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3663,7 +3663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3703,7 +3703,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3712,7 +3712,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3721,7 +3721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3730,7 +3730,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3741,7 +3741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3750,7 +3750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3759,7 +3759,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3768,7 +3768,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3783,7 +3783,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3824,7 +3824,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3833,7 +3833,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3842,7 +3842,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3851,7 +3851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3862,7 +3862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3871,7 +3871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3880,7 +3880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3889,7 +3889,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -3904,7 +3904,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -3942,7 +3942,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3951,7 +3951,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3960,7 +3960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3969,7 +3969,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -3980,7 +3980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3989,7 +3989,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3998,7 +3998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4007,7 +4007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4022,7 +4022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4064,7 +4064,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"] | components["schemas"]["PermissionRequestHookOutput"] | components["schemas"]["NoDecision"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4073,7 +4073,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4082,7 +4082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4091,7 +4091,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4102,7 +4102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4111,7 +4111,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4120,7 +4120,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4129,7 +4129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4144,7 +4144,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4186,7 +4186,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4195,7 +4195,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4204,7 +4204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4213,7 +4213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4224,7 +4224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4233,7 +4233,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4242,7 +4242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4251,7 +4251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4266,7 +4266,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4306,7 +4306,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4315,7 +4315,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4324,7 +4324,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4333,7 +4333,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4344,7 +4344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4353,7 +4353,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4362,7 +4362,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4371,7 +4371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4386,7 +4386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4428,7 +4428,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestReply"] | components["schemas"]["CopilotPermissionOutput"] | components["schemas"]["NoDecision"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-request`, `invalid-session-id`, `invalid-ingest-body`, `ingest-wrong-agent`, `session-unknown`, `too-many-sessions`, `delivery-aborted`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4437,7 +4437,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4446,7 +4446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4455,7 +4455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4466,7 +4466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict (`not-observed`, `dialect-conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4475,7 +4475,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4484,7 +4484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4493,7 +4493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4508,7 +4508,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4548,7 +4548,7 @@ export interface operations {
                     "application/x-protobuf": string;
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-ingest-body`, `body-too-deep`, `delivery-aborted`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4557,7 +4557,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4566,7 +4566,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4575,7 +4575,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4586,7 +4586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4595,7 +4595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4604,7 +4604,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4619,7 +4619,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4659,7 +4659,7 @@ export interface operations {
                     "application/x-protobuf": string;
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-ingest-body`, `body-too-deep`, `delivery-aborted`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4668,7 +4668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4677,7 +4677,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4686,7 +4686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4697,7 +4697,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4706,7 +4706,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4715,7 +4715,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4730,7 +4730,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4770,7 +4770,7 @@ export interface operations {
                     "application/x-protobuf": string;
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-ingest-body`, `body-too-deep`, `delivery-aborted`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4779,7 +4779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4788,7 +4788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `session-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4797,7 +4797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4808,7 +4808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4817,7 +4817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4826,7 +4826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too Many Requests (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4841,7 +4841,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4872,7 +4872,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description Bad Request (the request, or its Authorization header) */
+            /** @description Bad Request: the request, or its Authorization header (`unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4881,7 +4881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4890,7 +4890,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4899,7 +4899,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -4910,7 +4910,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4919,7 +4919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -4934,7 +4934,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -4969,7 +4969,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-webhook`, `invalid-request`, `malformed-json`, `body-too-deep`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4978,7 +4978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4987,7 +4987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`, `webhook-quota-exceeded`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4996,7 +4996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5007,7 +5007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5016,7 +5016,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5025,7 +5025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unprocessable Content */
+            /** @description Unprocessable Content (`webhook-target-refused`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5034,7 +5034,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5049,7 +5049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5082,7 +5082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5091,7 +5091,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5100,7 +5100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5109,7 +5109,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`webhook-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5118,7 +5118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5129,7 +5129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5138,7 +5138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5153,7 +5153,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5184,7 +5184,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5193,7 +5193,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5202,7 +5202,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5211,7 +5211,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`webhook-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5220,7 +5220,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5231,7 +5231,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5240,7 +5240,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5255,7 +5255,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5288,7 +5288,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestDelivery"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5297,7 +5297,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5306,7 +5306,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5315,7 +5315,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`webhook-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5324,7 +5324,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5335,7 +5335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5344,7 +5344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5359,7 +5359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5392,7 +5392,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5401,7 +5401,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5410,7 +5410,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5419,7 +5419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`webhook-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5428,7 +5428,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5439,7 +5439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5448,7 +5448,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5463,7 +5463,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5498,7 +5498,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveries"];
                 };
             };
-            /** @description Bad Request */
+            /** @description Bad Request (`invalid-session-id`, `unauthorized`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5507,7 +5507,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description Unauthorized (`unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5516,7 +5516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Forbidden */
+            /** @description Forbidden (`forbidden`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5525,7 +5525,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not Found (`webhook-not-found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5534,7 +5534,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5545,7 +5545,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5554,7 +5554,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5569,7 +5569,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5629,7 +5629,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5640,7 +5640,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5649,7 +5649,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5658,7 +5658,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5673,7 +5673,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5725,7 +5725,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5736,7 +5736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5745,7 +5745,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5760,7 +5760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5822,7 +5822,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5833,7 +5833,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5842,7 +5842,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unsupported Media Type */
+            /** @description Unsupported Media Type (`unsupported-media-type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5851,7 +5851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5866,7 +5866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -5924,7 +5924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -5935,7 +5935,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5944,7 +5944,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -5959,7 +5959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */
@@ -6024,7 +6024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Method Not Allowed: the path exists with other methods */
+            /** @description Method Not Allowed: the path exists with other methods (`method-not-allowed`) */
             405: {
                 headers: {
                     /** @description the methods it has */
@@ -6035,7 +6035,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Content Too Large */
+            /** @description Content Too Large (`body-too-large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6044,7 +6044,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent */
+            /** @description Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent (`rate-limited`) */
             429: {
                 headers: {
                     /** @description IETF draft-7 `limit=…, remaining=0, reset=…` */
@@ -6059,7 +6059,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Service Unavailable: the store is unreachable or the instance is draining */
+            /** @description Service Unavailable: the store is unreachable or the instance is draining (`store-unavailable`, `contention`) */
             503: {
                 headers: {
                     /** @description seconds */

@@ -8,13 +8,7 @@ import { cors } from 'hono/cors'
 import { etag } from 'hono/etag'
 import { HTTPException } from 'hono/http-exception'
 import { methodNotAllowed } from 'hono/method-not-allowed'
-import { DialectConflictError } from '../dialects/round.js'
-import {
-  ConflictRetryError,
-  IdempotencyClaimLostError,
-  QuotaExceededError,
-  StoreUnavailableError,
-} from '../store/types.js'
+import { toServiceError } from '../service/error-map.js'
 import { authenticate } from './auth.js'
 import {
   registerSlackRoutes,
@@ -34,7 +28,7 @@ import { perMessageRateLimit, SERVER_ERROR } from './mcp-guards.js'
 import { originGuard } from './origin-guard.js'
 import { offerWriteCharge } from './write-charge.js'
 import { contentTypeGuard } from './content-type.js'
-import { invalidInput, MALFORMED_JSON_DETAIL, problem, problemOf, ServiceError } from './problem.js'
+import { invalidInput, MALFORMED_JSON_DETAIL, problem, problemOf } from './problem.js'
 import { documentSharedResponses } from './openapi-docs.js'
 import { registerDashboardRoutes } from './routes/dashboard.js'
 import { registerEventRoutes } from './routes/events/index.js'
@@ -66,39 +60,14 @@ export const OPENAPI_CONFIG = {
 const ETAG_PATHS = ['/v1/dialects', '/v1/tools', '/v1/sessions']
 
 /**
- * The problem answer of a failure: a service error as its catalog code says; the errors of the
- * layers below (dialects, store) as their codes; a refusal hono made as `malformed-json` (its
- * JSON validator: a 400 without a response of its own) or `http-error` with its status.
+ * The problem answer of a failure: a service error, or an error of the layers below (dialects,
+ * store), as its catalog code says (service/error-map `toServiceError`); a refusal hono made as
+ * `malformed-json` (its JSON validator: a 400 without a response of its own) or `http-error` with
+ * its status.
  */
 function onError(error: Error, c: Context<AppEnv>): Response {
-  if (error instanceof ServiceError) return problemOf(c, error)
-  if (error instanceof DialectConflictError) {
-    return problem(c, 'dialect-conflict', error.message)
-  }
-  if (error instanceof StoreUnavailableError) {
-    const detail = error.writeOnly
-      ? 'The session store cannot write right now (full, read-only or out of memory); nothing was changed. Retry shortly.'
-      : 'The session store is unreachable; retry shortly.'
-    return problem(c, 'store-unavailable', detail, { headers: { 'Retry-After': '1' } })
-  }
-  if (error instanceof QuotaExceededError) {
-    return problem(
-      c,
-      'session-quota-exceeded',
-      `Limit exceeded: a tenant may hold at most ${error.cap} live sessions (MAX_SESSIONS_PER_TENANT); delete old ones (an ended session counts until it is deleted or expires, SESSION_TTL_SECONDS after its last change).`
-    )
-  }
-  if (error instanceof IdempotencyClaimLostError) {
-    return problem(
-      c,
-      'idempotency-claim-lost',
-      'The request outlived its Idempotency-Key claim before it could commit; nothing was changed. Retry with the same key.',
-      { headers: { 'Retry-After': '1' } }
-    )
-  }
-  if (error instanceof ConflictRetryError) {
-    return problem(c, 'contention', error.message, { headers: { 'Retry-After': '1' } })
-  }
+  const known = toServiceError(error)
+  if (known) return problemOf(c, known)
   if (error instanceof HTTPException) {
     const status = error.status
     const headers: Record<string, string> = {}

@@ -1,7 +1,7 @@
 /**
  * @module http/openapi-docs
  * What every documented route shares, added to its OpenAPI entry in one place so the document
- * says what the middleware does: a unique `operationId`, and the problems any `/v1` route can
+ * says what the middleware does: an `operationId` where a route declares none, and the problems any `/v1` route can
  * answer before or around its handler (400 for a malformed Authorization header, 401, 405 with
  * `Allow`, 429 from the tenant rate limit with its headers, 503 when the store is unreachable or
  * the instance drains, 413 for a body over the limit; 415 where a JSON body is read), and the
@@ -10,56 +10,16 @@
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi'
 
 type OpenAPIRegistry = OpenAPIHono['openAPIRegistry']
-import { problemResponses } from './problem.js'
-
-/** Clean operation ids, by `METHOD path`: generators name their functions after them. */
-const OPERATION_IDS: Record<string, string> = {
-  'GET /v1/dialects': 'listDialects',
-  'GET /v1/tools': 'listTools',
-  'POST /v1/sessions/{session_id}/rounds': 'postRound',
-  'GET /v1/sessions': 'listSessions',
-  'GET /v1/sessions/{session_id}': 'getSession',
-  'DELETE /v1/sessions/{session_id}': 'deleteSession',
-  'GET /v1/sessions/{session_id}/render': 'renderSession',
-  'PUT /v1/sessions/{session_id}/todos': 'putTodos',
-  'POST /v1/sessions/{session_id}/end': 'endSession',
-  'GET /v1/sessions/{session_id}/history': 'getHistory',
-  'GET /v1/sessions/{session_id}/decisions': 'getDecisions',
-  'POST /v1/sessions/{session_id}/decisions': 'decide',
-  'POST /v1/integrations/slack/interactions': 'slackInteraction',
-  'GET /v1/sessions/{session_id}/events': 'streamSessionEvents',
-  'GET /v1/events': 'streamTenantEvents',
-  'GET /v1/whoami': 'whoami',
-  'POST /v1/ingest/claude-code': 'ingestClaudeCode',
-  'POST /v1/ingest/claude-agent-sdk': 'ingestClaudeAgentSdk',
-  'POST /v1/ingest/codex': 'ingestCodex',
-  'POST /v1/ingest/gemini-cli': 'ingestGeminiCli',
-  'POST /v1/ingest/openhands/events/{conversation_id}': 'ingestOpenhandsEvents',
-  'POST /v1/ingest/openhands/conversations': 'ingestOpenhandsConversations',
-  'POST /v1/ingest/qwen-code': 'ingestQwenCode',
-  'POST /v1/ingest/opencode': 'ingestOpencode',
-  'POST /v1/ingest/acp': 'ingestAcp',
-  'POST /v1/ingest/copilot': 'ingestCopilot',
-  'POST /v1/webhooks': 'createWebhook',
-  'GET /v1/webhooks': 'listWebhooks',
-  'GET /v1/webhooks/{id}': 'getWebhook',
-  'DELETE /v1/webhooks/{id}': 'deleteWebhook',
-  'POST /v1/webhooks/{id}/test': 'testWebhook',
-  'POST /v1/webhooks/{id}/rotate': 'rotateWebhookSecret',
-  'GET /v1/webhooks/{id}/deliveries': 'listWebhookDeliveries',
-  'POST /v1/otlp/v1/logs': 'exportOtlpLogs',
-  'POST /v1/otlp/v1/traces': 'exportOtlpTraces',
-  'POST /v1/otlp/v1/metrics': 'exportOtlpMetrics',
-}
+import { problemCodesOf, problemEntry, problemResponses } from './problem.js'
+import { STATUS_TITLES } from '../service/errors.js'
 
 /**
- * A route's operation id: the table's, else one made of its method and path
- * (`GET /v1/things/{id}` → `getV1ThingsById`), so a new route is never left without one.
+ * The operation id of a route that declares none (each route names its own, beside its
+ * `createRoute`): one made of its method and path (`GET /v1/things/{id}` → `getV1ThingsById`), so
+ * a new route is never left without one.
  * @param route - the route
  */
 export function operationIdOf(route: Pick<RouteConfig, 'method' | 'path'>): string {
-  const known = OPERATION_IDS[`${route.method.toUpperCase()} ${route.path}`]
-  if (known) return known
   const words = route.path
     .split('/')
     .filter(Boolean)
@@ -98,31 +58,50 @@ const ifNoneMatch = {
 
 /** The problems every `/v1` route can answer, with the headers that come with them. */
 function commonResponses(): RouteConfig['responses'] {
-  const problems = problemResponses(400, 401, 405, 413, 429, 503)
   return {
-    400: {
-      ...problems[400],
-      description: 'Bad Request (the request, or its Authorization header)',
-    },
-    401: problems[401],
+    // a malformed Authorization header is `unauthorized` with hono's 400
+    400: problemEntry('Bad Request: the request, or its Authorization header', ['unauthorized']),
+    401: problemEntry(STATUS_TITLES[401], ['unauthorized']),
     405: {
-      ...problems[405],
-      description: 'Method Not Allowed: the path exists with other methods',
+      ...problemEntry('Method Not Allowed: the path exists with other methods', [
+        'method-not-allowed',
+      ]),
       headers: { Allow: { schema: { type: 'string' }, description: 'the methods it has' } },
     },
     // the body limit applies before routing, to any request that carries a body
-    413: problems[413],
+    413: problemEntry(STATUS_TITLES[413], ['body-too-large']),
     429: {
-      ...problems[429],
-      description: "Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent",
+      ...problemEntry("Too Many Requests: the tenant's RATE_LIMIT_PER_MINUTE budget is spent", [
+        'rate-limited',
+      ]),
       headers: rateLimitHeaders,
     },
     503: {
-      ...problems[503],
-      description: 'Service Unavailable: the store is unreachable or the instance is draining',
+      ...problemEntry('Service Unavailable: the store is unreachable or the instance is draining', [
+        'store-unavailable',
+        'contention',
+      ]),
       headers: { 'Retry-After': rateLimitHeaders['Retry-After'] },
     },
   }
+}
+
+/**
+ * A route's own entry for a status the shared ones also have: the codes it names and the shared
+ * codes it does not, under the status's title (an entry naming no code is kept as it is).
+ */
+function withSharedCodes(
+  status: number,
+  own: NonNullable<RouteConfig['responses'][number]>,
+  shared: RouteConfig['responses'][number] | undefined
+) {
+  if ('$ref' in own || !shared || '$ref' in shared) return own
+  const codes = problemCodesOf(own)
+  if (!codes.length) return own
+  const more = problemCodesOf(shared).filter((code) => !codes.includes(code))
+  if (!more.length) return own
+  const title = (STATUS_TITLES as Record<number, string>)[status] ?? own.description
+  return { ...own, ...problemEntry(title, [...codes, ...more]) }
 }
 
 /**
@@ -141,9 +120,14 @@ export function documentSharedResponses(registry: OpenAPIRegistry): void {
       if (!params.some((p) => 'name' in p && p.name === ifNoneMatch.name)) params.push(ifNoneMatch)
     }
     if (route.path.startsWith('/v1/')) {
-      const body = route.request?.body ? problemResponses(415) : {}
+      const body = route.request?.body ? problemResponses('unsupported-media-type') : {}
       const common = commonResponses()
-      route.responses = { ...common, ...body, ...route.responses }
+      const own = { ...route.responses }
+      // once, also when the document is generated again from the same registry
+      for (const [status, entry] of Object.entries(own)) {
+        own[status] = withSharedCodes(Number(status), entry, common[status])
+      }
+      route.responses = { ...common, ...body, ...own }
       // a route's own 405, 429 or 503 still carries the headers that come with it
       for (const status of [405, 429, 503] as const) {
         const own = route.responses[status]

@@ -13,6 +13,7 @@ import {
   type ErrorCode,
   type ProblemStatus,
   type ServiceErrorExtra,
+  type StatusOf,
 } from '../service/errors.js'
 
 export { ServiceError, sessionNotFound } from '../service/errors.js'
@@ -131,23 +132,68 @@ export function fieldErrors(
   }))
 }
 
-const problemContent = { 'application/problem+json': { schema: ProblemDetails } }
+const problemSchema = { schema: ProblemDetails }
 
 /** An OpenAPI response entry of a problem. */
 export interface ProblemResponse {
   description: string
-  content: typeof problemContent
+  content: { 'application/problem+json': typeof problemSchema }
+}
+
+/** The status a catalog code answers with, or the status itself. */
+export type StatusOfItem<I> = I extends ErrorCode
+  ? StatusOf<I>
+  : I extends ProblemStatus
+    ? I
+    : never
+
+/** The codes each entry names, by its content object (which survives `{ ...entry }`). */
+const namedCodes = new WeakMap<object, readonly ErrorCode[]>()
+
+/**
+ * The catalog codes a problem response entry names (`problemResponses`); none for an entry made
+ * of a bare status.
+ * @param response - a response entry
+ */
+export const problemCodesOf = (response: { content?: object }): readonly ErrorCode[] =>
+  (response.content && namedCodes.get(response.content)) || []
+
+/**
+ * The description of a problem entry: what it is, then the codes it may carry.
+ * @param what - the title, or a longer description
+ * @param codes - the catalog's codes
+ */
+export const describeProblems = (what: string, codes: readonly ErrorCode[]) =>
+  codes.length ? `${what} (${codes.map((code) => `\`${code}\``).join(', ')})` : what
+
+/**
+ * A problem response entry described by `what` and naming `codes`.
+ * @param what - the title, or a longer description
+ * @param codes - the catalog's codes it may carry
+ */
+export function problemEntry(what: string, codes: readonly ErrorCode[]): ProblemResponse {
+  const content = { 'application/problem+json': problemSchema }
+  namedCodes.set(content, codes)
+  return { description: describeProblems(what, codes), content }
 }
 
 /**
- * OpenAPI response entries for the problems a route can answer, described by the catalog's
- * titles.
- * @param statuses - the statuses of the catalog's codes the route answers
+ * OpenAPI response entries for the problems a route can answer: each catalog code under its
+ * status, the entry described by the status's title and the codes it names (a bare status: the
+ * title alone, no code named).
+ * @param items - the codes the route answers (a status for a problem of no code of its own)
  */
-export function problemResponses<S extends ProblemStatus>(...statuses: S[]) {
-  const entries = statuses.map((status): [S, ProblemResponse] => [
+export function problemResponses<I extends ErrorCode | ProblemStatus>(...items: I[]) {
+  const byStatus = new Map<ProblemStatus, ErrorCode[]>()
+  for (const item of items as (ErrorCode | ProblemStatus)[]) {
+    const status = typeof item === 'number' ? item : ERROR_CATALOG[item].status
+    const codes = byStatus.get(status) ?? []
+    if (typeof item === 'string' && !codes.includes(item)) codes.push(item)
+    byStatus.set(status, codes)
+  }
+  const entries = [...byStatus].map(([status, codes]): [ProblemStatus, ProblemResponse] => [
     status,
-    { description: STATUS_TITLES[status], content: problemContent },
+    problemEntry(STATUS_TITLES[status], codes),
   ])
-  return Object.fromEntries(entries) as Record<S, ProblemResponse>
+  return Object.fromEntries(entries) as Record<StatusOfItem<I>, ProblemResponse>
 }

@@ -36,24 +36,34 @@ export function updateWithinQuota<T>(
   return deps.store.update(key, fn, { maxSessionsPerTenant: cap || undefined, idempotency })
 }
 
+/** What a round runs with besides its request. */
+export interface RoundOptions {
+  /**
+   * Runs on the current state before the round, inside the update; throw to refuse (MCP: the
+   * called tool must be one of the session's dialect).
+   */
+  check?: (current: Session | null) => void
+  /** A claimed Idempotency-Key whose reply is stored with the round. */
+  idempotency?: IdempotentReply<RoundOutcome>
+  /** What the request says of the session's origin and labels (filled once). */
+  who?: OriginUpdate
+}
+
 /**
  * Applies a round to the stored session atomically and counts it.
  * @param deps - store, clock, limits, the round hook
  * @param key - tenant and session
  * @param request - the round
- * @param check - runs on the current state before the round, inside the update; throw to refuse
- * @param idempotency - a claimed Idempotency-Key whose reply is stored with the round
- * @param who - what the request says of the session's origin and labels (filled once)
+ * @param options - a check of the current state, a claimed Idempotency-Key, the origin
  * @throws ServiceError `agent-owns-list` for an observed session
  */
 export async function runRound(
   deps: ServiceDeps,
   key: SessionKey,
   request: RoundRequest,
-  check?: (current: Session | null) => void,
-  idempotency?: IdempotentReply<RoundOutcome>,
-  who?: OriginUpdate
+  options: RoundOptions = {}
 ): Promise<RoundOutcome> {
+  const { check, idempotency, who } = options
   const limits = deps.limits
   const now = deps.now()
   const outcome = await updateWithinQuota(
@@ -119,7 +129,7 @@ export async function reportRound<Text extends string>(
   }
   if (idempotencyKey === undefined) {
     return {
-      text: render(await runRound(deps, key, request, undefined, undefined, who)),
+      text: render(await runRound(deps, key, request, { who })),
       replayed: false,
     }
   }
@@ -146,19 +156,15 @@ export async function reportRound<Text extends string>(
   // crash finds it, or finds that nothing committed
   let stored: Text | undefined
   try {
-    const outcome = await runRound(
-      deps,
-      key,
-      request,
-      undefined,
-      {
+    const outcome = await runRound(deps, key, request, {
+      idempotency: {
         scope,
         token: claim.token,
         ttlMs: deps.idempotencyTtlMs,
         reply: (value) => (stored = render(value)),
       },
-      who
-    )
+      who,
+    })
     return { text: stored ?? render(outcome), replayed: false }
   } catch (error) {
     // only when nothing committed: the release is a no-op once the reply is stored

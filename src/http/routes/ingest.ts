@@ -25,8 +25,23 @@ import type { AppEnv } from '../context.js'
 import type { Metrics } from '../metrics.js'
 import { originHintsOf } from '../origin-headers.js'
 import { invalidInput, problemResponses } from '../problem.js'
-import { registerDocumented } from '../route-input.js'
+import { operation, registerOperations } from '../operation.js'
 import { chargeWrites } from '../write-charge.js'
+
+/**
+ * The operation id of an ingest route: `ingest` and the path after `/v1/ingest/` in camel case,
+ * its parameters left out (`/v1/ingest/openhands/events/{conversation_id}` →
+ * `ingestOpenhandsEvents`).
+ * @param path - the route's path
+ */
+const ingestOperationId = (path: string) =>
+  'ingest' +
+  path
+    .replace(/^\/v1\/ingest\//, '')
+    .split('/')
+    .filter((part) => part && !part.startsWith('{'))
+    .map((part) => part.replace(/(?:^|-)(\w)/g, (_, c: string) => c.toUpperCase()))
+    .join('')
 
 /**
  * The OpenAPI operation of an agent's ingest route.
@@ -39,6 +54,7 @@ const ingestRoute = (agent: AgentDescriptor, route: IngestRoute) =>
     path: route.path,
     tags: ['ingest'],
     summary: route.summary,
+    operationId: ingestOperationId(route.path),
     request: {
       query: withDecide(agent, route.query ? IngestQuery.extend(route.query.shape) : IngestQuery),
       ...(route.params ? { params: route.params } : {}),
@@ -55,7 +71,25 @@ const ingestRoute = (agent: AgentDescriptor, route: IngestRoute) =>
           },
         },
       },
-      ...problemResponses(400, 401, 403, 409, 413, 429, 503),
+      ...problemResponses(
+        'invalid-request',
+        'invalid-session-id',
+        'invalid-ingest-body',
+        'ingest-wrong-agent',
+        'session-unknown',
+        'too-many-sessions',
+        'delivery-aborted',
+        'body-too-deep',
+        'unauthorized',
+        'forbidden',
+        'session-quota-exceeded',
+        'not-observed',
+        'dialect-conflict',
+        'body-too-large',
+        'rate-limited',
+        'store-unavailable',
+        'contention'
+      ),
     },
   })
 
@@ -200,9 +234,11 @@ export function registerIngestRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, me
       }
     }
 
-  for (const agent of AGENT_LIST) {
-    for (const route of agent.routes) {
-      registerDocumented(app, ingestRoute(agent, route), handle(agent, route))
-    }
-  }
+  // the handlers validate their own query and path and read their bodies whole
+  const operations = AGENT_LIST.flatMap((agent) =>
+    agent.routes.map((route) =>
+      operation(ingestRoute(agent, route), handle(agent, route) as never, { validatesInput: true })
+    )
+  )
+  registerOperations(app, undefined, operations)
 }

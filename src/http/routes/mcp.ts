@@ -42,15 +42,16 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { OriginHints } from '../../core/origin.js'
 import { FLAVOURS, type Flavour, type SessionKey } from '../../core/session.js'
 import { getDialect } from '../../dialects/registry.js'
-import { DialectConflictError, resolveDialect } from '../../dialects/round.js'
+import { resolveDialect } from '../../dialects/round.js'
 import type { Dialect } from '../../dialects/types.js'
 import { formatTool } from '../../tools/formats.js'
 import { limitsOf, serviceDepsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import { batchRefusal, mcpBody, type RpcRefusal } from '../mcp-guards.js'
 import { originHintsOf } from '../origin-headers.js'
-import { ServiceError } from '../problem.js'
 import type { ServiceDeps } from '../../service/deps.js'
+import { toServiceError } from '../../service/error-map.js'
+import { findSession } from '../../service/reads.js'
 import { runRound } from '../../service/rounds.js'
 import { SESSION_ID_PATTERN } from '../schemas.js'
 import { renderedList } from '../../service/views.js'
@@ -123,9 +124,15 @@ function rpcError(
 const refuse = (c: Context, refusal: RpcRefusal, id: string | number | null = null) =>
   rpcError(c, refusal.status, refusal.code, refusal.message, id)
 
+/**
+ * A use case's refusal of the request (a 4xx code of the catalog, service/error-map) as Invalid
+ * Request with its detail; a failure of the service (5xx: the store unreachable, contention)
+ * thrown on as it came, which the SDK answers as an internal error.
+ */
 const protocolError = (error: unknown): never => {
-  if (error instanceof DialectConflictError || error instanceof ServiceError) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message)
+  const known = toServiceError(error)
+  if (known && known.status < 500) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, known.message)
   }
   throw error
 }
@@ -143,7 +150,7 @@ function requireSession(scope: McpScope): SessionKey {
 
 /** The dialect of the scope's session, else the requested one, else the default. */
 async function dialectOf(deps: Pick<ServiceDeps, 'store'>, scope: McpScope): Promise<Dialect> {
-  const current = scope.sessionId === null ? null : await deps.store.get(requireSession(scope))
+  const current = scope.sessionId === null ? null : await findSession(deps, requireSession(scope))
   try {
     return resolveDialect(current, scope.requested, settingsOf(scope))
   } catch (error) {
@@ -272,19 +279,16 @@ function createMcpServer(deps: ServiceDeps, scope: McpScope): Server {
       const { key, input, minted } = target
       const call = { id: String(ctx.mcpReq.id), name, input }
       const round = { dialect: scope.requested, settings: settingsOf(scope), tool_calls: [call] }
-      const outcome = await runRound(
-        deps,
-        key,
-        round,
-        (current) => {
+      const outcome = await runRound(deps, key, round, {
+        // the protocol's check: the called tool is one of the session's dialect
+        check: (current) => {
           const dialect = resolveDialect(current, scope.requested, settingsOf(scope))
           if (!dialect.tools.some((tool) => tool.name === name)) {
             throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`)
           }
         },
-        undefined,
-        scope.origin ? { hints: scope.origin } : undefined
-      ).catch(protocolError)
+        who: scope.origin ? { hints: scope.origin } : undefined,
+      }).catch(protocolError)
       const [result] = outcome.results
       const content: CallToolResult['content'] = [{ type: 'text', text: result.content }]
       if (outcome.notice) content.push({ type: 'text', text: outcome.notice.text })
@@ -331,7 +335,7 @@ function createMcpServer(deps: ServiceDeps, scope: McpScope): Server {
         uri,
       })
     }
-    const session = await deps.store.get({ tenant: scope.tenant, sessionId })
+    const session = await findSession(deps, { tenant: scope.tenant, sessionId })
     // An unknown session reads as the empty list it would start as (in this tenant).
     const text = session
       ? renderedList(session)

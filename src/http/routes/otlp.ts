@@ -21,7 +21,8 @@ import type { AppEnv } from '../context.js'
 import type { Metrics } from '../metrics.js'
 import { originHintsOf } from '../origin-headers.js'
 import { problem, problemResponses } from '../problem.js'
-import { requestHeader, registerDocumented } from '../route-input.js'
+import { operation, registerOperations } from '../operation.js'
+import { requestHeader } from '../route-input.js'
 import { chargeWrites } from '../write-charge.js'
 
 const gunzipAsync = promisify(gunzip)
@@ -68,6 +69,7 @@ const otlpRoute = (signal: OtlpSignal) =>
     path: `/v1/otlp/v1/${signal}`,
     tags: ['otlp'],
     summary: SUMMARIES[signal],
+    operationId: `exportOtlp${signal.charAt(0).toUpperCase()}${signal.slice(1)}`,
     request: {
       body: {
         required: true,
@@ -86,7 +88,19 @@ const otlpRoute = (signal: OtlpSignal) =>
           [PROTOBUF]: { schema: z.string().openapi({ format: 'binary' }) },
         },
       },
-      ...problemResponses(400, 401, 403, 413, 415, 429, 503),
+      ...problemResponses(
+        'invalid-ingest-body',
+        'body-too-deep',
+        'delivery-aborted',
+        'unauthorized',
+        'forbidden',
+        'session-quota-exceeded',
+        'body-too-large',
+        'unsupported-media-type',
+        'rate-limited',
+        'store-unavailable',
+        'contention'
+      ),
     },
   })
 
@@ -215,7 +229,13 @@ export function registerOtlpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metr
       'Content-Type': PROTOBUF,
     })
   }
-  for (const signal of ['logs', 'traces', 'metrics'] as const) {
-    registerDocumented(app, otlpRoute(signal), handle(signal) as never)
-  }
+  // the handlers read their bodies themselves (a protobuf or gzip body has no zod schema)
+  const signals = ['logs', 'traces', 'metrics'] as const
+  registerOperations(
+    app,
+    undefined,
+    signals.map((signal) =>
+      operation(otlpRoute(signal), handle(signal) as never, { validatesInput: true })
+    )
+  )
 }

@@ -4,13 +4,15 @@
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { RoundOutcome } from '../../dialects/round.js'
+import type { ServiceDeps } from '../../service/deps.js'
 import { reportRound, roundReply } from '../../service/rounds.js'
 import { serviceDepsOf, type AppDeps } from '../deps.js'
 import type { AppEnv } from '../context.js'
 import { originHintsOf } from '../origin-headers.js'
 import { problemResponses } from '../problem.js'
 import { RoundReply, RoundRequest, SessionIdParam } from '../schemas.js'
-import { registerDocumented, validInput } from '../route-input.js'
+import { operation, registerOperations } from '../operation.js'
+import { validInput } from '../route-input.js'
 import { jsonResponse, jsonText } from '../typed-response.js'
 
 const RoundHeaders = z.object({
@@ -19,11 +21,12 @@ const RoundHeaders = z.object({
   }),
 })
 
-const postRound = createRoute({
+export const postRoundRoute = createRoute({
   method: 'post',
   path: '/v1/sessions/{session_id}/rounds',
   tags: ['rounds'],
   summary: "Report one model turn's tool calls; get the tool results and the reminder",
+  operationId: 'postRound',
   request: {
     params: SessionIdParam,
     headers: RoundHeaders,
@@ -37,17 +40,37 @@ const postRound = createRoute({
       },
       content: { 'application/json': { schema: RoundReply } },
     },
-    ...problemResponses(400, 401, 403, 409, 413, 422, 503),
+    ...problemResponses(
+      'invalid-session-id',
+      'invalid-request',
+      'malformed-json',
+      'body-too-deep',
+      'too-many-tool-calls',
+      'unauthorized',
+      'forbidden',
+      'session-quota-exceeded',
+      'agent-owns-list',
+      'dialect-conflict',
+      'idempotency-in-flight',
+      'body-too-large',
+      'limit-exceeded',
+      'idempotency-key-reused',
+      'idempotency-claim-lost',
+      'store-unavailable',
+      'contention'
+    ),
   },
 })
 
 const replyText = (outcome: RoundOutcome) => jsonText(roundReply(outcome))
 
-/** Registers the rounds route. */
-export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
-  const service = serviceDepsOf(deps)
-  // the hottest route validates its own input in one pass (route-input.ts), same schemas
-  registerDocumented(app, postRound, async (c) => {
+/**
+ * The operation `POST /v1/sessions/{session_id}/rounds`. The hottest route validates its own
+ * input in one pass (route-input.ts), with the same schemas.
+ */
+export const postRound = operation(
+  postRoundRoute,
+  async (c, service: ServiceDeps) => {
     const input = await validInput(c, {
       params: SessionIdParam,
       headers: RoundHeaders,
@@ -70,5 +93,11 @@ export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
       200,
       reply.replayed ? { 'Idempotent-Replayed': 'true' } : undefined
     )
-  })
+  },
+  { validatesInput: true }
+)
+
+/** Registers the rounds route. */
+export function registerRoundRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
+  registerOperations(app, serviceDepsOf(deps), [postRound])
 }

@@ -7,21 +7,22 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../context.js'
 import { problemResponses } from '../problem.js'
 import { Whoami } from '../schemas.js'
-import type { AppRouteHandler } from '../typed-response.js'
+import { operation, registerOperations } from '../operation.js'
 
-const whoami = createRoute({
+export const whoamiRoute = createRoute({
   method: 'get',
   path: '/v1/whoami',
   tags: ['auth'],
   summary: "The caller's tenant, role and person (and, signed in, the CSRF token)",
+  operationId: 'whoami',
   responses: {
     200: { description: 'Who the key is', content: { 'application/json': { schema: Whoami } } },
-    ...problemResponses(401),
+    ...problemResponses('unauthorized'),
   },
 })
 
-/** The handler of `GET /v1/whoami`. */
-const whoamiHandler: AppRouteHandler<typeof whoami> = (c) => {
+/** The operation `GET /v1/whoami`: its route and its handler. */
+export const whoami = operation(whoamiRoute, (c) => {
   const csrf = c.get('csrfToken')
   return c.json(
     {
@@ -34,9 +35,9 @@ const whoamiHandler: AppRouteHandler<typeof whoami> = (c) => {
     200,
     { 'Cache-Control': 'no-store' }
   )
-}
+})
 
 /** Registers `GET /v1/whoami`. */
 export function registerWhoamiRoute(app: OpenAPIHono<AppEnv>) {
-  app.openapi(whoami, whoamiHandler)
+  registerOperations(app, undefined, [whoami])
 }

@@ -4,6 +4,7 @@
  * versions after its Last-Event-ID), then per window every new version, each view built once.
  */
 import type { Session, SessionKey, SessionState } from '../../core/session.js'
+import { findSession, sessionHistory } from '../../service/reads.js'
 import type { ChangeEvent } from '../../store/types.js'
 import { stringifySliced, yieldToLoop } from '../json-parts.js'
 import { historicalView, sessionView, stateOf } from '../../service/views.js'
@@ -123,7 +124,7 @@ export class SessionTopic extends Topic {
    * once for all the streams that need it.
    */
   private async catchUp(joins: SessionJoin[], sink: Sink) {
-    const session = await this.hub.options.store.get(this.key)
+    const session = await findSession(this.hub.options, this.key)
     if (!session) {
       for (const { stream } of joins) {
         stream.send(deleteFrame(this.key.sessionId))
@@ -191,14 +192,19 @@ export class SessionTopic extends Topic {
     staleBefore: number,
     currentBytes: number
   ) {
-    const { store, historyLimit, maxBacklogBytes } = this.hub.options
+    const { historyLimit, maxBacklogBytes } = this.hub.options
     const frames = new Map<number, Uint8Array>()
     const suffix = new Map<number, number>()
     let bytes = currentBytes
     let before = session.version
     let wanted = Math.min(historyLimit, session.version - 1 - from)
     reading: while (wanted > 0 && bytes <= maxBacklogBytes) {
-      const batch = await store.history(this.key, Math.min(REPLAY_BATCH, wanted), before)
+      const batch = await sessionHistory(
+        this.hub.options,
+        this.key,
+        Math.min(REPLAY_BATCH, wanted),
+        before
+      )
       if (!batch.length) break
       for (let i = batch.length - 1; i >= 0; i--) {
         const entry = batch[i]
@@ -230,7 +236,7 @@ export class SessionTopic extends Topic {
    */
   private async restate(quiet = false) {
     if (!this.last || (!quiet && this.last.state !== 'active')) return
-    const session = await this.hub.options.store.get(this.key)
+    const session = await findSession(this.hub.options, this.key)
     if (!session || session.version !== this.last.version) return
     const staleBefore = this.hub.staleBefore()
     const state = stateOf(session, staleBefore)

@@ -4,6 +4,7 @@
  * latest summary of every session that changed (each read once), and the sessions that turned
  * stale.
  */
+import { findBrief, listSessions } from '../../service/reads.js'
 import type { ChangeEvent } from '../../store/types.js'
 import { jsonArrayWithin, PAGE_BYTES, yieldToLoop } from '../json-parts.js'
 import { sessionSummary } from '../../service/views.js'
@@ -81,7 +82,7 @@ export class TenantTopic extends Topic {
     const staleBefore = this.hub.staleBefore()
     let page
     try {
-      page = await this.hub.options.store.list(this.tenant, {
+      page = await listSessions(this.hub.options, this.tenant, {
         state: 'all',
         limit: TENANT_SNAPSHOT_LIMIT,
         staleBefore,
@@ -125,7 +126,7 @@ export class TenantTopic extends Topic {
           batch.map((event) =>
             event.source === 'delete'
               ? Promise.resolve(null)
-              : this.hub.options.store.brief({ tenant: this.tenant, sessionId: event.session_id })
+              : findBrief(this.hub.options, { tenant: this.tenant, sessionId: event.session_id })
           )
         )
         batch.forEach((event, j) => {
@@ -178,7 +179,7 @@ export class TenantTopic extends Topic {
     const outbox = new Outbox()
     let cursor
     for (let pages = 0; pages < 5; pages++) {
-      const page = await this.hub.options.store.list(this.tenant, {
+      const page = await listSessions(this.hub.options, this.tenant, {
         state: 'stale',
         staleBefore,
         updatedSince,

@@ -9,9 +9,10 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../../context.js'
 import type { AppDeps } from '../../deps.js'
 import type { Metrics } from '../../metrics.js'
-import { sessionEvents, sessionEventsRoute } from './session.js'
+import { registerOperations } from '../../operation.js'
+import { sessionEvents } from './session.js'
 import { eventRoutesDeps } from './shared.js'
-import { tenantEvents, tenantEventsRoute } from './tenant.js'
+import { tenantEvents } from './tenant.js'
 
 export { NOT_YET_RETRY_MS } from './session.js'
 
@@ -22,7 +23,5 @@ export { NOT_YET_RETRY_MS } from './session.js'
  * @param metrics - the app's metrics
  */
 export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, metrics: Metrics) {
-  const routes = eventRoutesDeps(deps, metrics)
-  app.openapi(sessionEventsRoute, sessionEvents(routes))
-  app.openapi(tenantEventsRoute, tenantEvents(routes))
+  registerOperations(app, eventRoutesDeps(deps, metrics), [sessionEvents, tenantEvents])
 }

@@ -5,10 +5,11 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { SessionKey } from '../../../core/session.js'
+import { findSession } from '../../../service/reads.js'
 import type { AppEnv } from '../../context.js'
 import { problemResponses, sessionNotFound } from '../../problem.js'
 import { SessionIdParam } from '../../schemas.js'
-import type { AppRouteHandler } from '../../typed-response.js'
+import { operation } from '../../operation.js'
 import { dropper, eventStream, sseResponse, type EventRoutesDeps } from './shared.js'
 
 export const sessionEventsRoute = createRoute({
@@ -16,6 +17,7 @@ export const sessionEventsRoute = createRoute({
   path: '/v1/sessions/{session_id}/events',
   tags: ['events'],
   summary: "A session's changes as Server-Sent Events (resumable with Last-Event-ID)",
+  operationId: 'streamSessionEvents',
   request: {
     params: SessionIdParam,
     headers: z.object({ 'last-event-id': z.string().max(32).optional() }),
@@ -27,7 +29,16 @@ export const sessionEventsRoute = createRoute({
         'event: snapshot | update | delete; id: the version; data: the SessionView as JSON (a replayed version carries source and replayed: true; an update with the same id re-sends a view whose state changed without a write, e.g. to stale). Heartbeat comments keep the stream open. A client that leaves more than MAX_STREAM_BACKLOG_BYTES unread is disconnected: reconnect with Last-Event-ID. For a session that does not exist yet, a request with Accept: text/event-stream (an EventSource) gets a stream that ends at once with retry: 3000, so it reconnects until the session exists; other requests get 404.'
       ),
     },
-    ...problemResponses(400, 401, 404, 429, 503),
+    ...problemResponses(
+      'invalid-session-id',
+      'invalid-request',
+      'unauthorized',
+      'session-not-found',
+      'too-many-streams',
+      'rate-limited',
+      'draining',
+      'store-unavailable'
+    ),
   },
 })
 
@@ -49,22 +60,20 @@ const notYet = (c: Context<AppEnv>, sessionId: string) =>
     { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' }
   )
 
-/** The handler of `GET /v1/sessions/{session_id}/events`. */
-export const sessionEvents =
-  (deps: EventRoutesDeps): AppRouteHandler<typeof sessionEventsRoute> =>
-  async (c) => {
-    const key: SessionKey = { tenant: c.get('tenant'), sessionId: c.req.valid('param').session_id }
-    const header = c.req.valid('header')['last-event-id']
-    const lastEventId = header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined
-    deps.refuseWhileDraining()
-    if (!(await deps.app.store.get(key))) {
-      // an EventSource gives up for good on a 404: it is told to come back instead, since a
-      // monitor is often opened before the agent's first round
-      if (acceptsEventStream(c)) return notYet(c, key.sessionId)
-      throw sessionNotFound(key.sessionId)
-    }
-    return sseResponse(
-      c,
-      deps.open(() => deps.hub.openSession(key, lastEventId, dropper(c)))
-    )
+/** The operation `GET /v1/sessions/{session_id}/events`: its route and its handler. */
+export const sessionEvents = operation(sessionEventsRoute, async (c, deps: EventRoutesDeps) => {
+  const key: SessionKey = { tenant: c.get('tenant'), sessionId: c.req.valid('param').session_id }
+  const header = c.req.valid('header')['last-event-id']
+  const lastEventId = header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined
+  deps.refuseWhileDraining()
+  if (!(await findSession(deps.app, key))) {
+    // an EventSource gives up for good on a 404: it is told to come back instead, since a
+    // monitor is often opened before the agent's first round
+    if (acceptsEventStream(c)) return notYet(c, key.sessionId)
+    throw sessionNotFound(key.sessionId)
   }
+  return sseResponse(
+    c,
+    deps.open(() => deps.hub.openSession(key, lastEventId, dropper(c)))
+  )
+})

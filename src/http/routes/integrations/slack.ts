@@ -19,7 +19,7 @@ import type { Context } from 'hono'
 import type { AppEnv } from '../../context.js'
 import type { AppDeps } from '../../deps.js'
 import { problem, problemResponses } from '../../problem.js'
-import { registerDocumented } from '../../route-input.js'
+import { operation, registerOperations } from '../../operation.js'
 import { decisionDepsOf } from '../sessions/decisions.js'
 
 export const SLACK_INTERACTIONS_PATH = '/v1/integrations/slack/interactions'
@@ -36,6 +36,7 @@ const route = createRoute({
   tags: ['integrations'],
   summary: "Slack's interactivity Request URL: a click on an alert's Allow / Deny button",
   security: [],
+  operationId: 'slackInteraction',
   request: {
     body: {
       required: true,
@@ -94,7 +95,8 @@ export function registerSlackRoutes(
   deps: AppDeps,
   slackSide: Pick<SlackDeps, 'respond'> = {}
 ) {
-  registerDocumented(app, route, (async (c: Context<AppEnv>) => {
+  // the handler reads and verifies its own form body (Slack's signature covers its bytes)
+  const handle = (async (c: Context<AppEnv>) => {
     const slack = deps.decisions?.slack
     if (!slack) return problem(c, 'not-found', 'Slack interactivity is off (SLACK_SIGNING_SECRET).')
     const body = await c.req.text()
@@ -126,7 +128,8 @@ export function registerSlackRoutes(
       deps.logger.warn({ err: error }, 'slack click not answered')
     )
     return c.body(null, 200)
-  }) as never)
+  }) as never
+  registerOperations(app, undefined, [operation(route, handle, { validatesInput: true })])
 }
 
 const noop = () => undefined

@@ -120,6 +120,7 @@ export const postDecisionRoute = sessionRoute({
   method: 'post',
   path: '/v1/sessions/{session_id}/decisions',
   summary: 'Answer the request an agent holds open (allow, deny, a question’s answer)',
+  operationId: 'decide',
   request: {
     body: { required: true, content: { 'application/json': { schema: DecisionBody } } },
   },
@@ -147,6 +148,7 @@ export const getDecisionsRoute = sessionRoute({
   method: 'get',
   path: '/v1/sessions/{session_id}/decisions',
   summary: 'The pending request, whether the caller may answer it, the last answer',
+  operationId: 'getDecisions',
   responses: {
     200: jsonReply('The session’s decision state', DecisionState),
     ...problemResponses(400, 401, 404),

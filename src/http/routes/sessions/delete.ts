@@ -13,7 +13,11 @@ export const deleteSessionRoute = sessionRoute({
   method: 'delete',
   path: '/v1/sessions/{session_id}',
   summary: 'Delete a session and its history',
-  responses: { 204: { description: 'Deleted' }, ...problemResponses(400, 401, 403, 404) },
+  operationId: 'deleteSession',
+  responses: {
+    204: { description: 'Deleted' },
+    ...problemResponses('invalid-session-id', 'unauthorized', 'forbidden', 'session-not-found'),
+  },
 })
 
 /** The operation `DELETE /v1/sessions/{session_id}`: its route and its handler. */

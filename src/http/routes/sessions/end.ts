@@ -13,12 +13,22 @@ export const endSessionRoute = sessionRoute({
   method: 'post',
   path: '/v1/sessions/{session_id}/end',
   summary: "Record how the agent's run ended, and what it left unfinished",
+  operationId: 'endSession',
   request: {
     body: { required: true, content: { 'application/json': { schema: EndRequest } } },
   },
   responses: {
     200: viewContent('The ended session'),
-    ...problemResponses(400, 401, 403, 404, 413),
+    ...problemResponses(
+      'invalid-session-id',
+      'invalid-request',
+      'malformed-json',
+      'body-too-deep',
+      'unauthorized',
+      'forbidden',
+      'session-not-found',
+      'body-too-large'
+    ),
   },
 })
 

@@ -20,10 +20,11 @@ export const getSessionRoute = sessionRoute({
   method: 'get',
   path: '/v1/sessions/{session_id}',
   summary: 'A session: its list, progress, counters',
+  operationId: 'getSession',
   responses: {
     200: viewContent('The session'),
     304: notModifiedResponse,
-    ...problemResponses(400, 401, 404),
+    ...problemResponses('invalid-session-id', 'unauthorized', 'session-not-found'),
   },
 })
 

@@ -6,6 +6,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../../context.js'
 import { serviceDepsOf, type AppDeps } from '../../deps.js'
+import { registerOperations } from '../../operation.js'
 import { getDecisions, postDecision } from './decisions.js'
 import { deleteSession } from './delete.js'
 import { endSession } from './end.js'
@@ -23,17 +24,15 @@ import type { SessionRoutesDeps } from './shared.js'
  */
 export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   const routes: SessionRoutesDeps = { app: deps, service: serviceDepsOf(deps) }
-  app.openapiRoutes(
-    [
-      getSession,
-      renderSession,
-      putTodos,
-      deleteSession,
-      endSession,
-      listSessions,
-      getHistory,
-      getDecisions,
-      postDecision,
-    ].map((op) => op(routes))
-  )
+  registerOperations(app, routes, [
+    getSession,
+    renderSession,
+    putTodos,
+    deleteSession,
+    endSession,
+    listSessions,
+    getHistory,
+    getDecisions,
+    postDecision,
+  ])
 }

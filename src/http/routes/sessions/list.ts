@@ -11,7 +11,8 @@ import {
   type Labels,
 } from '../../../core/origin.js'
 import { ServiceError } from '../../../service/errors.js'
-import { cursorAfter, decodeCursor, encodeCursor } from '../../../store/cursor.js'
+import { listCursor, listSessions as listStored } from '../../../service/reads.js'
+import { cursorAfter, encodeCursor } from '../../../store/cursor.js'
 import { jsonArrayWithin, PAGE_BYTES } from '../../json-parts.js'
 import { operation } from '../../operation.js'
 import { problemResponses } from '../../problem.js'
@@ -19,7 +20,7 @@ import { jsonReply, notModifiedResponse } from '../../route-config.js'
 import { ListQuery, SessionList } from '../../schemas.js'
 import { jsonResponse, serialised } from '../../typed-response.js'
 import { sessionSummary } from '../../../service/views.js'
-import { invalidCursor, staleBefore, type SessionRoutesDeps } from './shared.js'
+import { staleBefore, type SessionRoutesDeps } from './shared.js'
 import { userFilter } from '../../people/actor.js'
 
 export const listSessionsRoute = createRoute({
@@ -29,11 +30,12 @@ export const listSessionsRoute = createRoute({
   summary: "The tenant's sessions, newest change first",
   description:
     'Pages of at most `limit` sessions and 2 MiB, ordered by last change (newest first), then by id. A session that changes while you page moves to the front, so a later page does not hold it: to see every session once, page to the end, then list again with `updated_since` = the time you began. Filters combine (all must hold, exact match): `state`, `dialect`, `source`, `updated_since`, the origin (`user`, where `me` is the caller’s own person, `host`, `repo`, `agent`) and labels, each as `label.<name>=<value>` (a name must match ^[a-z][a-z0-9_.-]{0,62}$; at most 16; else 400).',
+  operationId: 'listSessions',
   request: { query: ListQuery },
   responses: {
     200: jsonReply('A page of sessions', SessionList),
     304: notModifiedResponse,
-    ...problemResponses(400, 401),
+    ...problemResponses('invalid-request', 'invalid-cursor', 'unauthorized'),
   },
 })
 
@@ -78,10 +80,9 @@ export function labelFilters(url: string): Labels | undefined {
 /** The operation `GET /v1/sessions`: its route and its handler. */
 export const listSessions = operation(listSessionsRoute, async (c, deps: SessionRoutesDeps) => {
   const query = c.req.valid('query')
-  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
-  if (query.cursor !== undefined && !cursor) throw invalidCursor()
+  const cursor = listCursor(query.cursor)
   const before = staleBefore(deps.app)
-  const page = await deps.app.store.list(c.get('tenant'), {
+  const page = await listStored(deps.service, c.get('tenant'), {
     state: query.state,
     limit: query.limit,
     cursor,

@@ -25,6 +25,7 @@ export const putTodosRoute = sessionRoute({
   method: 'put',
   path: '/v1/sessions/{session_id}/todos',
   summary: "An operator's edit of the list (the next round reply carries a notice)",
+  operationId: 'putTodos',
   request: {
     headers: z.object({
       'if-match': z.string().max(200).optional().openapi({ description: '"<version>" or *' }),
@@ -33,7 +34,22 @@ export const putTodosRoute = sessionRoute({
   },
   responses: {
     200: viewContent('The session after the edit'),
-    ...problemResponses(400, 401, 403, 409, 412, 413, 422),
+    ...problemResponses(
+      'invalid-session-id',
+      'invalid-request',
+      'malformed-json',
+      'body-too-deep',
+      'unauthorized',
+      'forbidden',
+      'untrusted-edit',
+      'session-quota-exceeded',
+      'agent-owns-list',
+      'dialect-conflict',
+      'version-mismatch',
+      'body-too-large',
+      'dialect-rule',
+      'limit-exceeded'
+    ),
   },
 })
 

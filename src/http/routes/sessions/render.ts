@@ -21,6 +21,7 @@ export const renderSessionRoute = sessionRoute({
   method: 'get',
   path: '/v1/sessions/{session_id}/render',
   summary: "The list as the session's dialect renders it",
+  operationId: 'renderSession',
   responses: {
     200: {
       description: 'Rendered list',
@@ -28,7 +29,7 @@ export const renderSessionRoute = sessionRoute({
       content: { 'text/plain': { schema: z.string() } },
     },
     304: notModifiedResponse,
-    ...problemResponses(400, 401, 404),
+    ...problemResponses('invalid-session-id', 'unauthorized', 'session-not-found'),
   },
 })
 

@@ -10,7 +10,6 @@ import type { ServiceDeps } from '../../../service/deps.js'
 import type { AppDeps } from '../../deps.js'
 import { conditionMatches, versionTag } from '../../etag.js'
 import { stringifySliced } from '../../json-parts.js'
-import { ServiceError } from '../../problem.js'
 import { requestHeader } from '../../route-input.js'
 import { jsonReply, resourceRoute } from '../../route-config.js'
 import { SessionIdParam, SessionView } from '../../schemas.js'
@@ -49,12 +48,6 @@ export const keyOf = (c: { get(key: 'tenant'): string }, sessionId: string): Ses
 
 /** Before this time, a session that has not changed is stale. */
 export const staleBefore = (deps: AppDeps) => deps.now() - deps.staleAfterMs
-
-/** The 400 of a cursor this service did not hand out. */
-export const invalidCursor = () =>
-  new ServiceError('invalid-cursor', 'cursor is not one this service returned', {
-    errors: [{ pointer: '/query/cursor', detail: 'invalid cursor' }],
-  })
 
 /**
  * A 304 when If-None-Match names the current version (weak comparison, `*` included), before any

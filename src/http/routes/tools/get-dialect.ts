@@ -7,7 +7,7 @@ import { flavourNames, flavourOf } from '../../../dialects/flavour.js'
 import { getDialect as registered } from '../../../dialects/registry.js'
 import { problemResponses, ServiceError } from '../../problem.js'
 import { DialectParams, DialectQuery, DialectReply } from '../../schemas.js'
-import type { AppRouteHandler } from '../../typed-response.js'
+import { operation } from '../../operation.js'
 import { toolsRoute } from './shared.js'
 
 export const getDialectRoute = toolsRoute({
@@ -17,11 +17,16 @@ export const getDialectRoute = toolsRoute({
   request: { params: DialectParams, query: DialectQuery },
   description: 'The dialect, in the flavour asked for (default: its first)',
   schema: DialectReply,
-  problems: problemResponses(400, 401, 404),
+  problems: problemResponses(
+    'invalid-session-id',
+    'invalid-request',
+    'unauthorized',
+    'dialect-not-found'
+  ),
 })
 
-/** The handler of `GET /v1/dialects/{name}`. */
-export const getDialect: AppRouteHandler<typeof getDialectRoute> = (c) => {
+/** The operation `GET /v1/dialects/{name}`: its route and its handler. */
+export const getDialect = operation(getDialectRoute, (c) => {
   const { name } = c.req.valid('param')
   const { flavour } = c.req.valid('query')
   const found = registered(name)
@@ -37,4 +42,4 @@ export const getDialect: AppRouteHandler<typeof getDialectRoute> = (c) => {
     system_prompt: dialect.systemPrompt ?? null,
   }
   return c.json(reply, 200)
-}
+})

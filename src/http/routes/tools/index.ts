@@ -4,16 +4,15 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../../context.js'
-import { getDialect, getDialectRoute } from './get-dialect.js'
-import { listDialects, listDialectsRoute } from './list-dialects.js'
-import { listTools, listToolsRoute } from './list-tools.js'
+import { registerOperations } from '../../operation.js'
+import { getDialect } from './get-dialect.js'
+import { listDialects } from './list-dialects.js'
+import { listTools } from './list-tools.js'
 
 /**
  * Registers the tools routes (in the OpenAPI document's order).
  * @param app - the app
  */
 export function registerToolRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(listDialectsRoute, listDialects)
-  app.openapi(getDialectRoute, getDialect)
-  app.openapi(listToolsRoute, listTools)
+  registerOperations(app, undefined, [listDialects, getDialect, listTools])
 }

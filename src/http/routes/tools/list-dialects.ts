@@ -5,7 +5,7 @@
 import { DIALECTS } from '../../../dialects/registry.js'
 import { problemResponses } from '../../problem.js'
 import { DialectsReply } from '../../schemas.js'
-import type { AppRouteHandler } from '../../typed-response.js'
+import { operation } from '../../operation.js'
 import { toolsRoute } from './shared.js'
 
 export const listDialectsRoute = toolsRoute({
@@ -14,7 +14,7 @@ export const listDialectsRoute = toolsRoute({
   summary: 'The dialects this service speaks',
   description: 'Dialects',
   schema: DialectsReply,
-  problems: problemResponses(401),
+  problems: problemResponses('unauthorized'),
 })
 
 const dialectsReply = {
@@ -25,6 +25,5 @@ const dialectsReply = {
   })),
 }
 
-/** The handler of `GET /v1/dialects`. */
-export const listDialects: AppRouteHandler<typeof listDialectsRoute> = (c) =>
-  c.json(dialectsReply, 200)
+/** The operation `GET /v1/dialects`: its route and its handler. */
+export const listDialects = operation(listDialectsRoute, (c) => c.json(dialectsReply, 200))

@@ -8,7 +8,7 @@ import { DIALECTS } from '../../../dialects/registry.js'
 import { formatTool, isStrictFormat, STRICT_FORMATS } from '../../../tools/formats.js'
 import { problemResponses, ServiceError } from '../../problem.js'
 import { ToolsQuery, ToolsReply } from '../../schemas.js'
-import type { AppRouteHandler } from '../../typed-response.js'
+import { operation } from '../../operation.js'
 import { toolsRoute } from './shared.js'
 
 export const listToolsRoute = toolsRoute({
@@ -18,11 +18,11 @@ export const listToolsRoute = toolsRoute({
   request: { query: ToolsQuery },
   description: 'Tool definitions, shaped as the `format` provider takes them',
   schema: ToolsReply,
-  problems: problemResponses(400, 401),
+  problems: problemResponses('invalid-request', 'unauthorized'),
 })
 
-/** The handler of `GET /v1/tools`. */
-export const listTools: AppRouteHandler<typeof listToolsRoute> = (c) => {
+/** The operation `GET /v1/tools`: its route and its handler. */
+export const listTools = operation(listToolsRoute, (c) => {
   const { dialect, format, strict: strictParam, flavour } = c.req.valid('query')
   const strict = strictParam === 'true'
   if (strict && !isStrictFormat(format)) {
@@ -37,4 +37,4 @@ export const listTools: AppRouteHandler<typeof listToolsRoute> = (c) => {
   // formatTool builds each format's shape; the schema documents it
   const reply = { dialect, format, tools } as z.infer<typeof ToolsReply>
   return c.json(reply, 200)
-}
+})

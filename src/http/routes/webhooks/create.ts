@@ -17,10 +17,21 @@ export const createWebhookRoute = createRoute({
   path: '/v1/webhooks',
   tags: ['webhooks'],
   summary: 'Create a webhook (admin): alerts of sessions that wait, stall, finish or end',
+  operationId: 'createWebhook',
   request: { body: { required: true, content: { 'application/json': { schema: WebhookCreate } } } },
   responses: {
     201: jsonReply('Created; `secret` is shown only here', WebhookCreated),
-    ...problemResponses(400, 401, 403, 413, 422),
+    ...problemResponses(
+      'invalid-webhook',
+      'invalid-request',
+      'malformed-json',
+      'body-too-deep',
+      'unauthorized',
+      'forbidden',
+      'webhook-quota-exceeded',
+      'body-too-large',
+      'webhook-target-refused'
+    ),
   },
 })
 

@@ -12,6 +12,7 @@ export const deleteWebhookRoute = webhookRoute({
   method: 'delete',
   path: '/v1/webhooks/{id}',
   summary: 'Delete a webhook (admin); its pending deliveries are not sent',
+  operationId: 'deleteWebhook',
   responses: { 204: { description: 'Deleted' } },
 })
 

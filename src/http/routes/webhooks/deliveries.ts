@@ -13,6 +13,7 @@ export const listDeliveriesRoute = webhookRoute({
   method: 'get',
   path: '/v1/webhooks/{id}/deliveries',
   summary: "The webhook's deliveries (admin), newest first (the newest 100 are kept)",
+  operationId: 'listWebhookDeliveries',
   request: { query: DeliveriesQuery },
   responses: {
     200: jsonReply('The delivery log', DeliveryList),

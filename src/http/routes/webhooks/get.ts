@@ -13,6 +13,7 @@ export const getWebhookRoute = webhookRoute({
   method: 'get',
   path: '/v1/webhooks/{id}',
   summary: 'One webhook (admin), without its secret',
+  operationId: 'getWebhook',
   responses: {
     200: jsonReply('The webhook', Webhook),
   },

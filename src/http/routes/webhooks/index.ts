@@ -5,6 +5,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../../context.js'
 import type { AppDeps } from '../../deps.js'
+import { registerOperations } from '../../operation.js'
 import { createWebhook } from './create.js'
 import { deleteWebhook } from './delete.js'
 import { listDeliveries } from './deliveries.js'
@@ -34,15 +35,13 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   }
   app.use('/v1/webhooks', adminOnly(deps))
   app.use('/v1/webhooks/*', adminOnly(deps))
-  app.openapiRoutes(
-    [
-      createWebhook,
-      listWebhooks,
-      getWebhook,
-      deleteWebhook,
-      testWebhook,
-      rotateWebhook,
-      listDeliveries,
-    ].map((op) => op(routes))
-  )
+  registerOperations(app, routes, [
+    createWebhook,
+    listWebhooks,
+    getWebhook,
+    deleteWebhook,
+    testWebhook,
+    rotateWebhook,
+    listDeliveries,
+  ])
 }

@@ -16,9 +16,10 @@ export const listWebhooksRoute = createRoute({
   path: '/v1/webhooks',
   tags: ['webhooks'],
   summary: "The tenant's webhooks (admin), oldest first, without secrets",
+  operationId: 'listWebhooks',
   responses: {
     200: jsonReply('The webhooks', WebhookList),
-    ...problemResponses(401, 403),
+    ...problemResponses('unauthorized', 'forbidden'),
   },
 })
 

@@ -15,6 +15,7 @@ export const rotateWebhookRoute = webhookRoute({
   path: '/v1/webhooks/{id}/rotate',
   summary:
     'Rotate the secret (admin): for 24 h each delivery carries both signatures, space-separated',
+  operationId: 'rotateWebhookSecret',
   responses: {
     200: jsonReply('The new secret, shown only here', WebhookSecretReply),
   },

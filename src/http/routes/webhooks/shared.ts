@@ -23,7 +23,7 @@ export interface WebhookRoutesDeps {
 export const webhookRoute = resourceRoute(
   'webhooks',
   WebhookIdParam,
-  problemResponses(400, 401, 403, 404)
+  problemResponses('invalid-session-id', 'unauthorized', 'forbidden', 'webhook-not-found')
 )
 
 /**

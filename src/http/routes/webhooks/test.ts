@@ -13,6 +13,7 @@ export const testWebhookRoute = webhookRoute({
   method: 'post',
   path: '/v1/webhooks/{id}/test',
   summary: 'Send a webhook.test delivery now (admin)',
+  operationId: 'testWebhook',
   responses: {
     202: jsonReply('Queued; its outcome is in the delivery log', TestDeliveryReply),
   },
