@@ -176,7 +176,7 @@ describe('real agents, offline, against the service', () => {
     )
   }
 
-  describe('Claude Code 2.1.332', () => {
+  describe('Claude Code 2.1.337', () => {
     it(
       'TodoWrite through its own HTTP hooks (examples/observe/claude-code/settings.json)',
       { timeout: TEST_TIMEOUT },
