@@ -121,7 +121,7 @@ const EnvSchema = z
     SLACK_SIGNING_SECRET: z.string().min(8).optional(),
     SLACK_BOT_TOKEN: z.string().min(8).optional(),
     SLACK_API_URL: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
-    // people (SPEC §3 People): sign-in with OpenID Connect, the sign-in cookie, the audit trail
+    // people (docs/people.md): sign-in with OpenID Connect, the sign-in cookie, the audit trail
     OIDC_ISSUER: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
     OIDC_CLIENT_ID: z.string().optional(),
     OIDC_CLIENT_SECRET: z.string().optional(),
@@ -164,7 +164,7 @@ const EnvSchema = z
 export type Config = z.infer<typeof EnvSchema>
 
 /**
- * The listen address: `HOST`, else `0.0.0.0` with keys and `127.0.0.1` in open access (SPEC §4),
+ * The listen address: `HOST`, else `0.0.0.0` with keys and `127.0.0.1` in open access (docs/configuration.md),
  * so that a service anyone may use without a key is not on the network unless `HOST` says so.
  * @param config - the parsed configuration
  * @param access - whether the service runs in open access (no keys from `AUTH_KEYS` or its file)
@@ -221,7 +221,7 @@ export function serviceLimits(config: Config): ServiceLimits {
 }
 
 /**
- * The decision settings (SPEC "Decisions"): the two holds in ms, `DECISIONS_OPEN`, and Slack's
+ * The decision settings (docs/decisions.md): the two holds in ms, `DECISIONS_OPEN`, and Slack's
  * interactivity when `SLACK_SIGNING_SECRET` is set.
  * @param config - the parsed environment
  */

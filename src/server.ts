@@ -85,7 +85,7 @@ async function main() {
     ttlMs: config.SESSION_TTL_MS,
     historyLimit: config.HISTORY_LIMIT,
     now: Date.now,
-    // alert transitions go into the outbox with each write (SPEC §3 Alerts)
+    // alert transitions go into the outbox with each write (docs/alerts.md)
     staleAfterMs: config.STALE_AFTER_MS,
   })
   const alertWorker = createServerAlerts({

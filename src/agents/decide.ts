@@ -1,6 +1,6 @@
 /**
  * @module agents/decide
- * Decision points (SPEC "Decisions", docs/decisions.md): the hooks an agent lets answer a
+ * Decision points (docs/decisions.md): the hooks an agent lets answer a
  * person's prompt from outside, when its wiring asks for it (`?decide=1`). Each agent says what
  * request a hook input opens and how an answer is written in the agent's own hook output;
  * no answer is always the reply that decides nothing, so the agent asks at its own prompt.

@@ -1,6 +1,6 @@
 /**
  * @module core/decisions
- * A person's answer to an agent that waits for them, given from elsewhere (SPEC "Decisions"):
+ * A person's answer to an agent that waits for them, given from elsewhere (docs/decisions.md):
  * the pending request a `?decide=1` hook holds open, kept in the session's `waiting.request`, and
  * the records of the last requests with their answers (`observed.decisions`). Pure: the ingest
  * handlers record and settle requests, the decisions service answers them, both inside the

@@ -4,7 +4,7 @@
  */
 
 /**
- * A session id, unanchored: for patterns that embed it (the list cursor). SPEC §1 names
+ * A session id, unanchored: for patterns that embed it (the list cursor). the session id pattern, docs/api.md
  * `[A-Za-z0-9._:-]`; `_` is taken too, because the agents' own ids that observed sessions are
  * named after carry it (opencode's and Kilo's `ses_…`, SPEC's `opencode:<sessionID>`), and it is
  * safe in a path segment, a header, a Redis key and the cursor.

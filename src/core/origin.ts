@@ -1,6 +1,6 @@
 /**
  * @module core/origin
- * Who and where a session runs (SPEC §3 "Who and where"): the user, host, working directory,
+ * Who and where a session runs (docs/observe.md, "Who and where"): the user, host, working directory,
  * repository and branch of the agent, which agent and model, and free labels. Filled from the
  * agent's own events and from the delivery's headers; a field once set is never rewritten, so a
  * session's origin does not flap between deliveries.

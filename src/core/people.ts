@@ -1,6 +1,6 @@
 /**
  * @module core/people
- * Who did something (SPEC §3 "People"): how a request was authenticated, and the audit entry a
+ * Who did something (docs/people.md): how a request was authenticated, and the audit entry a
  * person's action leaves. Pure types and rules; the stores keep them, the service writes them.
  */
 

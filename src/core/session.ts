@@ -51,7 +51,7 @@ export type ObservedSource = (typeof OBSERVED_SOURCES)[number]
 export const SESSION_SOURCES = ['rounds', ...OBSERVED_SOURCES] as const
 export type SessionSource = (typeof SESSION_SOURCES)[number]
 
-/** What a pending request asks of a person (SPEC "Decisions"). */
+/** What a pending request asks of a person (docs/decisions.md). */
 export const DECISION_KINDS = ['permission', 'question', 'elicitation'] as const
 export type DecisionKind = (typeof DECISION_KINDS)[number]
 

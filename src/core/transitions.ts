@@ -1,6 +1,6 @@
 /**
  * @module core/transitions
- * What a session change means for alerts (SPEC §3 Alerts): comparing a session before and after
+ * What a session change means for alerts (docs/alerts.md): comparing a session before and after
  * one write tells which alert-relevant transitions it made. The stores call this inside the
  * write's atomic step and keep what it returns as outbox rows, so an event is stored with the
  * change that caused it. `stale` is a timer, not a write: the stores scan for it.

@@ -130,7 +130,7 @@ export interface CookieSession extends Principal {
   csrfToken: string
 }
 
-/** How people are recognised besides keys (SPEC §3 People); each part optional. */
+/** How people are recognised besides keys (docs/people.md); each part optional. */
 export interface PeopleAuth {
   /**
    * The owner of a personal token (`atk_…`, looked up in the store by its hash), or null when

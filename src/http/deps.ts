@@ -28,7 +28,7 @@ export interface WebhookSettings {
   wake?: () => void
 }
 
-/** Answering agents from elsewhere (SPEC "Decisions"). */
+/** Answering agents from elsewhere (docs/decisions.md). */
 export interface DecisionSettings {
   /** `DECISION_WAIT_SECONDS` in ms: the hold where the agent shows its own prompt meanwhile. */
   waitMs: number
@@ -91,13 +91,13 @@ export interface AppDeps {
    * `PUBLIC_URL`'s host): a reverse proxy on the same machine passes its public name.
    */
   allowedHosts?: string[]
-  /** Webhook settings (SPEC §4 WEBHOOK_*); defaults when absent. */
+  /** Webhook settings (docs/configuration.md, WEBHOOK_*); defaults when absent. */
   webhooks?: WebhookSettings
-  /** Decision points and answers (SPEC "Decisions"); defaults when absent. */
+  /** Decision points and answers (docs/decisions.md); defaults when absent. */
   decisions?: DecisionSettings
   /** How long audit entries are kept (`AUDIT_TTL_DAYS`, ms); 90 days when absent. */
   auditTtlMs?: number
-  /** Sign-in with OpenID Connect (SPEC §3 People); absent: keys and tokens only. */
+  /** Sign-in with OpenID Connect (docs/people.md); absent: keys and tokens only. */
   signIn?: SignInSettings
   /** Set by createApp: whether the store's last write failed (readiness). */
   writeHealth?: WriteHealth

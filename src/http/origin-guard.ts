@@ -11,7 +11,7 @@
  *   like, and a same-origin GET carries no `Origin` at all. With keys this holds on loopback
  *   sockets (a page cannot guess a key, but a local listener may trust its machine); in open
  *   access it holds on every socket, loopback or not, since a name rebound to the machine's LAN
- *   address reaches a `HOST=0.0.0.0` listener just as well (SPEC §4 `HOST`).
+ *   address reaches a `HOST=0.0.0.0` listener just as well (docs/configuration.md, `HOST`).
  * A request without a socket (`app.request()` in process) came over no network and is not
  * checked for its `Host`.
  */

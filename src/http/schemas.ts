@@ -128,7 +128,7 @@ const originField = (description: string) =>
     .nullable()
     .openapi({ description: `${description}; null when unknown` })
 
-/** Who and where a session runs (SPEC "Who and where"); each field a string or null. */
+/** Who and where a session runs (docs/observe.md, "Who and where"); each field a string or null. */
 export const Origin = z
   .object({
     user: originField('The person whose agent it is (a key with a user of its own fixes it)'),

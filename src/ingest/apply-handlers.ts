@@ -138,7 +138,7 @@ const stir = (state: ApplyState): ApplyState => ({
 
 /**
  * Something the session already saw (a call or result again, a lifecycle event again): the agent
- * is alive, and a wait stays. A body posted again clears nothing (SPEC "Observe": a wait it
+ * is alive, and a wait stays. A body posted again clears nothing (docs/observe.md: a wait it
  * already reported, and that was not answered since, is still a wait).
  */
 const seenAgain = (state: ApplyState): ApplyState => ignore({ ...state, alive: true })

@@ -97,7 +97,7 @@ export function capSegments<T>(segments: T[][], max: number): T[][] {
 /**
  * Whether an event goes to no session and needs none: an ignored event (an unknown event, a
  * server's `connected` or heartbeat) that names no session, with no `?session_id=`. It is
- * counted as ignored; a body of nothing else is accepted without a session (SPEC "Observe").
+ * counted as ignored; a body of nothing else is accepted without a session (docs/observe.md).
  * Anything else that names no session, activity included (it keeps a session from going stale
  * and clears a wait), cannot say whose it is and is refused (`session-unknown`).
  * @param event - the event

@@ -1,6 +1,6 @@
 /**
  * @module service/audit
- * The audit trail (SPEC §3 "People"): every human action — a list edit, an end, a delete, a
+ * The audit trail (docs/people.md): every human action — a list edit, an end, a delete, a
  * decision, a webhook or token change, a sign-in — recorded as
  * `{id, at, tenant, user, via, action, target, detail}` in the store (so a fleet shares it), kept
  * `AUDIT_TTL_DAYS`, listed newest first to admins.

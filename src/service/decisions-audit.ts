@@ -5,7 +5,7 @@
  * goes. Until then an answer's audit entry goes to the sink the app gives (its log).
  */
 
-/** One audit entry (SPEC "People": `{id, at, tenant, user, via, action, target, detail}`). */
+/** One audit entry (docs/people.md: `{id, at, tenant, user, via, action, target, detail}`). */
 export interface AuditEntry {
   tenant: string
   user: string | null

@@ -1,6 +1,6 @@
 /**
  * @module service/webhooks
- * Managing a tenant's webhooks (SPEC §3 Alerts): create, list, read, delete, test, rotate the
+ * Managing a tenant's webhooks (docs/alerts.md): create, list, read, delete, test, rotate the
  * secret, read the delivery log. Secrets leave the service only in the replies of create and
  * rotate; every other view is `webhookView`, which has none.
  */

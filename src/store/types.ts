@@ -153,10 +153,10 @@ export interface SessionStore {
   readonly kind: 'memory' | 'sqlite' | 'redis' | 'postgres'
   /** Present when the store is shared by a fleet (Redis); in-process counters serve otherwise. */
   readonly counters?: SharedCounters
-  /** Webhooks, the outbox of alert transitions and their deliveries (SPEC §3 Alerts). */
+  /** Webhooks, the outbox of alert transitions and their deliveries (docs/alerts.md). */
   readonly alerts?: AlertStore
   /**
-   * Personal tokens and the audit trail (SPEC §3 People): `createToken`, `findToken`, …,
+   * Personal tokens and the audit trail (docs/people.md): `createToken`, `findToken`, …,
    * `appendAudit`, `listAudit`. Every store of this release has them; optional so that a store
    * without them still serves sessions (tokens and the audit are then off).
    */

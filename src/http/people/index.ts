@@ -1,6 +1,6 @@
 /**
  * @module http/people
- * People (SPEC §3 People): personal tokens, the audit trail, and how a request's caller is
+ * People (docs/people.md): personal tokens, the audit trail, and how a request's caller is
  * recognised by a token (`tokenAuth`). The sign-in (OpenID Connect) is `http/people/oidc`.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'

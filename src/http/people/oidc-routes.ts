@@ -1,6 +1,6 @@
 /**
  * @module http/people/oidc-routes
- * The sign-in's browser routes (SPEC §3 People), outside `/v1` and the OpenAPI document:
+ * The sign-in's browser routes (docs/people.md), outside `/v1` and the OpenAPI document:
  * - `GET /auth/login?return_to=/…` → 302 to the identity provider, the pending sign-in (state,
  *   nonce, PKCE verifier) in a sealed ten-minute cookie (so any instance ends it);
  * - `GET /auth/callback` → the code exchanged and the ID token checked (service/people/oidc),

@@ -1,6 +1,6 @@
 /**
  * @module http/people/schemas
- * The schemas of the people operations (SPEC §3 People): personal tokens and the audit trail.
+ * The schemas of the people operations (docs/people.md): personal tokens and the audit trail.
  */
 import { z } from '@hono/zod-openapi'
 import { TOKEN_ROLES, VIAS } from '../../core/people.js'

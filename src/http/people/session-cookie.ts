@@ -1,6 +1,6 @@
 /**
  * @module http/people/session-cookie
- * The sign-in cookie (SPEC §3 People): `HttpOnly`, `SameSite=Lax`, `Secure` when `PUBLIC_URL` is
+ * The sign-in cookie (docs/people.md): `HttpOnly`, `SameSite=Lax`, `Secure` when `PUBLIC_URL` is
  * https (then named with the `__Host-` prefix, so no subdomain can set it), sealed
  * (`http/people/seal`), living `AUTH_SESSION_HOURS`. It holds the person (user, tenant, role), a
  * session id (the CSRF token is its HMAC) and its expiry; nothing is kept on the server.

@@ -1,6 +1,6 @@
 /**
  * @module ingest/otlp
- * OpenTelemetry exports of the agents that run their own todo tools (SPEC "OpenTelemetry",
+ * OpenTelemetry exports of the agents that run their own todo tools (docs/otel.md,
  * docs/otel.md): a logs or traces export request, OTLP/JSON or protobuf, normalised to one shape
  * (`normalize`), its records sorted out by agent (the resource's `service.name`, else the scope
  * or the event's prefix) and read into the `ObservedEvent`s hooks would give (`claude`, `codex`,

@@ -106,7 +106,7 @@ const UNSAFE = new RegExp(UNSAFE_LABEL_CHARACTER.source, 'gu')
 
 /**
  * The labels a record tells: `terminal` from `terminal.type` (Claude Code, Codex), the terminal
- * the agent runs in (`vscode`, `tmux`, `dumb`…), which origin has no field for (SPEC "Who and
+ * the agent runs in (`vscode`, `tmux`, `dumb`…), which origin has no field for (docs/observe.md, "Who and
  * where"), cleaned to what a label value may be.
  * @param record - the record
  */

@@ -1,6 +1,6 @@
 /**
  * @module service/people/claims
- * Who a signed-in person is, from their ID token's claims and the `OIDC_*` settings (SPEC §3
+ * Who a signed-in person is, from their ID token's claims and the `OIDC_*` settings (docs/api.md
  * People): `user` = the `OIDC_USER_CLAIM` claim (default `email`); tenant = `OIDC_TENANT`, else
  * the `OIDC_TENANT_CLAIM` claim; role = the first `OIDC_ROLES` entry (`group=role`, in order)
  * whose group is among the `OIDC_GROUPS_CLAIM` claim's (default `groups`), else

@@ -1,6 +1,6 @@
 /**
  * @module service/people/tokens
- * Personal tokens (SPEC §3 People): a person's own credential for their agents and tools
+ * Personal tokens (docs/people.md): a person's own credential for their agents and tools
  * (`forward-hook.sh`, `observe`, the ACP tap, OTLP headers). The secret is `atk_` + 32 random
  * bytes (base64url), shown once, at minting; the store keeps its sha256 only, so a leaked
  * database holds no usable token. A token acts as its person with its role (agent or viewer,

@@ -1,6 +1,6 @@
 /**
  * @module store/alerts/fair
- * Turns among tenants, shared by the stores' claims (SPEC §3 Alerts: every tenant's deliveries go
+ * Turns among tenants, shared by the stores' claims (docs/alerts.md: every tenant's deliveries go
  * out however large another tenant's backlog is). A claim serves the tenants that have work in
  * turns, starting after the one the last claim began with, so a claim too small for everyone
  * serves the others next time.

@@ -1,6 +1,6 @@
 /**
  * @module store/alerts/types
- * What a store keeps for alerts (SPEC §3 Alerts): a tenant's webhooks, the outbox of session
+ * What a store keeps for alerts (docs/alerts.md): a tenant's webhooks, the outbox of session
  * transitions (written by the session write that caused them, `core/transitions`), and the
  * deliveries made of them. Every claim is a lease: an instance that dies mid-delivery lets it go
  * when the lease runs out, and another (or the restarted one) delivers it, with the same id.
@@ -117,7 +117,7 @@ export const DELIVERY_PENDING_LIMIT = 1000
 export const OVERFLOW_ERROR = `dropped: ${DELIVERY_PENDING_LIMIT} newer deliveries were pending for this webhook`
 
 /**
- * The order a delivery keeps (SPEC §3 Alerts: a session's events reach a webhook in the order
+ * The order a delivery keeps (docs/alerts.md: a session's events reach a webhook in the order
  * they happened): `webhook \0 session` for an event of a session, whose delivery waits while an
  * earlier one of that session to that webhook is pending (its retries included); null for one
  * that keeps no order: `webhook.test`, and a `session.waiting` held for its webhook's

@@ -1,6 +1,6 @@
 /**
  * @module store/people/types
- * What a store keeps of people (SPEC §3 "People"): personal tokens (by the sha256 of their
+ * What a store keeps of people (docs/people.md): personal tokens (by the sha256 of their
  * secret, never the secret) and the audit trail. Kept in the store, not in a process, so a fleet
  * shares them: a token minted on one instance works on all, and a revoke is immediate everywhere.
  */

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * People on the dashboard (SPEC §3 People): who is signed in, sign-out, "Mine" (the person's
+ * People on the dashboard (docs/people.md): who is signed in, sign-out, "Mine" (the person's
  * sessions, what needs them on top) and "Everyone", "New token" (shown once, with the lines to
  * paste), and "Sign in" where the service offers it and no key is set.
  */

@@ -1,6 +1,6 @@
 /**
  * @module http/routes/webhooks
- * Managing a tenant's webhooks (SPEC §3 Alerts), one operation per file, `admin` only.
+ * Managing a tenant's webhooks (docs/alerts.md), one operation per file, `admin` only.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../../context.js'
