@@ -32,12 +32,13 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps)
       }),
       200,
       {
-      'Content-Security-Policy': DASHBOARD_CSP,
-      // the page carries the server's clock
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-    })
+        'Content-Security-Policy': DASHBOARD_CSP,
+        // the page carries the server's clock
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+        'Referrer-Policy': 'no-referrer',
+      }
+    )
   )
 
   app.get('/dashboard/:version/:file', (c) => {
