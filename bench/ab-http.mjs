@@ -16,7 +16,7 @@
 //        node_modules, `tsc -p tsconfig.build.json` and scripts/copy-assets.mjs);
 //   dir: a folder holding a built dist/ that resolves node_modules ('.' is this checkout).
 // Options (environment, or --name=value):
-//   --stores=sqlite,redis   stores to run (memory, sqlite, redis; default sqlite); each trial
+//   --stores=sqlite,redis   stores to run (memory, sqlite, redis, postgres; default sqlite); each trial
 //                           runs every store of every variant
 //   --trials=6              alternating trials
 //   --seconds=8             measured seconds per run (after a 2 s warm-up and the 1,000 seeding
@@ -36,6 +36,9 @@ import {
   median,
   REDIS_URL,
   redisInfo,
+  freshPgDatabase,
+  dropPgDatabase,
+  POSTGRES_URL,
   ROOT,
   runClient,
   snapshot,
@@ -90,10 +93,19 @@ const redis = STORES.includes('redis') ? await redisInfo() : null
 if (STORES.includes('redis') && !redis) throw new Error(`Redis at ${REDIS_URL} does not answer`)
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-todos-ab-http-'))
 let counter = 0
-const storeEnv = (store) => {
+const pgDatabases = []
+const storeEnv = async (store) => {
   const name = `ab-http-${process.pid}-${counter++}`
   if (store === 'sqlite') return { STORE: 'sqlite', SQLITE_PATH: path.join(dataDir, `${name}.db`) }
   if (store === 'redis') return { STORE: 'redis', REDIS_URL, REDIS_KEY_PREFIX: name }
+  if (store === 'postgres') {
+    // a database of its own per run, dropped at the end (builds before PostgreSQL refuse it)
+    const database = name.replace(/-/g, '_')
+    const url = await freshPgDatabase(database)
+    if (!url) throw new Error(`no PostgreSQL at ${POSTGRES_URL}`)
+    pgDatabases.push(database)
+    return { STORE: 'postgres', DATABASE_URL: url }
+  }
   return { STORE: 'memory' }
 }
 
@@ -114,7 +126,7 @@ const uptime = () =>
 const rows = []
 /** One server, one client run: req/s, p50, p99, server CPU per request. */
 async function runOne(run, trial) {
-  const env = run.kind === 'service' ? storeEnv(run.store) : {}
+  const env = run.kind === 'service' ? await storeEnv(run.store) : {}
   const server = await startTarget(run.kind, env, [], run.dist)
   const pids = [server.pid, run.store === 'redis' ? redis.pid : 0]
   const marks = {}
@@ -193,3 +205,4 @@ lines.push(
   `1-min load average at the start of each run: median ${median(loads).toFixed(2)}, min ${Math.min(...loads).toFixed(2)}, max ${Math.max(...loads).toFixed(2)} (2 cores; the server and the client pinned one each)`
 )
 console.log('\n' + lines.join('\n'))
+for (const database of pgDatabases) await dropPgDatabase(database).catch(() => undefined)
