@@ -6,6 +6,7 @@ import type { Item } from '../src/core/items.js'
 import { newSession, type Session, type SessionKey } from '../src/core/session.js'
 import { createSqliteStore, type SqliteOptions } from '../src/store/sqlite.js'
 import type { SessionStore } from '../src/store/types.js'
+import Database from 'better-sqlite3'
 
 /**
  * A SQLite store at `path` as the store tests use it: `synchronous=normal`, a one-hour TTL, five
@@ -40,4 +41,19 @@ export function writeItems(store: SessionStore, key: SessionKey, items: Item[]):
 export function walSize(path: string): number {
   const wal = `${path}-wal`
   return existsSync(wal) ? statSync(wal).size : 0
+}
+
+/** The pages of a closed file's schema b-tree (SQLite's `dbstat`), 1 first. */
+export function schemaPages(path: string): number[] {
+  const db = new Database(path, { readonly: true })
+  try {
+    return db
+      .prepare<[], { pageno: number }>(
+        "SELECT pageno FROM dbstat WHERE name = 'sqlite_schema' ORDER BY pageno"
+      )
+      .all()
+      .map((row) => row.pageno)
+  } finally {
+    db.close()
+  }
 }

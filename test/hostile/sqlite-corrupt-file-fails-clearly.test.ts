@@ -18,6 +18,7 @@ import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { request, startServer, type ServerProcess } from '../e2e/server-process.js'
+import { schemaPages } from '../sqlite-support.js'
 
 const round = (n: number) => ({
   tool_calls: [
@@ -68,11 +69,13 @@ describe('hostile 06: SQLite on a corrupt file', { timeout: 120_000 }, () => {
     }
     // a clean stop checkpoints the -wal file into the database and removes it
     assert.equal(await server.stop(), 0)
-    // every page but the first (the header and the schema): the tables' b-trees are gone
+    // every page but the schema's (the first, with the header, and any the schema grew into):
+    // the tables' b-trees are gone
     const pageSize = 4096
+    const kept = new Set(schemaPages(path).map((page) => (page - 1) * pageSize))
     const fd = openSync(path, 'r+')
     for (let at = pageSize; at < statSync(path).size; at += pageSize) {
-      writeSync(fd, Buffer.alloc(pageSize), 0, pageSize, at)
+      if (!kept.has(at)) writeSync(fd, Buffer.alloc(pageSize), 0, pageSize, at)
     }
     closeSync(fd)
 

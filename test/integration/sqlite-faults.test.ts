@@ -12,7 +12,7 @@ import assert from 'node:assert/strict'
 import Database from 'better-sqlite3'
 import { newSession, type Session, type SessionKey } from '../../src/core/session.js'
 import { createSqliteStore } from '../../src/store/sqlite.js'
-import { openTestSqlite } from '../sqlite-support.js'
+import { openTestSqlite, schemaPages } from '../sqlite-support.js'
 import { isStoreFault } from '../../src/store/sqlite/faults.js'
 import { createGroupCommit } from '../../src/store/sqlite/group-commit.js'
 import { StoreUnavailableError, type SessionStore } from '../../src/store/types.js'
@@ -116,11 +116,11 @@ describe('SQLite storage faults', () => {
     // every page but the schema's (the first, with the header, and any the schema grew into):
     // the tables' b-trees are gone
     const pageSize = 4096
-    const schemaPages = new Set(inspectSchemaPages(path).map((page) => (page - 1) * pageSize))
+    const kept = new Set(schemaPages(path).map((page) => (page - 1) * pageSize))
     const fd = openSync(path, 'r+')
     const size = statSync(path).size
     for (let at = pageSize; at < size; at += pageSize)
-      if (!schemaPages.has(at)) writeSync(fd, Buffer.alloc(pageSize), 0, pageSize, at)
+      if (!kept.has(at)) writeSync(fd, Buffer.alloc(pageSize), 0, pageSize, at)
     closeSync(fd)
     const warnings: string[] = []
     // it opens as it is, though the history's layout cannot be read
@@ -162,18 +162,3 @@ describe('SQLite storage faults', () => {
     )
   })
 })
-
-/** The pages of a closed file's schema b-tree (SQLite's `dbstat`), 1 first. */
-function inspectSchemaPages(path: string): number[] {
-  const db = new Database(path, { readonly: true })
-  try {
-    return db
-      .prepare<[], { pageno: number }>(
-        "SELECT pageno FROM dbstat WHERE name = 'sqlite_schema' ORDER BY pageno"
-      )
-      .all()
-      .map((row) => row.pageno)
-  } finally {
-    db.close()
-  }
-}
