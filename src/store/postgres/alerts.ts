@@ -66,15 +66,16 @@ const INSERT_DELIVERY = `
   ON CONFLICT (id) DO NOTHING RETURNING 1`
 
 /**
- * Keeps a webhook's pending deliveries within DELIVERY_PENDING_LIMIT: the oldest that no attempt
- * holds give way (`failed`); answers their types.
+ * Keeps a webhook's pending deliveries within DELIVERY_PENDING_LIMIT: the oldest (by creation;
+ * `seq` only breaks ties, as concurrent inserts take theirs in any order) that no attempt holds
+ * give way (`failed`); answers their types.
  */
 const BOUND_PENDING = `
   UPDATE alert_deliveries SET status = 'failed', last_error = $4, next_attempt_at = NULL
   WHERE id IN (
     SELECT id FROM alert_deliveries
     WHERE tenant = $1 AND webhook_id = $2 AND status = 'pending' AND lease_until <= $3
-    ORDER BY seq
+    ORDER BY created_at, seq
     LIMIT GREATEST((SELECT count(*) FROM alert_deliveries WHERE tenant = $1 AND webhook_id = $2
       AND status = 'pending') - ${DELIVERY_PENDING_LIMIT}, 0))
   RETURNING type`
