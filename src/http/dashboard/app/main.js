@@ -113,8 +113,9 @@ wireNotifications()
 wireWebhooks()
 wirePeople(() => markDirty(null))
 
-startTenantStream()
-refreshRole()
+// who asks first, then the listing: a signed-in person's first list is "Mine", never everyone's
+// for a moment (whoami is one small request)
+void refreshRole().finally(startTenantStream)
 selectFromHash()
 setInterval(() => {
   tickRows()
