@@ -26,6 +26,7 @@ import type {
   OutboxEvent,
   WebhookRecord,
 } from '../store/alerts/types.js'
+import type { SessionBrief } from '../store/brief.js'
 import type { SessionStore } from '../store/types.js'
 import { sessionSummary } from './views.js'
 import { lastAnswered } from '../core/decisions.js'
@@ -38,6 +39,7 @@ export type AlertSummary = AlertPayload['session']
 /** The delivery outcomes the metrics count. */
 export type DeliveryResult = 'delivered' | 'retry' | 'failed' | 'dropped'
 
+/** What the worker runs with (`createAlertWorker`). */
 export interface AlertWorkerOptions {
   store: SessionStore
   now: () => number
@@ -70,7 +72,9 @@ export interface AlertWorkerOptions {
   onError?: (error: unknown, what: string) => void
 }
 
+/** The worker's surface: `server.ts` starts it and stops it; a store step that made work wakes it. */
 export interface AlertWorker {
+  /** Starts polling (every `pollMs`) and listening for session changes; nothing without alerts. */
   start(): void
   /** Runs a tick soon (something became due). */
   wake(): void
@@ -116,289 +120,378 @@ const subscribes = (webhook: WebhookRecord, type: string) =>
 export const bodyOf = (format: WebhookRecord['format'], payload: AlertPayload) =>
   format === 'slack' ? slackBody(payload) : standardBody(payload)
 
+/** What the worker runs with: its options with their defaults, and its lease owner. */
+interface WorkerSetup {
+  options: AlertWorkerOptions
+  /** This instance's lease owner. */
+  owner: string
+  pollMs: number
+  staleScanMs: number
+  perTenant: number
+  maxInFlight: number
+  changeWakeMs: number
+  /** What a killed instance held is taken over after this: a dispatch is a few store steps. */
+  eventLeaseMs: number
+  /**
+   * An attempt ends by its timeout (DNS, then the request, each bounded by it); the lease
+   * outlives both with a margin for the store's writes.
+   */
+  deliveryLeaseMs: number
+}
+
 /**
- * Creates the worker.
+ * What the worker's loop holds between ticks: one per worker, handed to each step explicitly.
+ * Attempts end (and `stop` runs) while a tick awaits, so the steps read it live.
+ */
+interface WorkerState {
+  /** Attempts in flight per tenant. */
+  inFlight: Map<string, number>
+  /** Attempts in flight. */
+  attempts: Set<Promise<void>>
+  /** When the stale scan last ran. */
+  lastScan: number
+  /** A tick runs. */
+  running: boolean
+  /** Not started, or stopped. */
+  stopped: boolean
+  /** A wake came while a tick ran: run another. */
+  again: boolean
+  timer?: NodeJS.Timeout
+  changeWake?: NodeJS.Timeout
+  unsubscribe?: () => void
+}
+
+/** One tick's reach: the setup, the live state, the alert store, and how to run a tick soon. */
+interface Loop {
+  setup: WorkerSetup
+  state: WorkerState
+  store: AlertStore
+  wake: () => void
+}
+
+/** Resolves the options' defaults; a fresh lease owner. */
+function setupOf(options: AlertWorkerOptions): WorkerSetup {
+  return {
+    options,
+    owner: randomBytes(8).toString('hex'),
+    pollMs: options.pollMs ?? 500,
+    staleScanMs: options.staleScanMs ?? 5000,
+    perTenant: options.perTenant ?? 4,
+    maxInFlight: options.maxInFlight ?? 64,
+    changeWakeMs: options.changeWakeMs ?? 50,
+    eventLeaseMs: 10_000,
+    deliveryLeaseMs: 2 * options.timeoutMs + 5000,
+  }
+}
+
+const staleBeforeOf = (options: AlertWorkerOptions) => options.now() - options.staleAfterMs
+
+/** The dashboard link (`PUBLIC_URL`) for a session, or null. */
+const linkOf = (publicUrl: string | null, sessionId: string | null) =>
+  publicUrl === null
+    ? null
+    : `${publicUrl.replace(/\/+$/, '')}/${sessionId ? `#session=${encodeURIComponent(sessionId)}` : ''}`
+
+/** Where a session's requests are answered (`PUBLIC_URL`), or null. */
+const decideUrlOf = (publicUrl: string | null, sessionId: string) =>
+  publicUrl === null
+    ? null
+    : `${publicUrl.replace(/\/+$/, '')}/v1/sessions/${encodeURIComponent(sessionId)}/decisions`
+
+/** Counts the pending deliveries that gave way at a webhook's bound (`failed` in the log). */
+const countOverflowed = (options: AlertWorkerOptions, overflowed: string[]) => {
+  for (const type of overflowed) options.onDelivery?.(type, 'failed')
+}
+
+/** What an event tells a webhook, and about which session. */
+interface EventPayload {
+  options: AlertWorkerOptions
+  event: OutboxEvent
+  type: EventType
+  brief: SessionBrief
+  summary: AlertSummary
+  decision: AlertPayload['decision']
+}
+
+/** The payload of an event's delivery (the same for every webhook it goes to). */
+function payloadOf({ options, event, type, brief, summary, decision }: EventPayload): AlertPayload {
+  const waiting = event.kind === 'waiting'
+  return {
+    type,
+    at: event.at,
+    session: summary,
+    waiting:
+      waiting && brief.waiting
+        ? {
+            reason: brief.waiting.reason,
+            message: brief.waiting.message,
+            since: new Date(brief.waiting.at).toISOString(),
+            ...requestOf(brief.waiting.request, decideUrlOf(options.publicUrl, event.session_id)),
+          }
+        : undefined,
+    decision,
+    ...(waiting && options.slackButtons && brief.waiting?.request
+      ? {
+          slackDecision: {
+            tenant: event.tenant,
+            session_id: event.session_id,
+            request_id: brief.waiting.request.id,
+            tool: brief.waiting.request.tool,
+          },
+        }
+      : {}),
+    ended:
+      event.kind === 'ended' && brief.ended
+        ? {
+            outcome: brief.ended.outcome,
+            detail: brief.ended.detail,
+            at: new Date(brief.ended.at).toISOString(),
+            unfinished: brief.ended.unfinished,
+          }
+        : undefined,
+    url: linkOf(options.publicUrl, event.session_id),
+  }
+}
+
+/** An event's delivery to one webhook, due now (a wait's after the webhook's delay). */
+function deliveryOf(
+  event: OutboxEvent,
+  webhook: WebhookRecord,
+  payload: AlertPayload,
+  now: number
+): DeliveryRecord {
+  const waiting = event.kind === 'waiting'
+  return {
+    id: deliveryIdOf(event, webhook),
+    tenant: event.tenant,
+    webhook_id: webhook.id,
+    type: payload.type,
+    session_id: event.session_id,
+    status: 'pending',
+    attempts: 0,
+    last_status: null,
+    last_error: null,
+    next_attempt_at: waiting
+      ? Math.max(now, (event.since ?? event.at) + webhook.delay_seconds * 1000)
+      : now,
+    created_at: now,
+    body: bodyOf(webhook.format, payload),
+    waiting_since: waiting ? (event.since ?? event.at) : null,
+  }
+}
+
+/** Turns one leased outbox event into its deliveries. */
+async function dispatch(options: AlertWorkerOptions, store: AlertStore, event: OutboxEvent) {
+  const type = `session.${event.kind}` as EventType
+  const key = { tenant: event.tenant, sessionId: event.session_id }
+  const none: Dispatch = { deliveries: [], dropWaiting: false, clearMarks: [] }
+  const webhooks = await store.listWebhooks(event.tenant)
+  const brief = webhooks.length > 0 ? await options.store.brief(key) : null
+  if (!brief) return countOverflowed(options, await store.settleEvent(event, none))
+  const summary: AlertSummary = sessionSummary(brief, staleBeforeOf(options))
+  let targets = webhooks.filter((w) => subscribes(w, type))
+  const plan: Dispatch = { ...none }
+  if (event.kind === 'stale') {
+    // still the stall the scan found: no change since, still unfinished and not waiting; told
+    // to the webhooks created before its moment (the last change + STALE_AFTER_SECONDS)
+    if (brief.updated_at !== event.at || summary.state !== 'stale') targets = []
+    targets = targets.filter((w) => w.created_at <= event.at + options.staleAfterMs)
+  } else if (event.kind === 'resumed') {
+    const marked = await store.marksOf(event.tenant, event.session_id)
+    targets = targets.filter((w) => marked.includes(w.id))
+    plan.clearMarks = marked
+    plan.dropWaiting = true
+  }
+  const now = options.now()
+  const decision = event.kind === 'decided' ? await decisionOf(options.store, key) : undefined
+  if (event.kind === 'decided' && !decision) targets = []
+  plan.deliveries = targets
+    .filter((w) => matchesFilter(w, summary))
+    .map((w) => {
+      const payload = payloadOf({ options, event, type, brief, summary, decision })
+      return deliveryOf(event, w, payload, now)
+    })
+  countOverflowed(options, await store.settleEvent(event, plan))
+}
+
+/** One attempt of one leased delivery. */
+async function deliver(setup: WorkerSetup, store: AlertStore, delivery: DeliveryRecord) {
+  const { options, owner } = setup
+  const webhook = await store.getWebhook(delivery.tenant, delivery.webhook_id)
+  if (!webhook) return store.dropDelivery(delivery)
+  if (delivery.session_id !== null && delivery.type === 'session.waiting') {
+    const brief = await options.store.brief({
+      tenant: delivery.tenant,
+      sessionId: delivery.session_id,
+    })
+    // a wait that ended before its delay sends nothing
+    if (!brief?.waiting || brief.waiting.at < (delivery.waiting_since ?? 0)) {
+      options.onDelivery?.(delivery.type, 'dropped')
+      return store.dropDelivery(delivery)
+    }
+  }
+  if (
+    delivery.session_id !== null &&
+    (delivery.type === 'session.waiting' || delivery.type === 'session.stale')
+  ) {
+    // before the attempt: a change from now on owes this webhook a `session.resumed`
+    await store.setMark(delivery.tenant, webhook.id, delivery.session_id)
+  }
+  const at = options.now()
+  const timestamp = Math.floor(at / 1000)
+  const result = await attemptDelivery({
+    url: webhook.url,
+    body: delivery.body,
+    timeoutMs: options.timeoutMs,
+    allowPrivate: options.allowPrivate,
+    resolver: options.resolver,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'agent-todos-webhooks',
+      'webhook-id': delivery.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(
+        signingSecrets(webhook, at),
+        delivery.id,
+        timestamp,
+        delivery.body
+      ),
+    },
+  })
+  const made = delivery.attempts + 1
+  const next =
+    result.ok || result.refused ? null : nextAttemptAt(made, options.now(), options.retrySchedule)
+  const status = result.ok ? 'delivered' : next === null ? 'failed' : 'pending'
+  // no part of the receiver's reply is kept (send.ts never reads it)
+  const error = result.error
+  await store.finishAttempt(delivery, owner, {
+    status,
+    attempts: made,
+    last_status: result.status,
+    last_error: error,
+    next_attempt_at: next,
+  })
+  options.onDelivery?.(delivery.type, status === 'pending' ? 'retry' : status)
+}
+
+/** Starts one attempt, counted in flight (for its tenant) until it ends; then a tick runs soon. */
+function startAttempt({ setup, state, store, wake }: Loop, delivery: DeliveryRecord) {
+  const { inFlight, attempts } = state
+  inFlight.set(delivery.tenant, (inFlight.get(delivery.tenant) ?? 0) + 1)
+  const attempt = deliver(setup, store, delivery)
+    .catch((error) => setup.options.onError?.(error, 'delivery'))
+    .finally(() => {
+      const left = (inFlight.get(delivery.tenant) ?? 1) - 1
+      if (left > 0) inFlight.set(delivery.tenant, left)
+      else inFlight.delete(delivery.tenant)
+      attempts.delete(attempt)
+      wake()
+    })
+  attempts.add(attempt)
+}
+
+/** One tick: the stale scan when due, the leased events dispatched, due deliveries started. */
+async function tick(loop: Loop) {
+  const { setup, state, store } = loop
+  const { options, owner } = setup
+  const now = options.now()
+  if (now - state.lastScan >= setup.staleScanMs) {
+    state.lastScan = now
+    await store.scanStale(staleBeforeOf(options), options.staleAfterMs)
+  }
+  // a session whose event failed to dispatch: its later ones wait for it (its lease runs out
+  // and it is dispatched again, then they are), so its deliveries keep their order
+  const held = new Set<string>()
+  for (const event of await store.claimEvents(owner, now, setup.eventLeaseMs, 100)) {
+    const session = `${event.tenant}\u0000${event.session_id}`
+    if (held.has(session)) continue
+    try {
+      await dispatch(options, store, event)
+    } catch (error) {
+      held.add(session)
+      options.onError?.(error, 'dispatch')
+    }
+  }
+  const free = setup.maxInFlight - state.attempts.size
+  if (free <= 0 || state.stopped) return
+  const roomOf = (tenant: string) => setup.perTenant - (state.inFlight.get(tenant) ?? 0)
+  const due = await store.claimDeliveries(owner, options.now(), setup.deliveryLeaseMs, free, roomOf)
+  for (const delivery of due) startAttempt(loop, delivery)
+}
+
+/**
+ * Creates the worker: `start` polls and listens for session changes, `wake` runs a tick soon,
+ * `stop` waits for the attempts in flight. A tick is `tick`: dispatch (`dispatch`), then
+ * attempts (`startAttempt`, `deliver`).
  * @param options - store, clock, delivery settings and the summary function
  */
 export function createAlertWorker(options: AlertWorkerOptions): AlertWorker {
   const alerts: AlertStore | undefined = options.store.alerts
-  const owner = randomBytes(8).toString('hex')
-  const pollMs = options.pollMs ?? 500
-  const staleScanMs = options.staleScanMs ?? 5000
-  const perTenant = options.perTenant ?? 4
-  const maxInFlight = options.maxInFlight ?? 64
-  // what a killed instance held is taken over after this: a dispatch is a few store steps
-  const eventLeaseMs = 10_000
-  // an attempt ends by its timeout (DNS, then the request, each bounded by it); the lease
-  // outlives both with a margin for the store's writes
-  const deliveryLeaseMs = 2 * options.timeoutMs + 5000
-  const inFlight = new Map<string, number>()
-  const attempts = new Set<Promise<void>>()
-  let timer: NodeJS.Timeout | undefined
-  let running = false
-  let stopped = true
-  let again = false
-  let lastScan = 0
-  let unsubscribe: (() => void) | undefined
-  let changeWake: NodeJS.Timeout | undefined
-  const changeWakeMs = options.changeWakeMs ?? 50
-
-  const report = (error: unknown, what: string) => options.onError?.(error, what)
-  const staleBefore = () => options.now() - options.staleAfterMs
-  const link = (sessionId: string | null) =>
-    options.publicUrl === null
-      ? null
-      : `${options.publicUrl.replace(/\/+$/, '')}/${sessionId ? `#session=${encodeURIComponent(sessionId)}` : ''}`
-
-  /** Where a session's requests are answered (`PUBLIC_URL`), or null. */
-  const decideUrl = (sessionId: string) =>
-    options.publicUrl === null
-      ? null
-      : `${options.publicUrl.replace(/\/+$/, '')}/v1/sessions/${encodeURIComponent(sessionId)}/decisions`
-
-  /** Turns one leased outbox event into its deliveries. */
-  const dispatch = async (store: AlertStore, event: OutboxEvent) => {
-    const type = `session.${event.kind}` as EventType
-    const key = { tenant: event.tenant, sessionId: event.session_id }
-    const none: Dispatch = { deliveries: [], dropWaiting: false, clearMarks: [] }
-    const webhooks = await store.listWebhooks(event.tenant)
-    const brief = webhooks.length > 0 ? await options.store.brief(key) : null
-    if (!brief) return counted(await store.settleEvent(event, none))
-    const summary: AlertSummary = sessionSummary(brief, staleBefore())
-    let targets = webhooks.filter((w) => subscribes(w, type))
-    const plan: Dispatch = { ...none }
-    if (event.kind === 'stale') {
-      // still the stall the scan found: no change since, still unfinished and not waiting; told
-      // to the webhooks created before its moment (the last change + STALE_AFTER_SECONDS)
-      if (brief.updated_at !== event.at || summary.state !== 'stale') targets = []
-      targets = targets.filter((w) => w.created_at <= event.at + options.staleAfterMs)
-    } else if (event.kind === 'resumed') {
-      const marked = await store.marksOf(event.tenant, event.session_id)
-      targets = targets.filter((w) => marked.includes(w.id))
-      plan.clearMarks = marked
-      plan.dropWaiting = true
-    }
-    const now = options.now()
-    const decision = event.kind === 'decided' ? await decisionOf(options.store, key) : undefined
-    if (event.kind === 'decided' && !decision) targets = []
-    plan.deliveries = targets
-      .filter((w) => matchesFilter(w, summary))
-      .map((w): DeliveryRecord => {
-        const waiting = event.kind === 'waiting'
-        const payload: AlertPayload = {
-          type,
-          at: event.at,
-          session: summary,
-          waiting:
-            waiting && brief.waiting
-              ? {
-                  reason: brief.waiting.reason,
-                  message: brief.waiting.message,
-                  since: new Date(brief.waiting.at).toISOString(),
-                  ...requestOf(brief.waiting.request, decideUrl(event.session_id)),
-                }
-              : undefined,
-          decision,
-          ...(waiting && options.slackButtons && brief.waiting?.request
-            ? {
-                slackDecision: {
-                  tenant: event.tenant,
-                  session_id: event.session_id,
-                  request_id: brief.waiting.request.id,
-                  tool: brief.waiting.request.tool,
-                },
-              }
-            : {}),
-          ended:
-            event.kind === 'ended' && brief.ended
-              ? {
-                  outcome: brief.ended.outcome,
-                  detail: brief.ended.detail,
-                  at: new Date(brief.ended.at).toISOString(),
-                  unfinished: brief.ended.unfinished,
-                }
-              : undefined,
-          url: link(event.session_id),
-        }
-        return {
-          id: deliveryIdOf(event, w),
-          tenant: event.tenant,
-          webhook_id: w.id,
-          type,
-          session_id: event.session_id,
-          status: 'pending',
-          attempts: 0,
-          last_status: null,
-          last_error: null,
-          next_attempt_at: waiting
-            ? Math.max(now, (event.since ?? event.at) + w.delay_seconds * 1000)
-            : now,
-          created_at: now,
-          body: bodyOf(w.format, payload),
-          waiting_since: waiting ? (event.since ?? event.at) : null,
-        }
-      })
-    counted(await store.settleEvent(event, plan))
-  }
-
-  /** Counts the pending deliveries that gave way at a webhook's bound (`failed` in the log). */
-  const counted = (overflowed: string[]) => {
-    for (const type of overflowed) options.onDelivery?.(type, 'failed')
-  }
-
-  /** One attempt of one leased delivery. */
-  const deliver = async (store: AlertStore, delivery: DeliveryRecord) => {
-    const webhook = await store.getWebhook(delivery.tenant, delivery.webhook_id)
-    if (!webhook) return store.dropDelivery(delivery)
-    if (delivery.session_id !== null && delivery.type === 'session.waiting') {
-      const brief = await options.store.brief({
-        tenant: delivery.tenant,
-        sessionId: delivery.session_id,
-      })
-      // a wait that ended before its delay sends nothing
-      if (!brief?.waiting || brief.waiting.at < (delivery.waiting_since ?? 0)) {
-        options.onDelivery?.(delivery.type, 'dropped')
-        return store.dropDelivery(delivery)
-      }
-    }
-    if (
-      delivery.session_id !== null &&
-      (delivery.type === 'session.waiting' || delivery.type === 'session.stale')
-    ) {
-      // before the attempt: a change from now on owes this webhook a `session.resumed`
-      await store.setMark(delivery.tenant, webhook.id, delivery.session_id)
-    }
-    const at = options.now()
-    const timestamp = Math.floor(at / 1000)
-    const result = await attemptDelivery({
-      url: webhook.url,
-      body: delivery.body,
-      timeoutMs: options.timeoutMs,
-      allowPrivate: options.allowPrivate,
-      resolver: options.resolver,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'agent-todos-webhooks',
-        'webhook-id': delivery.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatureHeader(
-          signingSecrets(webhook, at),
-          delivery.id,
-          timestamp,
-          delivery.body
-        ),
-      },
-    })
-    const made = delivery.attempts + 1
-    const next =
-      result.ok || result.refused ? null : nextAttemptAt(made, options.now(), options.retrySchedule)
-    const status = result.ok ? 'delivered' : next === null ? 'failed' : 'pending'
-    // no part of the receiver's reply is kept (send.ts never reads it)
-    const error = result.error
-    await store.finishAttempt(delivery, owner, {
-      status,
-      attempts: made,
-      last_status: result.status,
-      last_error: error,
-      next_attempt_at: next,
-    })
-    options.onDelivery?.(delivery.type, status === 'pending' ? 'retry' : status)
-  }
-
-  const startAttempt = (store: AlertStore, delivery: DeliveryRecord) => {
-    inFlight.set(delivery.tenant, (inFlight.get(delivery.tenant) ?? 0) + 1)
-    const attempt = deliver(store, delivery)
-      .catch((error) => report(error, 'delivery'))
-      .finally(() => {
-        const left = (inFlight.get(delivery.tenant) ?? 1) - 1
-        if (left > 0) inFlight.set(delivery.tenant, left)
-        else inFlight.delete(delivery.tenant)
-        attempts.delete(attempt)
-        wake()
-      })
-    attempts.add(attempt)
-  }
-
-  const tick = async (store: AlertStore) => {
-    const now = options.now()
-    if (now - lastScan >= staleScanMs) {
-      lastScan = now
-      await store.scanStale(staleBefore(), options.staleAfterMs)
-    }
-    // a session whose event failed to dispatch: its later ones wait for it (its lease runs out
-    // and it is dispatched again, then they are), so its deliveries keep their order
-    const held = new Set<string>()
-    for (const event of await store.claimEvents(owner, now, eventLeaseMs, 100)) {
-      const session = `${event.tenant}\u0000${event.session_id}`
-      if (held.has(session)) continue
-      try {
-        await dispatch(store, event)
-      } catch (error) {
-        held.add(session)
-        report(error, 'dispatch')
-      }
-    }
-    const free = maxInFlight - attempts.size
-    if (free <= 0 || stopped) return
-    const roomOf = (tenant: string) => perTenant - (inFlight.get(tenant) ?? 0)
-    const due = await store.claimDeliveries(owner, options.now(), deliveryLeaseMs, free, roomOf)
-    for (const delivery of due) startAttempt(store, delivery)
+  const setup = setupOf(options)
+  const state: WorkerState = {
+    inFlight: new Map(),
+    attempts: new Set(),
+    lastScan: 0,
+    running: false,
+    stopped: true,
+    again: false,
   }
 
   const run = async () => {
-    if (running || stopped || !alerts) {
-      again = running
+    if (state.running || state.stopped || !alerts) {
+      state.again = state.running
       return
     }
-    running = true
+    state.running = true
+    const loop: Loop = { setup, state, store: alerts, wake }
     try {
       do {
-        again = false
-        await tick(alerts)
-      } while (again && !stopped)
+        state.again = false
+        await tick(loop)
+      } while (state.again && !state.stopped)
     } catch (error) {
-      report(error, 'tick')
+      options.onError?.(error, 'tick')
     } finally {
-      running = false
+      state.running = false
     }
   }
 
   function wake() {
-    if (stopped) return
-    if (running) {
-      again = true
+    if (state.stopped) return
+    if (state.running) {
+      state.again = true
       return
     }
     setImmediate(() => void run())
   }
 
-  return {
-    start() {
-      if (!alerts || !stopped) return
-      stopped = false
-      timer = setInterval(() => void run(), pollMs)
-      timer.unref()
-      unsubscribe = options.store.subscribe(() => {
-        if (changeWake || stopped) return
-        changeWake = setTimeout(() => {
-          changeWake = undefined
-          wake()
-        }, changeWakeMs)
-        changeWake.unref()
-      })
-      wake()
-    },
-    wake,
-    async stop(graceMs = 5000) {
-      stopped = true
-      if (timer) clearInterval(timer)
-      if (changeWake) clearTimeout(changeWake)
-      unsubscribe?.()
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())
-      await Promise.race([Promise.allSettled([...attempts]).then(() => undefined), grace])
-      while (running) await new Promise((resolve) => setTimeout(resolve, 10))
-    },
+  function start() {
+    if (!alerts || !state.stopped) return
+    state.stopped = false
+    state.timer = setInterval(() => void run(), setup.pollMs)
+    state.timer.unref()
+    state.unsubscribe = options.store.subscribe(() => {
+      if (state.changeWake || state.stopped) return
+      state.changeWake = setTimeout(() => {
+        state.changeWake = undefined
+        wake()
+      }, setup.changeWakeMs)
+      state.changeWake.unref()
+    })
+    wake()
   }
+
+  async function stop(graceMs = 5000) {
+    state.stopped = true
+    if (state.timer) clearInterval(state.timer)
+    if (state.changeWake) clearTimeout(state.changeWake)
+    state.unsubscribe?.()
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())
+    await Promise.race([Promise.allSettled([...state.attempts]).then(() => undefined), grace])
+    while (state.running) await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+
+  return { start, wake, stop }
 }
 
 /**
