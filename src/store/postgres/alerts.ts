@@ -66,16 +66,15 @@ const INSERT_DELIVERY = `
   ON CONFLICT (id) DO NOTHING RETURNING 1`
 
 /**
- * Keeps a webhook's pending deliveries within DELIVERY_PENDING_LIMIT: the oldest (by creation;
- * `seq` only breaks ties, as concurrent inserts take theirs in any order) that no attempt holds
- * give way (`failed`); answers their types.
+ * Keeps a webhook's pending deliveries within DELIVERY_PENDING_LIMIT: the oldest added (`seq`)
+ * that no attempt holds give way (`failed`); answers their types.
  */
 const BOUND_PENDING = `
   UPDATE alert_deliveries SET status = 'failed', last_error = $4, next_attempt_at = NULL
   WHERE id IN (
     SELECT id FROM alert_deliveries
     WHERE tenant = $1 AND webhook_id = $2 AND status = 'pending' AND lease_until <= $3
-    ORDER BY created_at, seq
+    ORDER BY seq
     LIMIT GREATEST((SELECT count(*) FROM alert_deliveries WHERE tenant = $1 AND webhook_id = $2
       AND status = 'pending') - ${DELIVERY_PENDING_LIMIT}, 0))
   RETURNING type`
@@ -152,6 +151,18 @@ export function createPostgresAlerts(pool: pg.Pool, now: () => number) {
   const q = <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
     pgGuarded(() => pool.query<R>(text, values))
 
+  const queues = new Map<string, Promise<unknown>>()
+  /** Runs `work` after the earlier work of the same key (per process), in call order. */
+  const inOrder = <T>(key: string, work: () => Promise<T>): Promise<T> => {
+    const run = (queues.get(key) ?? Promise.resolve()).then(work, work)
+    const settled = run.catch(() => undefined)
+    queues.set(key, settled)
+    void settled.then(() => {
+      if (queues.get(key) === settled) queues.delete(key)
+    })
+    return run
+  }
+
   const store: AlertStore = {
     async createWebhook(record, cap) {
       await inTransaction(pool, async (client) => {
@@ -210,7 +221,12 @@ export function createPostgresAlerts(pool: pg.Pool, now: () => number) {
       )
       return rows.map(toDelivery)
     },
-    addDelivery: (delivery) => inTransaction(pool, (client) => addDeliveryIn(client, delivery)),
+    // one webhook's additions in the order they were made here: `seq`, and so which pending one
+    // is the oldest, follows the calls (concurrent transactions would take theirs in any order)
+    addDelivery: (delivery) =>
+      inOrder(`${delivery.tenant}\u0000${delivery.webhook_id}`, () =>
+        inTransaction(pool, (client) => addDeliveryIn(client, delivery))
+      ),
     scanStale: (staleBefore, staleAfterMs) => scanStale(pool, now, staleBefore, staleAfterMs),
     async claimEvents(owner, at, leaseMs, limit) {
       const { rows } = await q<{
