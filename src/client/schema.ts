@@ -1561,8 +1561,11 @@ export interface components {
             tenant: string;
             /** @description Who (a verified person), or null */
             user: string | null;
-            /** @enum {string} */
-            via: "key" | "token" | "oidc" | "open";
+            /**
+             * @description How the person came in: key, token, oidc, open, or slack (a Slack click)
+             * @enum {string}
+             */
+            via: "key" | "token" | "oidc" | "open" | "slack";
             /** @example session.edit */
             action: string;
             /** @description A session, webhook or token id */

@@ -11,6 +11,13 @@
 export const VIAS = ['key', 'token', 'oidc', 'open'] as const
 export type Via = (typeof VIAS)[number]
 
+/**
+ * How the person of an audit entry came in: a request's `via`, or `slack` for an answer given by a
+ * Slack click (verified by Slack's signature, the person by their email).
+ */
+export const AUDIT_VIAS = [...VIAS, 'slack'] as const
+export type AuditVia = (typeof AUDIT_VIAS)[number]
+
 /** The roles a personal token may carry (never admin: a token acts for its person's agents). */
 export const TOKEN_ROLES = ['agent', 'viewer'] as const
 export type TokenRole = (typeof TOKEN_ROLES)[number]
@@ -29,7 +36,7 @@ export interface AuditEntry {
   tenant: string
   /** The person (a verified user: key, token or sign-in); null when nobody is named (open access, a key without a user). */
   user: string | null
-  via: Via
+  via: AuditVia
   /** What was done: `session.edit`, `session.end`, `session.delete`, `webhook.create`, `token.create`, `auth.login`, … */
   action: string
   /** What it was done to (a session id, a webhook id, a token id); null when nothing in particular. */

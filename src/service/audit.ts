@@ -9,7 +9,7 @@
  * call it after the action succeeded, with who did it (`keyUser` and `via` of the request).
  */
 import { randomBytes } from 'node:crypto'
-import type { AuditCursor, AuditDetail, AuditEntry, Via } from '../core/people.js'
+import type { AuditCursor, AuditDetail, AuditEntry, AuditVia } from '../core/people.js'
 import type { AuditPage } from '../store/people/types.js'
 import type { SessionStore } from '../store/types.js'
 
@@ -34,7 +34,7 @@ export interface AuditRecord {
   tenant: string
   /** The verified person (`keyUser`), or null/undefined when nobody is named. */
   user?: string | null
-  via: Via
+  via: AuditVia
   /** `session.edit`, `session.end`, `session.delete`, `webhook.create`, `webhook.delete`, `webhook.rotate`, `token.create`, `token.revoke`, `auth.login`, `auth.logout`, `decision.answer`, … */
   action: string
   /** The session id, webhook id, token id… the action was done to. */

@@ -16,7 +16,7 @@ import type {
   SessionKey,
 } from '../core/session.js'
 import type { SessionStore } from '../store/types.js'
-import { recordAudit, type AuditSink } from './decisions-audit.js'
+import { recordAudit, type AuditDeps } from './audit.js'
 import { ServiceError, sessionNotFound } from './errors.js'
 
 /** How the caller was authenticated (the people contract: keys, tokens, sign-in, open access). */
@@ -41,8 +41,10 @@ export interface DecisionDeps {
   open: boolean
   /** Told every answer a person gave (metrics). */
   onDecided?: (record: DecisionRecord, answer: DecisionAnswer) => void
-  /** Where audit entries go. */
-  audit?: AuditSink
+  /** How long an audit entry is kept (`AUDIT_TTL_DAYS` in ms). */
+  auditTtlMs?: AuditDeps['auditTtlMs']
+  /** Told when an answer's audit entry could not be stored (the answer stands). */
+  onAuditError?: AuditDeps['onAuditError']
 }
 
 /** An answer as the API takes it. */
@@ -194,7 +196,7 @@ export async function decide(
     }
   })
   deps.onDecided?.(record, answer)
-  await recordAudit(deps.audit, {
+  await recordAudit(deps, {
     tenant: key.tenant,
     user: answer.by,
     via: caller.via,

@@ -196,6 +196,21 @@ describe('Decisions: who may answer', () => {
     assert.deepEqual((await reply).body, ALLOW)
   })
 
+  it('Should record the answer in the tenant audit trail (GET /v1/audit)', async () => {
+    const t = makeDecisionApp()
+    const { reply, request } = await heldHook(t, 'claude-code', permissionInput, claudeSession)
+    await answer(t, claudeSession, { request_id: request.id, decision: 'deny' })
+    await reply
+    const audit = await t.call('GET', '/v1/audit?action=session.decide', undefined, bearer('admin'))
+    assert.equal(audit.status, 200, audit.text)
+    const [entry] = audit.body.entries
+    assert.equal(entry.user, 'alice@acme.dev')
+    assert.equal(entry.via, 'key')
+    assert.equal(entry.target, claudeSession)
+    assert.equal(entry.detail.request_id, request.id)
+    assert.equal(entry.detail.outcome, 'denied')
+  })
+
   it('Should refuse everyone but an admin when the session’s person came from a header only', async () => {
     const t = makeDecisionApp()
     const reply = ingest(t, 'claude-code', permissionInput, '?decide=1', {

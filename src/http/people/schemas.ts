@@ -3,7 +3,7 @@
  * The schemas of the people operations (docs/people.md): personal tokens and the audit trail.
  */
 import { z } from '@hono/zod-openapi'
-import { TOKEN_ROLES, VIAS } from '../../core/people.js'
+import { AUDIT_VIAS, TOKEN_ROLES } from '../../core/people.js'
 import { MAX_TOKEN_DAYS } from '../../service/people/tokens.js'
 
 export const TokenIdParam = z.object({
@@ -66,7 +66,9 @@ export const AuditEntry = z
     at: z.string().openapi({ description: 'When (RFC 3339)' }),
     tenant: z.string(),
     user: z.string().nullable().openapi({ description: 'Who (a verified person), or null' }),
-    via: z.enum(VIAS),
+    via: z.enum(AUDIT_VIAS).openapi({
+      description: 'How the person came in: key, token, oidc, open, or slack (a Slack click)',
+    }),
     action: z.string().openapi({ example: 'session.edit' }),
     target: z.string().nullable().openapi({ description: 'A session, webhook or token id' }),
     detail: z.union([z.string(), z.record(z.string(), z.unknown())]).nullable(),

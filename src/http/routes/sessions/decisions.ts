@@ -71,15 +71,14 @@ export function fromLoopback(c: Context): boolean {
 }
 
 /**
- * Who asks (the people contract: `keyUser` names the verified person, `via` how they came; until
- * `via` is set by auth, open access is a service without keys).
+ * Who asks: `keyUser` names the verified person and `via` how they came (both set by
+ * `http/auth`, which every `/v1` route runs; a request it did not see counts as a key's, never
+ * as open access).
  * @param c - the request's context
- * @param deps - the app's dependencies
+ * @param _deps - the app's dependencies (unused: auth says everything)
  */
-export function callerOf(c: Context<AppEnv>, deps: AppDeps): Caller {
-  const via =
-    ((c.var as Record<string, unknown>).via as CallerVia | undefined) ??
-    (deps.keys.size === 0 ? 'open' : 'key')
+export function callerOf(c: Context<AppEnv>, _deps: AppDeps): Caller {
+  const via: CallerVia = c.get('via') ?? 'key'
   const user = c.get('keyUser')
   return {
     tenant: c.get('tenant'),
@@ -92,7 +91,7 @@ export function callerOf(c: Context<AppEnv>, deps: AppDeps): Caller {
 
 /**
  * What answering runs on: the app's store, clock and `DECISIONS_OPEN`; answers counted in the
- * metrics and audited in the log.
+ * metrics and recorded in the tenant's audit trail.
  * @param deps - the app's dependencies
  */
 export function decisionDepsOf(deps: AppDeps): DecisionDeps {
@@ -108,7 +107,9 @@ export function decisionDepsOf(deps: AppDeps): DecisionDeps {
         Math.max(0, (answer.at - record.request.at) / 1000)
       )
     },
-    audit: (entry) => deps.logger.info({ audit: entry }, 'audit'),
+    auditTtlMs: deps.auditTtlMs,
+    onAuditError: (err, entry) =>
+      deps.logger.error({ err, action: entry.action, tenant: entry.tenant }, 'audit entry lost'),
   }
 }
 
